@@ -1,0 +1,7 @@
+// tcore/tcore.cuh - the umbrella header: includes the core and every fragment.
+#pragma once
+
+#include "arch.cuh"
+#include "backend.cuh"
+#include "check.cuh"
+#include "frag.cuh"
