@@ -99,9 +99,11 @@ __device__ inline frag_a<f64_m16n8<4>> reuse_a(const frag_c<f64_m16n8<K>>& d)
     return a;
 }
 
-/// 16x8 D as the A of the next m16n8k8 (relabelled k).
-template <int K>
-__device__ inline frag_a<f64_m16n8<8>> reuse_a(const frag_c<f64_m16n8<K>>& d)
+/// 16x8 D (of any f64_m16n8 shape) as the A of the next m16n8k8 (relabelled k).
+/// The template parameter is a type, so that reuse_a<KB>(d) above never
+/// considers this overload: naming f64_m16n8<KB> would trip its static_assert.
+template <class CShape, std::enable_if_t<std::is_same_v<CShape, f64_m16n8<CShape::k>>, int> = 0>
+__device__ inline frag_a<f64_m16n8<8>> reuse_a(const frag_c<CShape>& d)
 {
     frag_a<f64_m16n8<8>> a;
     static_for<4>([&](auto i) { a.x[i] = d.x[f64_relabel_source<f64_m16n8<8>>(0, i).index]; });

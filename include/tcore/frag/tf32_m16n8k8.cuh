@@ -15,6 +15,10 @@
 namespace tcore {
 
 /// Rounds a float to TF32 (10 mantissa bits) as cvt.rna.tf32.f32 does.
+/// One difference: a NaN whose payload lies only in the 13 dropped bits stays
+/// a NaN on the host, while the sm_80/sm_90 code ptxas 13.0 emits for cvt.rna
+/// (add 0x1000 to finite values, then clear the low 13 bits) makes it an
+/// infinity. Every other input gives the same bits (tests/gpu/test_frag_mma.cu).
 __host__ __device__ inline float round_to_tf32(float v)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
