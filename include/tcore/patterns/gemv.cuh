@@ -1,0 +1,388 @@
+// tcore/patterns/gemv.cuh - y = A x in FP64 with x broadcast into the B
+// operand and one column of the result kept (Quadrant IV: full input,
+// partial output), as the Cubie study does.
+//
+// A warp owns an M-row tile of A (M = 16 for m16n8k*, 8 for m8n8k4) and
+// walks its columns K at a time:
+//
+//   D += A_tile (M x K, A operand) * X (K x 8, B operand),  X(k, c) = x[k0 + k] for every c
+//   => every column of D is A_tile x; column 0 is kept (lanes t = 0: c0, and c2 for M = 16).
+//
+// The B operand is x broadcast, not a constant: lane (g,t) loads x at the k
+// slots its b_coord names, the same for every column g. Both operands use
+// the relabelling of constants.cuh so that a lane's registers are adjacent
+// in memory: A register i at a_coord (r, s) holds A(out_row(r), slot_row(s))
+// of the tile, B register j at b_coord (s, c) holds x[slot_row(s)], and D
+// row r is y row out_row(r). For m16n8k16 that makes
+//   row-major A: registers (i, i+2) adjacent columns -> four 16-byte loads,
+//   col-major A: registers (i, i+1) adjacent rows    -> four 16-byte loads,
+//   x: registers (j, j+1) adjacent                   -> two 16-byte loads,
+// and a lane with t = 0 holds y rows 2g and 2g+1. Only 1/8 of the MMA's
+// output is used: the tensor core trades redundant work for wide operand
+// fetch.
+//
+// Large problems split each row tile's columns over `ksplit` warps of a
+// block; their partial y are added in a fixed order in shared memory
+// (deterministic). The cce variant computes plain dot products: row-major,
+// a group of lanes per row with 16-byte loads and a shuffle sum; col-major,
+// two rows per lane, columns split over warps.
+#pragma once
+
+#include "../backend.cuh"
+#include "../check.cuh"
+#include "../frag/f64_m16n8k16.cuh"
+#include "../frag/f64_m16n8k4.cuh"
+#include "../frag/f64_m16n8k8.cuh"
+#include "../frag/f64_m8n8k4.cuh"
+#include "constants.cuh"
+#include "launch.cuh"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace tcore {
+
+/// Where the operands of one GEMV tile live (FP64 shapes).
+template <class Shape>
+struct gemv_tile {
+    static_assert(std::is_same_v<typename Shape::a_type, double>, "GEMV is FP64");
+    static constexpr int m = Shape::m, k = Shape::k;
+
+    /// (row, col) inside the M x K tile of A register i of `lane`.
+    __host__ __device__ static constexpr coord a_elem(int lane, int i)
+    {
+        const coord rc = Shape::a_coord(lane, i);
+        return {out_row<Shape>(rc.row), slot_row<Shape>(rc.col)};
+    }
+    /// Index inside the K-slice of x of B register j of `lane`.
+    __host__ __device__ static constexpr int x_elem(int lane, int j)
+    {
+        return slot_row<Shape>(Shape::b_coord(lane, j).row);
+    }
+    /// Tile row of y that D register i of `lane` holds.
+    __host__ __device__ static constexpr int y_row(int lane, int i) { return out_row<Shape>(Shape::c_coord(lane, i).row); }
+
+    /// Registers i and i+1 are adjacent rows of one column (col-major pairs).
+    static constexpr bool col_pairs = Shape::m == 16;
+    /// Registers i and i+2 are adjacent columns of one row (row-major pairs).
+    static constexpr bool row_pairs = Shape::k >= 8;
+    /// B registers j and j+1 are adjacent elements of x.
+    static constexpr bool x_pairs = Shape::k >= 8;
+};
+
+namespace detail {
+
+/// Loads the lane's A registers of the tile at (r0, k0); outside m x n reads zero.
+template <class Shape, layout L, bool Vec>
+__device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long lda, long long r0, long long k0,
+                                   long long m, long long n)
+{
+    using G = gemv_tile<Shape>;
+    const int lane = lane_id();
+    if (r0 + Shape::m <= m && k0 + Shape::k <= n) {
+        if constexpr (Vec && L == layout::col_major && G::col_pairs) {
+            static_for<Shape::a_count / 2>([&](auto p) {
+                const coord rc = G::a_elem(lane, 2 * p);
+                const double2 v = __ldg(reinterpret_cast<const double2*>(A + (k0 + rc.col) * lda + r0 + rc.row));
+                a.x[2 * p] = v.x;
+                a.x[2 * p + 1] = v.y;
+            });
+        } else if constexpr (Vec && L == layout::row_major && G::row_pairs) {
+            static_for<Shape::a_count / 2>([&](auto p) {
+                const int i = (p & 1) + 4 * (p >> 1);  // pairs (0,2), (1,3), (4,6), (5,7)
+                const coord rc = G::a_elem(lane, i);
+                const double2 v = __ldg(reinterpret_cast<const double2*>(A + (r0 + rc.row) * lda + k0 + rc.col));
+                a.x[i] = v.x;
+                a.x[i + 2] = v.y;
+            });
+        } else {
+            static_for<Shape::a_count>([&](auto i) {
+                const coord rc = G::a_elem(lane, i);
+                const long long r = r0 + rc.row, c = k0 + rc.col;
+                a.x[i] = __ldg(A + (L == layout::row_major ? r * lda + c : c * lda + r));
+            });
+        }
+    } else {
+        static_for<Shape::a_count>([&](auto i) {
+            const coord rc = G::a_elem(lane, i);
+            const long long r = r0 + rc.row, c = k0 + rc.col;
+            a.x[i] = r < m && c < n ? A[L == layout::row_major ? r * lda + c : c * lda + r] : 0.0;
+        });
+    }
+}
+
+/// Loads the lane's B registers: x[k0 + x_elem], zero past n.
+template <class Shape, bool Vec>
+__device__ inline void gemv_load_x(frag_b<Shape>& b, const double* x, long long k0, long long n)
+{
+    using G = gemv_tile<Shape>;
+    const int lane = lane_id();
+    if (k0 + Shape::k <= n) {
+        if constexpr (Vec && G::x_pairs) {
+            static_for<Shape::b_count / 2>([&](auto p) {
+                const double2 v = __ldg(reinterpret_cast<const double2*>(x + k0 + G::x_elem(lane, 2 * p)));
+                b.x[2 * p] = v.x;
+                b.x[2 * p + 1] = v.y;
+            });
+        } else {
+            static_for<Shape::b_count>([&](auto j) { b.x[j] = __ldg(x + k0 + G::x_elem(lane, j)); });
+        }
+    } else {
+        static_for<Shape::b_count>([&](auto j) {
+            const long long c = k0 + G::x_elem(lane, j);
+            b.x[j] = c < n ? x[c] : 0.0;
+        });
+    }
+}
+
+}  // namespace detail
+
+/// Warp level: acc += A(r0.., k0..) tile * broadcast x(k0..). Any part of the
+/// tile outside m x n counts as zero. Vec: 16-byte loads (needs A, x 16-byte
+/// aligned and lda even). All 32 lanes call it together.
+template <class Backend, class Shape, layout L, bool Vec = false>
+__device__ inline void gemv_accumulate(frag_c<Shape>& acc, const double* A, long long lda, const double* x,
+                                       long long r0, long long k0, long long m, long long n)
+{
+    frag_a<Shape> a;
+    frag_b<Shape> b;
+    detail::gemv_load_a<Shape, L, Vec>(a, A, lda, r0, k0, m, n);
+    detail::gemv_load_x<Shape, Vec>(b, x, k0, n);
+    mma<Backend>(acc, a, b, acc);
+}
+
+namespace detail {
+
+inline constexpr int gemv_max_threads = 512;
+
+/// tc/cc: block = (warps / ksplit) row tiles x ksplit warps per tile.
+template <class Backend, class Shape, layout L, bool Vec>
+__global__ void __launch_bounds__(gemv_max_threads)
+    gemv_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n, int ksplit)
+{
+    using G = gemv_tile<Shape>;
+    constexpr int M = Shape::m, K = Shape::k;
+    extern __shared__ double part[];  // [warps][M] when ksplit > 1
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int rows_per_block = (blockDim.x >> 5) / ksplit;
+    const int kpart = warp % ksplit;
+    const long long tile0 = static_cast<long long>(blockIdx.x) * rows_per_block;
+    const long long r0 = (tile0 + warp / ksplit) * M;
+    const long long ktiles = ceil_div(n, K);
+    frag_c<Shape> acc;
+    fill(acc, 0.0);
+    if (r0 < m) {  // warp-uniform
+        for (long long kt = kpart; kt < ktiles; kt += 2 * ksplit) {
+            const long long kt1 = kt + ksplit;
+            const long long k1 = (kt1 < ktiles ? kt1 : kt) * K;  // a spare second tile is re-read, then dropped
+            frag_a<Shape> a0, a1;
+            frag_b<Shape> b0, b1;
+            gemv_load_a<Shape, L, Vec>(a0, A, lda, r0, kt * K, m, n);
+            gemv_load_x<Shape, Vec>(b0, x, kt * K, n);
+            gemv_load_a<Shape, L, Vec>(a1, A, lda, r0, k1, m, n);
+            gemv_load_x<Shape, Vec>(b1, x, k1, n);
+            mma<Backend>(acc, a0, b0, acc);
+            if (kt1 < ktiles) mma<Backend>(acc, a1, b1, acc);
+        }
+    }
+    constexpr int nres = M == 16 ? 2 : 1;  // y registers of a t = 0 lane: c0 (and c2)
+    if (ksplit == 1) {
+        if ((lane & 3) == 0)
+            static_for<nres>([&](auto q) {
+                const long long row = r0 + G::y_row(lane, 2 * q);
+                if (row < m) y[row] = acc.x[2 * q];
+            });
+        return;
+    }
+    if ((lane & 3) == 0) static_for<nres>([&](auto q) { part[warp * M + G::y_row(lane, 2 * q)] = acc.x[2 * q]; });
+    __syncthreads();
+    for (int e = threadIdx.x; e < rows_per_block * M; e += blockDim.x) {
+        const int rt = e / M, r = e % M;
+        const long long row = (tile0 + rt) * M + r;
+        if (row >= m) continue;
+        double s = part[(rt * ksplit) * M + r];
+        for (int p = 1; p < ksplit; ++p) s += part[(rt * ksplit + p) * M + r];
+        y[row] = s;
+    }
+}
+
+/// cce row-major: `lpr` lanes per row, each a strided share of the dot product.
+template <bool Vec>
+__global__ void __launch_bounds__(256)
+    gemv_cce_row_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n, int lpr)
+{
+    const int lane = threadIdx.x & 31, sub = lane & (lpr - 1);
+    const long long gw = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const long long row = gw * (32 / lpr) + lane / lpr;
+    double s0 = 0, s1 = 0;
+    if (row < m) {
+        const double* a = A + row * lda;
+        if constexpr (Vec) {  // n even, A and x 16-byte aligned, lda even
+#pragma unroll 4
+            for (long long k = 2 * sub; k < n; k += 2 * lpr) {
+                const double2 v = __ldg(reinterpret_cast<const double2*>(a + k));
+                const double2 w = __ldg(reinterpret_cast<const double2*>(x + k));
+                s0 = fma(v.x, w.x, s0);
+                s1 = fma(v.y, w.y, s1);
+            }
+        } else {
+#pragma unroll 4
+            for (long long k = sub; k < n; k += lpr) s0 = fma(__ldg(a + k), __ldg(x + k), s0);
+        }
+    }
+    double s = s0 + s1;
+    for (int o = 1; o < lpr; o <<= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (sub == 0 && row < m) y[row] = s;
+}
+
+/// cce col-major: a warp owns 64 rows (two per lane), `ksplit` warps split the columns.
+template <bool Vec>
+__global__ void __launch_bounds__(gemv_max_threads)
+    gemv_cce_col_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n,
+                        int ksplit)
+{
+    extern __shared__ double part[];  // [warps][64]
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int rows_per_block = (blockDim.x >> 5) / ksplit;
+    const int kpart = warp % ksplit;
+    const long long tile0 = static_cast<long long>(blockIdx.x) * rows_per_block;
+    const long long r0 = (tile0 + warp / ksplit) * 64;
+    double s0 = 0, s1 = 0;
+    if (r0 < m) {
+        if (Vec && r0 + 64 <= m) {  // lda even, A 16-byte aligned
+#pragma unroll 4
+            for (long long k = kpart; k < n; k += ksplit) {
+                const double2 v = __ldg(reinterpret_cast<const double2*>(A + k * lda + r0 + 2 * lane));
+                const double w = __ldg(x + k);
+                s0 = fma(v.x, w, s0);
+                s1 = fma(v.y, w, s1);
+            }
+        } else {
+            const long long ra = r0 + 2 * lane, rb = ra + 1;
+            for (long long k = kpart; k < n; k += ksplit) {
+                const double w = __ldg(x + k);
+                if (ra < m) s0 = fma(__ldg(A + k * lda + ra), w, s0);
+                if (rb < m) s1 = fma(__ldg(A + k * lda + rb), w, s1);
+            }
+        }
+    }
+    part[warp * 64 + 2 * lane] = s0;
+    part[warp * 64 + 2 * lane + 1] = s1;
+    __syncthreads();
+    for (int e = threadIdx.x; e < rows_per_block * 64; e += blockDim.x) {
+        const int rt = e / 64, r = e % 64;
+        const long long row = (tile0 + rt) * 64 + r;
+        if (row >= m) continue;
+        double s = part[(rt * ksplit) * 64 + r];
+        for (int p = 1; p < ksplit; ++p) s += part[(rt * ksplit + p) * 64 + r];
+        y[row] = s;
+    }
+}
+
+/// Warps per row tile and per block for `row_tiles` tiles of `col_tiles` column steps.
+struct gemv_plan {
+    int ksplit = 1, warps = 1;
+    long long blocks = 1;
+};
+
+inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles)
+{
+    const long long target = static_cast<long long>(sm_count()) * 32;  // warps to keep the device busy
+    gemv_plan p;
+    while (p.ksplit < 16 && row_tiles * p.ksplit < target && 2LL * p.ksplit <= col_tiles) p.ksplit *= 2;
+    // Rows per block: up to 8 warps (16 with ksplit 16), fewer when there are few tiles.
+    int rows = std::max(1, 8 / p.ksplit);
+    while (rows > 1 && row_tiles / rows < sm_count()) rows /= 2;
+    p.warps = rows * p.ksplit;
+    p.blocks = ceil_div(row_tiles, rows);
+    return p;
+}
+
+inline void gemv_check(const char* where, layout L, long long m, long long n, const double* A, long long lda,
+                       const double* x, double* y)
+{
+    require_size(m, where, "m");
+    require_size(n, where, "n");
+    const long long min_ld = L == layout::row_major ? n : m;
+    require(lda >= 1 && lda >= min_ld, where,
+            "lda (" + std::to_string(lda) + ") must be at least " + std::to_string(std::max(1LL, min_ld)) +
+                (L == layout::row_major ? " (n, row-major)" : " (m, column-major)"));
+    if (m == 0) return;
+    require_pointer(y, where, "y");
+    if (n == 0) return;
+    require_pointer(A, where, "A");
+    require_pointer(x, where, "x");
+    const auto yb = reinterpret_cast<std::uintptr_t>(y), ye = yb + static_cast<std::uintptr_t>(m) * sizeof(double);
+    const auto xb = reinterpret_cast<std::uintptr_t>(x), xe = xb + static_cast<std::uintptr_t>(n) * sizeof(double);
+    require(ye <= xb || xe <= yb, where, "y overlaps x");
+}
+
+}  // namespace detail
+
+/// y = A x, A m x n FP64 in layout L with leading dimension lda, on the MMA
+/// (tc: tensor_core, cc: cuda_core). Any m, n >= 0 (n = 0 gives y = 0);
+/// 16-byte aligned A and x with even lda take the vector-load path.
+/// Deterministic (fixed split and combine order).
+template <class Backend = default_backend, class Shape = f64_m16n8k16>
+inline void gemv(layout L, long long m, long long n, const double* A, long long lda, const double* x, double* y,
+                 cudaStream_t stream = 0)
+{
+    const char* where = "tcore::gemv";
+    detail::gemv_check(where, L, m, n, A, lda, x, y);
+    if (m == 0) return;
+    if (n == 0) {
+        TCORE_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(m) * sizeof(double), stream));
+        return;
+    }
+    const bool vec = detail::aligned(A, 16) && detail::aligned(x, 16) && lda % 2 == 0;
+    const detail::gemv_plan p =
+        detail::plan_gemv(detail::ceil_div(m, Shape::m), detail::ceil_div(n, Shape::k));
+    const std::size_t smem = p.ksplit > 1 ? static_cast<std::size_t>(p.warps) * Shape::m * sizeof(double) : 0;
+    auto run = [&](auto kernel) {
+        kernel<<<static_cast<unsigned>(p.blocks), 32 * p.warps, smem, stream>>>(A, lda, x, y, m, n, p.ksplit);
+        TCORE_CHECK_LAUNCH();
+    };
+    if (L == layout::row_major) {
+        if (vec) run(detail::gemv_kernel<Backend, Shape, layout::row_major, true>);
+        else run(detail::gemv_kernel<Backend, Shape, layout::row_major, false>);
+    } else {
+        if (vec) run(detail::gemv_kernel<Backend, Shape, layout::col_major, true>);
+        else run(detail::gemv_kernel<Backend, Shape, layout::col_major, false>);
+    }
+}
+
+/// cce: y = A x as plain dot products on CUDA cores.
+inline void gemv_cce(layout L, long long m, long long n, const double* A, long long lda, const double* x, double* y,
+                     cudaStream_t stream = 0)
+{
+    const char* where = "tcore::gemv_cce";
+    detail::gemv_check(where, L, m, n, A, lda, x, y);
+    if (m == 0) return;
+    if (n == 0) {
+        TCORE_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(m) * sizeof(double), stream));
+        return;
+    }
+    if (L == layout::row_major) {
+        const bool vec = detail::aligned(A, 16) && detail::aligned(x, 16) && lda % 2 == 0 && n % 2 == 0;
+        int lpr = 1;  // lanes per row: enough for one 16-byte (or 8-byte) load each across n
+        while (lpr < 32 && lpr * (vec ? 2 : 1) < n) lpr *= 2;
+        const long long warps = detail::ceil_div(m, 32 / lpr);
+        const long long blocks = detail::ceil_div(warps, 8);
+        if (vec) detail::gemv_cce_row_kernel<true><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(A, lda, x, y, m, n, lpr);
+        else detail::gemv_cce_row_kernel<false><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(A, lda, x, y, m, n, lpr);
+    } else {
+        const bool vec = detail::aligned(A, 16) && lda % 2 == 0;
+        const detail::gemv_plan p = detail::plan_gemv(detail::ceil_div(m, 64), n);
+        const std::size_t smem = static_cast<std::size_t>(p.warps) * 64 * sizeof(double);
+        if (vec)
+            detail::gemv_cce_col_kernel<true><<<static_cast<unsigned>(p.blocks), 32 * p.warps, smem, stream>>>(
+                A, lda, x, y, m, n, p.ksplit);
+        else
+            detail::gemv_cce_col_kernel<false><<<static_cast<unsigned>(p.blocks), 32 * p.warps, smem, stream>>>(
+                A, lda, x, y, m, n, p.ksplit);
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+}  // namespace tcore

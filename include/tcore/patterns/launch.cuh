@@ -1,0 +1,78 @@
+// tcore/patterns/launch.cuh - host helpers the pattern launchers share:
+// device queries for grid sizing, pointer alignment, argument checks.
+#pragma once
+
+#include "../check.cuh"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace tcore {
+
+/// The sum type of an input type: FP64 sums in FP64, FP16 sums in FP32.
+template <class T>
+struct sum_type {
+    static_assert(std::is_same_v<T, double> || std::is_same_v<T, __half>, "inputs are double or __half");
+    using type = std::conditional_t<std::is_same_v<T, double>, double, float>;
+};
+template <class T>
+using sum_type_t = typename sum_type<T>::type;
+
+namespace detail {
+
+/// The current device's multiprocessor count.
+inline int sm_count()
+{
+    int dev = 0, sms = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    TCORE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms > 0 ? sms : 1;
+}
+
+/// Resident blocks of `kernel` per multiprocessor (at least 1).
+template <class Kernel>
+inline int blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_smem = 0)
+{
+    int blocks = 0;
+    TCORE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_smem));
+    return blocks > 0 ? blocks : 1;
+}
+
+/// A grid that fills the device once with `kernel`, capped at `max_blocks` (>= 1).
+template <class Kernel>
+inline long long resident_grid(Kernel kernel, int threads, long long max_blocks)
+{
+    const long long full = static_cast<long long>(sm_count()) * blocks_per_sm(kernel, threads);
+    const long long g = full < max_blocks ? full : max_blocks;
+    return g > 0 ? g : 1;
+}
+
+inline bool aligned(const void* p, std::size_t bytes)
+{
+    return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
+}
+
+/// Checks that a pointer the kernels dereference is set and aligned to its element type.
+template <class T>
+inline void require_pointer(const T* p, const char* where, const char* name)
+{
+    require(p != nullptr, where, std::string(name) + " is a null pointer");
+    require(aligned(p, alignof(T)), where,
+            std::string(name) + " is not aligned to its element type (" + std::to_string(alignof(T)) + " bytes)");
+}
+
+inline void require_size(long long v, const char* where, const char* name)
+{
+    require(v >= 0, where, std::string(name) + " is negative (" + std::to_string(v) + ")");
+}
+
+/// Ceiling division for non-negative values.
+__host__ __device__ constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+}  // namespace detail
+}  // namespace tcore
