@@ -17,10 +17,16 @@
 // (L2 flushed before each timed repetition); larger ones once ("stream").
 #pragma once
 
+#include <tcore/check.cuh>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,9 +46,11 @@ enum class peak {
 const char* peak_name(peak p);
 
 /// Ceilings measured once per device at start-up and cached (by device
-/// name, driver, clock) in the results folder.
+/// name, driver, CUDA runtime) in the results folder
+/// (harness/ceilings.hpp says how).
 struct ceilings {
     std::string device_name;
+    std::string driver_version, runtime_version;  ///< the cache key, with device_name
     int sm_count = 0, compute_capability = 0;
     std::size_t l2_bytes = 0, global_mem_bytes = 0;
     double copy_gbs = 0;            ///< bytes read + written per second, large D2D copy
@@ -52,6 +60,8 @@ struct ceilings {
     double fp64_m8n8k4_tflops = 0;  ///< FP64 m8n8k4 (the Cubie study's shape)
     double tf32_tc_tflops = 0;
     double fp16_tc_tflops = 0;
+    double b1_tc_tops = 0;          ///< 1-bit m8n8k128 AND+popc, 2*M*N*K "ops" per MMA
+    std::string fp64_tc_shape;      ///< the FP64 shape that gave fp64_tc_tflops
     /// TFLOP/s (or GB/s for peak::memory) of the ceiling `p`.
     double of(peak p) const;
 };
@@ -63,10 +73,55 @@ struct accuracy {
     std::size_t mismatched = 0; ///< NaN/Inf where the reference is finite, or vice versa
 };
 
+/// A result element as double (arithmetic types, __half, __nv_bfloat16).
+template <class T>
+inline double to_double(T v) { return static_cast<double>(v); }
+inline double to_double(__half v) { return static_cast<double>(__half2float(v)); }
+inline double to_double(__nv_bfloat16 v) { return static_cast<double>(__bfloat162float(v)); }
+
 /// Compares `got` (any arithmetic type, host memory) with `ref` element by element.
 /// max_rel is max |got - ref| / max(|ref|, tiny) over elements with |ref| > 0.
+/// Non-finite values: NaN against NaN and an infinity against the same
+/// infinity agree (no error); any other pairing with a NaN or infinity on
+/// either side counts as `mismatched` and is left out of the error sums.
+/// avg_abs averages over the elements that entered the sums.
 template <class T>
-accuracy accuracy_of(const double* ref, const T* got, std::size_t n);
+accuracy accuracy_of(const double* ref, const T* got, std::size_t n)
+{
+    accuracy acc;
+    acc.count = n;
+    double sum = 0;
+    std::size_t summed = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double r = ref[i], g = to_double(got[i]);
+        if (!std::isfinite(r) || !std::isfinite(g)) {
+            const bool agree = (std::isnan(r) && std::isnan(g)) || (std::isinf(r) && g == r);
+            if (!agree) ++acc.mismatched;
+            continue;
+        }
+        const double err = std::fabs(g - r);
+        sum += err;
+        ++summed;
+        if (err > acc.max_abs) acc.max_abs = err;
+        const double mag = std::fabs(r);
+        if (mag > 0) {
+            const double rel = err / std::fmax(mag, std::numeric_limits<double>::min());
+            if (rel > acc.max_rel) acc.max_rel = rel;
+        }
+    }
+    acc.avg_abs = summed ? sum / static_cast<double>(summed) : 0;
+    return acc;
+}
+
+/// accuracy_of over whole vectors; throws tcore::error if the sizes differ.
+template <class T, class A1, class A2>
+accuracy accuracy_of(const std::vector<double, A1>& ref, const std::vector<T, A2>& got)
+{
+    ::tcore::require(ref.size() == got.size(), "accuracy_of",
+                     "reference has " + std::to_string(ref.size()) + " elements, result " +
+                         std::to_string(got.size()));
+    return accuracy_of(ref.data(), got.data(), ref.size());
+}
 
 /// Timing statistics of one measured configuration, in milliseconds.
 struct timing {
@@ -96,6 +151,11 @@ struct row {
     double gbs = 0, gflops = 0, fraction_of_peak = 0;
     double intensity = 0, roofline_gflops = 0;   ///< flops/byte and min(peak, I * bw)
     double avg_power_w = -1, energy_j = -1, edp = -1;  ///< -1: no NVML
+    /// On a memory-bound tc-like row with a cc-like partner (same workload,
+    /// case, cache): the bound 1 + (a-1)/(1+a) and the measured speedup
+    /// (partner's median / this row's median); -1 elsewhere.
+    double tc_bound = -1, tc_speedup = -1;
+    std::string tc_partner;   ///< the cc-like variant tc_speedup compares with
 };
 
 struct options {
@@ -107,6 +167,8 @@ struct options {
     int min_reps = 20;        ///< ... and number at least this many
     std::string out_dir = "bench/results/latest";
     int device = 0;
+    bool remeasure_ceilings = false;  ///< ignore the cached ceilings file
+    double energy_s = 0.3;    ///< length of the power-sampling loop per row (NVML only)
 };
 
 class context;
@@ -140,12 +202,18 @@ public:
     /// skip preparing it).
     bool want_case(const std::string& case_name) const;
     bool want_variant(const std::string& variant) const;
-    /// In --list mode: record the case name and return false (nothing runs).
+    /// In --list mode: record the case name (if the filters select it) and
+    /// return false (nothing runs). Otherwise: want_case(case_name).
     bool announce_case(const std::string& case_name);
+    /// The case names announced so far (what --list prints).
+    const std::vector<std::string>& announced() const { return announced_; }
 
     /// Times `launch` under the protocol and records one row (or a hot and a
     /// cold row). `launch` must enqueue the whole operation on the stream it
-    /// is given and be safe to repeat. Returns the rows' median times (ms).
+    /// is given and be safe to repeat. Returns the rows' median times (ms),
+    /// hot first; empty (nothing run) in --list mode or when the filters
+    /// deselect the case or variant. spec.footprint_bytes == 0 means "no
+    /// memory footprint to speak of" (pure compute): one row, "hot".
     std::vector<double> measure(const row_spec& spec, const std::function<void(cudaStream_t)>& launch,
                                 const accuracy& error);
 
@@ -164,6 +232,7 @@ private:
     std::size_t flush_bytes_ = 0;
     std::vector<row> rows_;
     std::vector<std::pair<std::string, std::string>> summaries_;
+    std::vector<std::string> announced_;
 };
 
 // -- arithmetic the harness reports (pure functions: tests/host checks them) --
@@ -185,5 +254,34 @@ inline double roofline_gflops(double intensity, double peak_gflops, double bw_gb
 /// Upper bound on tensor-core speedup of a memory-bound kernel,
 /// 1 + (alpha - 1) / (1 + alpha), alpha = tensor-core peak / CUDA-core peak.
 inline double tc_speedup_bound(double alpha) { return 1.0 + (alpha - 1.0) / (1.0 + alpha); }
+/// Operational intensity in flop/byte: flops / bytes; +infinity for pure
+/// compute (bytes == 0, flops > 0); 0 where there are no flops.
+inline double intensity_of(double flops, double bytes)
+{
+    if (flops <= 0) return 0;
+    return bytes > 0 ? flops / bytes : std::numeric_limits<double>::infinity();
+}
+/// Filter matching as the options use it: an empty list matches everything;
+/// an entry "=x" matches the name x exactly, any other entry is a substring.
+bool name_matches(const std::vector<std::string>& filters, const std::string& name);
+/// The cache states a footprint is measured in: {"hot", "cold"} if it fits
+/// in L2 (0 < footprint <= l2_bytes), {"stream"} if larger, {"hot"} for 0.
+std::vector<std::string> cache_states(std::size_t footprint_bytes, std::size_t l2_bytes);
+/// Fills a row's gbs, gflops, fraction_of_peak, intensity and
+/// roofline_gflops from its spec, median time and the ceilings. Unknown
+/// ceilings (0) and int_ops rooflines give -1.
+void fill_metrics(row& r, const ceilings& c);
+/// "tc", "tc-..." / "tc_..." are tc-like variants; "cc", "cc-..." / "cc_..."
+/// cc-like ("cce" is neither).
+bool is_tc_like(const std::string& variant);
+bool is_cc_like(const std::string& variant);
+/// alpha = tensor-core peak / CUDA-core peak for a row's precision: FP64
+/// (m8n8k4's own peak where the variant names m8n8k4), TF32 and FP16 over
+/// FP32 FMA (the cuda_core backend accumulates in FP32). -1 if unknown.
+double tc_alpha(const ceilings& c, peak compute, const std::string& variant);
+/// Sets tc_bound / tc_speedup / tc_partner on every memory-bound tc-like
+/// row that has a cc-like partner in the same workload, case and cache
+/// (the partner with the same suffix, else plain "cc", else the first).
+void pair_tc_cc(std::vector<row>& rows, const ceilings& c);
 
 }  // namespace tcore::bench
