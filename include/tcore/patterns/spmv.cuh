@@ -1,0 +1,510 @@
+// tcore/patterns/spmv.cuh - FP64 SpMV y = A x on the FP64 MMA after DASP
+// (SC'23), Quadrant IV: full A/B operands, only D's diagonal is used.
+//
+// The format is tcore/sparse/dasp.hpp: 32-slot blocks where lane (g, t)
+// holds nonzero t of row g. One m8n8k4 MMA with A(g,t) = value and B(t,g) =
+// x[column] leaves sum_t A(g,t) x[col(g,t)] in D(g,g), which sits in lane
+// 4g + g/2, register g & 1 (C map: c_i -> (g, 2t + i)). The sm_90 shapes
+// f64_m16n8k8 / k16 take 2 / 4 blocks per MMA (A rows 8-15 zero, B rows
+// t + 4i = block i); D's diagonal is in the same place. An accumulator runs
+// over all blocks of a group, so each row costs one MMA per 4 (8, 16)
+// nonzeros and no reduction at all.
+//
+// Modes (template argument Mode):
+//   tensor_core   mma.sync (the `tc` variant)
+//   cuda_core     the same data flow with tcore's CUDA-core MMA (`cc`)
+//   spmv_essential the same data structure, only the essential products:
+//                 one FMA per stored slot, a 4-lane sum per row (`cce`)
+// One fused kernel handles all row classes (block ranges: long pieces,
+// medium groups, short tiles, empty rows), so an SpMV is one launch. Long
+// rows: each warp sums one piece; the last warp to finish a row (atomic
+// counter, reset by that warp for the next launch) adds the piece sums in
+// piece order, so results are deterministic. y gets every row written once;
+// nothing is accumulated into y, so y needs no initialisation.
+#pragma once
+
+#include "../check.cuh"
+#include "../frag/f64_m16n8k16.cuh"
+#include "../frag/f64_m16n8k4.cuh"
+#include "../frag/f64_m16n8k8.cuh"
+#include "../frag/f64_m8n8k4.cuh"
+#include "../sparse/dasp.hpp"
+#include "launch.cuh"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tcore {
+
+/// The `cce` mode of the SpMV kernels: CUDA cores, only the essential FMAs.
+struct spmv_essential {
+    static constexpr const char* name() { return "essential"; }
+};
+
+/// Device pointers and counts of a packed matrix (kernel argument).
+struct dasp_view {
+    int rows = 0, cols = 0;
+    int long_count = 0, piece_count = 0, long_piece = 0;
+    const int* long_rows = nullptr;
+    const int* long_piece_ptr = nullptr;
+    const int* piece_row = nullptr;
+    const double* long_val = nullptr;
+    const int* long_col = nullptr;
+    double* partial = nullptr;     ///< one sum per piece
+    unsigned* counter = nullptr;   ///< finished pieces per long row (0 between launches)
+    int group_count = 0;
+    const int* med_rows = nullptr;
+    const int* group_ptr = nullptr;
+    const double* reg_val = nullptr;
+    const int* reg_col = nullptr;
+    const int* irr_ptr = nullptr;
+    const double* irr_val = nullptr;
+    const int* irr_col = nullptr;
+    int tile_count = 0;
+    const unsigned* tile_mask = nullptr;
+    const int* tile_row_ptr = nullptr;
+    const int* short_rows = nullptr;
+    const double* short_val = nullptr;
+    const int* short_col = nullptr;
+    int empty_count = 0;
+    const int* empty_rows = nullptr;
+    // grid: [0, long_end) long pieces, [long_end, med_end) medium groups,
+    // [med_end, short_end) short tiles, [short_end, grid) empty rows
+    int long_end = 0, med_end = 0, short_end = 0;
+    int groups_per_warp = 1;
+};
+
+namespace spmv_detail {
+
+inline constexpr int threads = 128;  ///< 4 warps per block
+inline constexpr int warps = threads / 32;
+
+template <class Mode>
+inline constexpr bool is_mma_mode_v = std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core>;
+
+/// The k = 4 shape of the same family (the short tiles use 4-slot lines).
+template <class Shape>
+using short_shape_t = std::conditional_t<std::is_same_v<Shape, f64_m8n8k4>, f64_m8n8k4, f64_m16n8k4>;
+
+/// Fills A and B of `Shape` from KB = k/4 blocks of (value, x) pairs held by
+/// the lane: A element (row, col) of a lane is v[col / 4] for rows < 8, 0
+/// below (m16 shapes); B element (row, col) is xv[row / 4]. Indices are the
+/// same on every lane, so this is compile-time.
+template <class Shape>
+__host__ __device__ __forceinline__ void diag_operands(frag_a<Shape>& a, frag_b<Shape>& b, const double* v,
+                                                       const double* xv)
+{
+    static_for<Shape::a_count>([&](auto i) {
+        constexpr coord rc = Shape::a_coord(0, decltype(i)::value);
+        a.x[i] = rc.row < 8 ? v[rc.col / 4] : 0.0;
+    });
+    static_for<Shape::b_count>([&](auto i) {
+        constexpr coord rc = Shape::b_coord(0, decltype(i)::value);
+        b.x[i] = xv[rc.row / 4];
+    });
+}
+
+/// True on the lane that holds D(g, g) of its g: t == g / 2.
+__host__ __device__ constexpr bool holds_diag(int lane) { return (lane & 3) == ((lane >> 2) >> 1); }
+
+/// D(g, g) where the lane holds it (holds_diag), else 0: register g & 1.
+template <class Shape>
+__host__ __device__ __forceinline__ double diag_of(const frag_c<Shape>& d, int lane)
+{
+    const int g = lane >> 2;
+    return holds_diag(lane) ? ((g & 1) ? d.x[1] : d.x[0]) : 0.0;
+}
+
+/// What a lane of a short tile needs from the tile's segment mask.
+struct short_lane {
+    int seg;   ///< segment (row of the line) its slot belongs to; -1 in an empty line
+    int nseg;  ///< segments (rows) in its line
+    int out;   ///< rows in the lines before its line (offset into the tile's rows)
+};
+
+__host__ __device__ inline int popcount32(unsigned v)
+{
+#if defined(__CUDA_ARCH__)
+    return __popc(v);
+#else
+    int n = 0;
+    for (; v; v &= v - 1u) ++n;
+    return n;
+#endif
+}
+
+__host__ __device__ inline short_lane short_lane_info(unsigned mask, int lane)
+{
+    const int g = lane >> 2, t = lane & 3;
+    const unsigned line = (mask >> (4 * g)) & 0xFu;
+    return {popcount32(line & ((2u << t) - 1u)) - 1, popcount32(line), popcount32(mask & ((1u << (4 * g)) - 1u))};
+}
+
+__device__ __forceinline__ double warp_sum(double v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ double quad_sum(double v)
+{
+    v += __shfl_xor_sync(0xffffffffu, v, 1);
+    v += __shfl_xor_sync(0xffffffffu, v, 2);
+    return v;
+}
+
+/// Runs over `nblk` 32-blocks at slot `base`: MMA modes accumulate into
+/// `acc` (diagonal products), the essential mode into `ess` (lane's FMAs).
+template <class Mode, class Shape>
+__device__ __forceinline__ void accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
+                                           const int* __restrict__ col, long long base, int nblk,
+                                           const double* __restrict__ x, int lane)
+{
+    constexpr int kb = Shape::k / 4;           // 32-blocks per MMA
+    constexpr int per_iter = kb >= 4 ? kb : 4;  // blocks loaded before any is used
+    for (int b0 = 0; b0 < nblk; b0 += per_iter) {
+        double v[per_iter], xv[per_iter];
+        int c[per_iter];
+#pragma unroll
+        for (int j = 0; j < per_iter; ++j) {
+            const bool in = b0 + j < nblk;
+            const long long s = base + 32LL * (b0 + j) + lane;
+            v[j] = in ? __ldcs(val + s) : 0.0;
+            c[j] = in ? __ldcs(col + s) : -1;
+        }
+#pragma unroll
+        for (int j = 0; j < per_iter; ++j) xv[j] = c[j] >= 0 ? __ldg(x + c[j]) : 0.0;
+        if constexpr (is_mma_mode_v<Mode>) {
+#pragma unroll
+            for (int m = 0; m < per_iter / kb; ++m) {
+                frag_a<Shape> a;
+                frag_b<Shape> b;
+                diag_operands<Shape>(a, b, v + m * kb, xv + m * kb);
+                mma<Mode>(acc, a, b, acc);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < per_iter; ++j) ess = fma(v[j], xv[j], ess);
+        }
+    }
+}
+
+/// One piece of a long row per warp; the row's last warp writes y.
+template <class Mode, class Shape>
+__device__ void long_piece(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int piece,
+                           int lane)
+{
+    frag_c<Shape> acc;
+    fill(acc, 0.0);
+    double ess = 0.0;
+    const int nblk = m.long_piece / 32;
+    accumulate<Mode, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, nblk, x,
+                            lane);
+    double sum;
+    if constexpr (is_mma_mode_v<Mode>) sum = warp_sum(diag_of(acc, lane));
+    else sum = warp_sum(ess);
+    const int lr = m.piece_row[piece];
+    const int first = m.long_piece_ptr[lr], last = m.long_piece_ptr[lr + 1];
+    int done = 0;
+    if (lane == 0) {
+        m.partial[piece] = sum;
+        __threadfence();
+        const unsigned before = atomicAdd(m.counter + lr, 1u);
+        done = before == static_cast<unsigned>(last - first - 1);
+    }
+    done = __shfl_sync(0xffffffffu, done, 0);
+    if (!done) return;
+    __threadfence();
+    double total = 0.0;
+    for (int q = first + lane; q < last; q += 32) total += __ldcg(m.partial + q);
+    total = warp_sum(total);
+    if (lane == 0) {
+        y[m.long_rows[lr]] = total;
+        m.counter[lr] = 0u;  // ready for the next launch
+    }
+}
+
+/// One group of 8 medium rows: regular blocks on `Mode`, the irregular
+/// remainder on CUDA cores (4 lanes per row), then one store per row.
+template <class Mode, class Shape>
+__device__ void medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int group,
+                             int lane)
+{
+    const int g = lane >> 2, t = lane & 3;
+    const int base = m.group_ptr[group];
+    const int nblk = (m.group_ptr[group + 1] - base) >> 5;
+    frag_c<Shape> acc;
+    fill(acc, 0.0);
+    double s = 0.0;
+    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, base, nblk, x, lane);
+    const int sr = 8 * group + g;
+    const int p1 = m.irr_ptr[sr + 1];
+    for (int p = m.irr_ptr[sr] + t; p < p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
+    s = quad_sum(s);
+    if (holds_diag(lane)) {
+        const int row = m.med_rows[sr];
+        if constexpr (is_mma_mode_v<Mode>) s += diag_of(acc, lane);
+        if (row >= 0) y[row] = s;
+    }
+}
+
+/// One short tile: up to 4 MMAs (one per segment position), B masked to
+/// the segment; D_j(g, g) is row j of line g.
+template <class Mode, class Shape>
+__device__ void short_tile(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int tile,
+                           int lane)
+{
+    using S = short_shape_t<Shape>;
+    const long long slot = 32LL * tile + lane;
+    const double v = __ldcs(m.short_val + slot);
+    const int c = __ldcs(m.short_col + slot);
+    const double xv = c >= 0 ? __ldg(x + c) : 0.0;
+    const short_lane info = short_lane_info(m.tile_mask[tile], lane);
+    const int seg = info.seg, nseg = info.nseg;
+    int most = nseg;  // MMAs the tile needs: the most segments of any line
+    most = max(most, __shfl_xor_sync(0xffffffffu, most, 4));
+    most = max(most, __shfl_xor_sync(0xffffffffu, most, 8));
+    most = max(most, __shfl_xor_sync(0xffffffffu, most, 16));
+    const int out = m.tile_row_ptr[tile] + info.out;
+    const bool writer = holds_diag(lane);
+    if constexpr (is_mma_mode_v<Mode>) {
+        frag_a<S> a;
+        double vs[1] = {v};
+        for (int j = 0; j < most; ++j) {
+            frag_b<S> b;
+            double xs[1] = {seg == j ? xv : 0.0};
+            diag_operands<S>(a, b, vs, xs);
+            frag_c<S> d;
+            fill(d, 0.0);
+            mma<Mode>(d, a, b, d);
+            if (writer && j < nseg) y[m.short_rows[out + j]] = diag_of(d, lane);
+        }
+    } else {
+        const double p = v * xv;
+        for (int j = 0; j < most; ++j) {
+            const double s = quad_sum(seg == j ? p : 0.0);
+            if (writer && j < nseg) y[m.short_rows[out + j]] = s;
+        }
+    }
+}
+
+template <class Mode, class Shape>
+__global__ void __launch_bounds__(threads) dasp_kernel(dasp_view m, const double* __restrict__ x,
+                                                       double* __restrict__ y)
+{
+    const int block = static_cast<int>(blockIdx.x);
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    if (block < m.long_end) {
+        const int piece = block * warps + warp;
+        if (piece < m.piece_count) long_piece<Mode, Shape>(m, x, y, piece, lane);
+    } else if (block < m.med_end) {
+        const int first = ((block - m.long_end) * warps + warp) * m.groups_per_warp;
+        for (int i = 0; i < m.groups_per_warp; ++i) {
+            const int group = first + i;
+            if (group >= m.group_count) break;
+            medium_group<Mode, Shape>(m, x, y, group, lane);
+        }
+    } else if (block < m.short_end) {
+        const int tile = (block - m.med_end) * warps + warp;
+        if (tile < m.tile_count) short_tile<Mode, Shape>(m, x, y, tile, lane);
+    } else {
+        const int i = (block - m.short_end) * threads + static_cast<int>(threadIdx.x);
+        if (i < m.empty_count) y[m.empty_rows[i]] = 0.0;
+    }
+}
+
+}  // namespace spmv_detail
+
+/// A matrix packed for the DASP-like SpMV and held on the device.
+/// Construction packs (build_dasp) and uploads; run() launches one kernel.
+/// Move-only; the device memory lives as long as the object.
+class dasp_spmv {
+public:
+    dasp_spmv() = default;
+
+    /// Packs `a` (validated: sorted unique columns) and uploads it on `stream`
+    /// (synchronised before returning). `groups_per_warp` >= 1: medium
+    /// groups one warp handles in turn.
+    explicit dasp_spmv(const sparse::csr& a, const sparse::dasp_options& opts = {}, cudaStream_t stream = nullptr,
+                       int groups_per_warp = 1)
+    {
+        require(groups_per_warp >= 1, "tcore::dasp_spmv", "groups_per_warp must be at least 1");
+        upload(sparse::build_dasp(a, opts), stream, groups_per_warp);
+    }
+    /// Uploads an already packed matrix.
+    explicit dasp_spmv(const sparse::dasp_format& f, cudaStream_t stream = nullptr, int groups_per_warp = 1)
+    {
+        require(groups_per_warp >= 1, "tcore::dasp_spmv", "groups_per_warp must be at least 1");
+        upload(f, stream, groups_per_warp);
+    }
+    ~dasp_spmv() { cudaFree(arena_); }
+    dasp_spmv(const dasp_spmv&) = delete;
+    dasp_spmv& operator=(const dasp_spmv&) = delete;
+    dasp_spmv(dasp_spmv&& o) noexcept { swap(o); }
+    dasp_spmv& operator=(dasp_spmv&& o) noexcept
+    {
+        if (this != &o) {
+            cudaFree(arena_);
+            arena_ = nullptr;
+            view_ = {};
+            swap(o);
+        }
+        return *this;
+    }
+
+    int rows() const { return view_.rows; }
+    int cols() const { return view_.cols; }
+    long long nnz() const { return nnz_; }
+    /// Device bytes of the packed matrix (all arrays, padding included).
+    std::size_t device_bytes() const { return bytes_; }
+    /// Stored slots in MMA blocks (padding included) and irregular entries.
+    long long block_slots() const { return block_slots_; }
+    long long irregular_entries() const { return irregular_; }
+    int long_rows() const { return view_.long_count; }
+    int medium_groups() const { return view_.group_count; }
+    int short_tiles() const { return view_.tile_count; }
+    int empty_rows() const { return view_.empty_count; }
+    const dasp_view& view() const { return view_; }
+
+    /// y = A x on `Mode` (tensor_core, cuda_core or spmv_essential) with
+    /// `Shape` (f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16; the m16 shapes
+    /// need sm_90 for their own instructions and run as m8n8k4 pairs on
+    /// sm_80). x: cols() doubles, y: rows() doubles, device memory, 8-byte
+    /// aligned, not overlapping. Asynchronous on `stream`.
+    template <class Mode = tensor_core, class Shape = f64_m8n8k4>
+    void run(const double* x, double* y, cudaStream_t stream = nullptr) const
+    {
+        static_assert(std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core> ||
+                          std::is_same_v<Mode, spmv_essential>,
+                      "Mode is tcore::tensor_core, tcore::cuda_core or tcore::spmv_essential");
+        static_assert(std::is_same_v<Shape, f64_m8n8k4> || std::is_same_v<Shape, f64_m16n8k8> ||
+                          std::is_same_v<Shape, f64_m16n8k16>,
+                      "Shape is f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16");
+        const char* where = "tcore::dasp_spmv::run";
+        require(arena_ != nullptr || view_.rows == 0, where, "the matrix is empty (default-constructed or moved from)");
+        if (view_.rows == 0) return;
+        if (view_.cols > 0) detail::require_pointer(x, where, "x");
+        detail::require_pointer(y, where, "y");
+        const long long grid = grid_blocks();
+        if (grid == 0) return;
+        spmv_detail::dasp_kernel<Mode, Shape>
+            <<<static_cast<unsigned>(grid), spmv_detail::threads, 0, stream>>>(view_, x, y);
+        TCORE_CHECK_LAUNCH();
+    }
+
+private:
+    void* arena_ = nullptr;
+    dasp_view view_;
+    long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
+    std::size_t bytes_ = 0;
+
+    long long grid_blocks() const
+    {
+        const long long empty_blocks = detail::ceil_div(view_.empty_count, spmv_detail::threads);
+        return view_.short_end + empty_blocks;
+    }
+
+    void swap(dasp_spmv& o) noexcept
+    {
+        std::swap(arena_, o.arena_);
+        std::swap(view_, o.view_);
+        std::swap(nnz_, o.nnz_);
+        std::swap(block_slots_, o.block_slots_);
+        std::swap(irregular_, o.irregular_);
+        std::swap(bytes_, o.bytes_);
+    }
+
+    void upload(const sparse::dasp_format& f, cudaStream_t stream, int groups_per_warp)
+    {
+        // One allocation; every array starts on a 256-byte boundary.
+        struct part {
+            const void* src;
+            std::size_t bytes;
+            std::size_t offset;
+        };
+        std::vector<part> parts;
+        std::size_t total = 0;
+        auto add = [&](const void* src, std::size_t bytes) {
+            parts.push_back({src, bytes, total});
+            total += (bytes + 255) / 256 * 256;
+            return parts.size() - 1;
+        };
+        auto add_vec = [&](const auto& v) { return add(v.data(), v.size() * sizeof(v[0])); };
+        const std::size_t i_long_rows = add_vec(f.long_rows), i_piece_ptr = add_vec(f.long_piece_ptr),
+                          i_piece_row = add_vec(f.piece_row), i_long_val = add_vec(f.long_val),
+                          i_long_col = add_vec(f.long_col),
+                          i_partial = add(nullptr, f.piece_row.size() * sizeof(double)),
+                          i_counter = add(nullptr, f.long_rows.size() * sizeof(unsigned)),
+                          i_med_rows = add_vec(f.med_rows), i_group_ptr = add_vec(f.group_ptr),
+                          i_reg_val = add_vec(f.reg_val), i_reg_col = add_vec(f.reg_col),
+                          i_irr_ptr = add_vec(f.irr_ptr), i_irr_val = add_vec(f.irr_val),
+                          i_irr_col = add_vec(f.irr_col), i_tile_mask = add_vec(f.tile_mask),
+                          i_tile_row_ptr = add_vec(f.tile_row_ptr), i_short_rows = add_vec(f.short_rows),
+                          i_short_val = add_vec(f.short_val), i_short_col = add_vec(f.short_col),
+                          i_empty = add_vec(f.empty_rows);
+        if (total > 0) TCORE_CHECK(cudaMalloc(&arena_, total));
+        char* base = static_cast<char*>(arena_);
+        for (const part& p : parts)
+            if (p.bytes > 0) {
+                if (p.src)
+                    TCORE_CHECK(cudaMemcpyAsync(base + p.offset, p.src, p.bytes, cudaMemcpyHostToDevice, stream));
+                else
+                    TCORE_CHECK(cudaMemsetAsync(base + p.offset, 0, p.bytes, stream));
+            }
+        TCORE_CHECK(cudaStreamSynchronize(stream));  // the host vectors may go away after this
+        auto at = [&](std::size_t i) -> void* { return parts[i].bytes ? base + parts[i].offset : nullptr; };
+        dasp_view& v = view_;
+        v.rows = f.rows;
+        v.cols = f.cols;
+        v.long_count = f.long_count();
+        v.piece_count = f.piece_count();
+        v.long_piece = f.opts.long_piece;
+        v.long_rows = static_cast<const int*>(at(i_long_rows));
+        v.long_piece_ptr = static_cast<const int*>(at(i_piece_ptr));
+        v.piece_row = static_cast<const int*>(at(i_piece_row));
+        v.long_val = static_cast<const double*>(at(i_long_val));
+        v.long_col = static_cast<const int*>(at(i_long_col));
+        v.partial = static_cast<double*>(at(i_partial));
+        v.counter = static_cast<unsigned*>(at(i_counter));
+        v.group_count = f.group_count();
+        v.med_rows = static_cast<const int*>(at(i_med_rows));
+        v.group_ptr = static_cast<const int*>(at(i_group_ptr));
+        v.reg_val = static_cast<const double*>(at(i_reg_val));
+        v.reg_col = static_cast<const int*>(at(i_reg_col));
+        v.irr_ptr = static_cast<const int*>(at(i_irr_ptr));
+        v.irr_val = static_cast<const double*>(at(i_irr_val));
+        v.irr_col = static_cast<const int*>(at(i_irr_col));
+        v.tile_count = f.tile_count();
+        v.tile_mask = static_cast<const unsigned*>(at(i_tile_mask));
+        v.tile_row_ptr = static_cast<const int*>(at(i_tile_row_ptr));
+        v.short_rows = static_cast<const int*>(at(i_short_rows));
+        v.short_val = static_cast<const double*>(at(i_short_val));
+        v.short_col = static_cast<const int*>(at(i_short_col));
+        v.empty_count = static_cast<int>(f.empty_rows.size());
+        v.empty_rows = static_cast<const int*>(at(i_empty));
+        v.groups_per_warp = groups_per_warp;
+        const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
+        const long long med_warps = detail::ceil_div(v.group_count, groups_per_warp);
+        const long long med_blocks = detail::ceil_div(med_warps, spmv_detail::warps);
+        const long long short_blocks = detail::ceil_div(v.tile_count, spmv_detail::warps);
+        const long long empty_blocks = detail::ceil_div(v.empty_count, spmv_detail::threads);
+        require(long_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",
+                "the matrix needs more than 2^31 - 1 thread blocks");
+        v.long_end = static_cast<int>(long_blocks);
+        v.med_end = static_cast<int>(long_blocks + med_blocks);
+        v.short_end = static_cast<int>(long_blocks + med_blocks + short_blocks);
+        nnz_ = f.nnz;
+        block_slots_ = f.block_slots();
+        irregular_ = static_cast<long long>(f.irr_val.size());
+        bytes_ = static_cast<std::size_t>(f.bytes());
+    }
+};
+
+}  // namespace tcore

@@ -1,0 +1,324 @@
+// tcore/sparse/dasp.hpp - the host side of tcore's SpMV format, after DASP
+// (Lu & Liu, SC'23): rows classified by length and packed so that the FP64
+// MMA finds "8 rows x 4 nonzeros" blocks whose products land on the
+// diagonal of D (patterns/spmv.cuh has the device side).
+//
+// Every block of 32 slots ("a 32-block") is the A operand of one m8n8k4 MMA:
+// slot 4g + t holds nonzero t of the block's row g (g = lane/4, t = lane%4),
+// so lane (g, t) loads its own value and its own x gather: A(g,t) = value,
+// B(t,g) = x[column], and D(g,g) = sum_t A(g,t) x[col(g,t)]. Padding slots
+// have value 0 and column -1 (the kernel uses B = 0 there: no x load, and no
+// 0 * inf). The m16n8k8/k16 shapes take 2/4 consecutive 32-blocks per MMA.
+//
+//   empty rows   (0 entries): listed, y = 0.
+//   short rows   (1 to 4 entries): packed into 4-slot lines (a 4; a 3 with
+//                a 1; two 2s; a 2 with two 1s; four 1s; leftovers padded),
+//                8 lines a tile (one 32-block). A per-tile 32-bit mask marks
+//                the slot where each row ("segment") starts; the kernel runs
+//                one MMA per segment position j, with B masked to segment j,
+//                so D_j(g,g) is the j-th row of line g. Lines are ordered by
+//                their segment count, so tiles need 1, 2, 3 or 4 MMAs.
+//   medium rows  (5 to long_min - 1 entries): stably sorted by length
+//                (longest first), grouped by 8. A group's regular part is
+//                W = 4 * floor(shortest / 4) entries of each row, as W / 4
+//                32-blocks (no padding); the rest of each row (the irregular
+//                part, < 4 + the spread in the group) is kept row by row and
+//                summed on CUDA cores, as DASP does.
+//   long rows    (long_min or more): cut into pieces of long_piece slots
+//                (a multiple of 128), each piece one warp's work, in the
+//                row's own order; the last piece is padded. Piece sums are
+//                added by the last warp to finish a row (deterministic order).
+//
+// dasp_to_csr inverts the packing exactly (tests/host/test_sparse_formats.cu).
+#pragma once
+
+#include "../check.cuh"
+#include "csr.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace tcore::sparse {
+
+struct dasp_options {
+    int long_min = 2048;    ///< rows with at least this many entries are long (>= 5)
+    int long_piece = 512;   ///< slots per warp piece of a long row (a positive multiple of 128)
+};
+
+/// The packed matrix on the host (device copies: patterns/spmv.cuh).
+struct dasp_format {
+    int rows = 0, cols = 0;
+    long long nnz = 0;
+    dasp_options opts;
+
+    // long rows
+    std::vector<int> long_rows;       ///< original row of each long row
+    std::vector<int> long_piece_ptr;  ///< pieces of long row i: [ptr[i], ptr[i+1])
+    std::vector<int> piece_row;       ///< long row (index into long_rows) of each piece
+    std::vector<double> long_val;     ///< pieces * long_piece slots
+    std::vector<int> long_col;
+
+    // medium rows, groups of 8 (the last group padded with rows -1)
+    std::vector<int> med_rows;        ///< original row per sorted position (-1: phantom)
+    std::vector<int> group_ptr;       ///< regular slots of group i: [ptr[i], ptr[i+1]), multiples of 32
+    std::vector<double> reg_val;
+    std::vector<int> reg_col;
+    std::vector<int> irr_ptr;         ///< irregular entries of sorted row i: [ptr[i], ptr[i+1])
+    std::vector<double> irr_val;
+    std::vector<int> irr_col;
+
+    // short rows, tiles of 8 lines x 4 slots
+    std::vector<unsigned> tile_mask;  ///< bit 4g + k: slot (g, k) starts a row
+    std::vector<int> tile_row_ptr;    ///< rows of tile i: short_rows[ptr[i] .. ptr[i+1])
+    std::vector<int> short_rows;      ///< original rows, tile by tile, line by line, segment by segment
+    std::vector<double> short_val;    ///< tiles * 32 slots
+    std::vector<int> short_col;
+
+    std::vector<int> empty_rows;
+
+    int long_count() const { return static_cast<int>(long_rows.size()); }
+    int piece_count() const { return static_cast<int>(piece_row.size()); }
+    int group_count() const { return static_cast<int>(group_ptr.size()) - 1; }
+    int tile_count() const { return static_cast<int>(tile_mask.size()); }
+    /// Slots stored in MMA blocks (long, regular, short), padding included.
+    long long block_slots() const
+    {
+        return static_cast<long long>(long_val.size()) + static_cast<long long>(reg_val.size()) +
+               static_cast<long long>(short_val.size());
+    }
+    /// Bytes of all arrays (what the device holds).
+    long long bytes() const
+    {
+        auto b = [](const auto& v) { return static_cast<long long>(v.size() * sizeof(v[0])); };
+        return b(long_rows) + b(long_piece_ptr) + b(piece_row) + b(long_val) + b(long_col) + b(med_rows) +
+               b(group_ptr) + b(reg_val) + b(reg_col) + b(irr_ptr) + b(irr_val) + b(irr_col) + b(tile_mask) +
+               b(tile_row_ptr) + b(short_rows) + b(short_val) + b(short_col) + b(empty_rows);
+    }
+};
+
+namespace detail {
+
+inline void require_slots(long long n, const char* where)
+{
+    require(n <= INT_MAX, where, "the packed matrix needs more than 2^31 - 1 slots (32-bit offsets)");
+}
+
+}  // namespace detail
+
+/// Packs a CSR matrix (sorted unique columns) into the DASP-like format.
+inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
+{
+    const char* where = "tcore::sparse::build_dasp";
+    validate(a, where, true);
+    require(opts.long_min >= 5, where, "long_min must be at least 5 (rows of 1 to 4 entries are short)");
+    require(opts.long_piece > 0 && opts.long_piece % 128 == 0, where,
+            "long_piece must be a positive multiple of 128, got " + std::to_string(opts.long_piece));
+    dasp_format f;
+    f.rows = a.rows;
+    f.cols = a.cols;
+    f.nnz = a.nnz();
+    f.opts = opts;
+
+    std::vector<int> med, shorts[5];
+    for (int r = 0; r < a.rows; ++r) {
+        const int len = a.row_length(r);
+        if (len == 0) f.empty_rows.push_back(r);
+        else if (len <= 4) shorts[len].push_back(r);
+        else if (len < opts.long_min) med.push_back(r);
+        else f.long_rows.push_back(r);
+    }
+
+    // -- long rows -----------------------------------------------------------
+    f.long_piece_ptr.push_back(0);
+    long long long_slots = 0;
+    for (std::size_t i = 0; i < f.long_rows.size(); ++i) {
+        const int len = a.row_length(f.long_rows[i]);
+        const int pieces = (len + opts.long_piece - 1) / opts.long_piece;
+        long_slots += static_cast<long long>(pieces) * opts.long_piece;
+        detail::require_slots(long_slots, where);
+        f.long_piece_ptr.push_back(f.long_piece_ptr.back() + pieces);
+        for (int p = 0; p < pieces; ++p) f.piece_row.push_back(static_cast<int>(i));
+    }
+    f.long_val.assign(static_cast<std::size_t>(long_slots), 0.0);
+    f.long_col.assign(static_cast<std::size_t>(long_slots), -1);
+    for (std::size_t i = 0; i < f.long_rows.size(); ++i) {
+        const int r = f.long_rows[i];
+        const std::size_t base = static_cast<std::size_t>(f.long_piece_ptr[i]) * opts.long_piece;
+        for (int p = a.row_ptr[r], s = 0; p < a.row_ptr[r + 1]; ++p, ++s) {
+            f.long_val[base + s] = a.values[p];
+            f.long_col[base + s] = a.col_idx[p];
+        }
+    }
+
+    // -- medium rows -----------------------------------------------------------
+    std::stable_sort(med.begin(), med.end(), [&](int x, int y) { return a.row_length(x) > a.row_length(y); });
+    const int groups = static_cast<int>((med.size() + 7) / 8);
+    f.med_rows.assign(static_cast<std::size_t>(groups) * 8, -1);
+    std::copy(med.begin(), med.end(), f.med_rows.begin());
+    f.group_ptr.assign(static_cast<std::size_t>(groups) + 1, 0);
+    f.irr_ptr.assign(f.med_rows.size() + 1, 0);
+    long long reg_slots = 0, irr_total = 0;
+    std::vector<int> width(static_cast<std::size_t>(groups));
+    for (int gr = 0; gr < groups; ++gr) {
+        int shortest = INT_MAX;
+        for (int g = 0; g < 8; ++g) {
+            const int r = f.med_rows[8 * gr + g];
+            if (r >= 0) shortest = std::min(shortest, a.row_length(r));
+        }
+        width[gr] = 4 * (shortest / 4);
+        reg_slots += 8LL * width[gr];
+        detail::require_slots(reg_slots, where);
+        f.group_ptr[gr + 1] = static_cast<int>(reg_slots);
+        for (int g = 0; g < 8; ++g) {
+            const int r = f.med_rows[8 * gr + g];
+            irr_total += r >= 0 ? a.row_length(r) - width[gr] : 0;
+            f.irr_ptr[8 * gr + g + 1] = static_cast<int>(irr_total);
+        }
+    }
+    f.reg_val.assign(static_cast<std::size_t>(reg_slots), 0.0);
+    f.reg_col.assign(static_cast<std::size_t>(reg_slots), -1);
+    f.irr_val.resize(static_cast<std::size_t>(irr_total));
+    f.irr_col.resize(static_cast<std::size_t>(irr_total));
+    for (int gr = 0; gr < groups; ++gr)
+        for (int g = 0; g < 8; ++g) {
+            const int r = f.med_rows[8 * gr + g];
+            if (r < 0) continue;
+            const int begin = a.row_ptr[r];
+            for (int e = 0; e < width[gr]; ++e) {  // entry e: 32-block e/4, slot 4g + e%4
+                const std::size_t s = static_cast<std::size_t>(f.group_ptr[gr]) + 32 * (e / 4) + 4 * g + e % 4;
+                f.reg_val[s] = a.values[begin + e];
+                f.reg_col[s] = a.col_idx[begin + e];
+            }
+            int q = f.irr_ptr[8 * gr + g];
+            for (int p = begin + width[gr]; p < a.row_ptr[r + 1]; ++p, ++q) {
+                f.irr_val[q] = a.values[p];
+                f.irr_col[q] = a.col_idx[p];
+            }
+        }
+
+    // -- short rows --------------------------------------------------------------
+    // A line is a list of (row, length) segments filling at most 4 slots.
+    struct line {
+        int seg = 0;
+        int row[4], len[4];
+        void add(int r, int l) { row[seg] = r, len[seg] = l, ++seg; }
+    };
+    std::vector<line> lines[5];  // by segment count
+    std::size_t i1 = 0, i2 = 0, i3 = 0;
+    const std::vector<int>&s1 = shorts[1], &s2 = shorts[2], &s3 = shorts[3];
+    for (const int r : shorts[4]) {
+        line l;
+        l.add(r, 4);
+        lines[1].push_back(l);
+    }
+    for (; i3 < s3.size(); ++i3) {
+        line l;
+        l.add(s3[i3], 3);
+        if (i1 < s1.size()) l.add(s1[i1++], 1);
+        lines[l.seg].push_back(l);
+    }
+    for (; i2 + 1 < s2.size(); i2 += 2) {
+        line l;
+        l.add(s2[i2], 2);
+        l.add(s2[i2 + 1], 2);
+        lines[2].push_back(l);
+    }
+    if (i2 < s2.size()) {
+        line l;
+        l.add(s2[i2++], 2);
+        for (int k = 0; k < 2 && i1 < s1.size(); ++k) l.add(s1[i1++], 1);
+        lines[l.seg].push_back(l);
+    }
+    while (i1 < s1.size()) {
+        line l;
+        for (int k = 0; k < 4 && i1 < s1.size(); ++k) l.add(s1[i1++], 1);
+        lines[l.seg].push_back(l);
+    }
+    std::vector<line> all;
+    for (int s = 1; s <= 4; ++s) all.insert(all.end(), lines[s].begin(), lines[s].end());
+    const int tiles = static_cast<int>((all.size() + 7) / 8);
+    detail::require_slots(32LL * tiles, where);
+    f.tile_mask.assign(static_cast<std::size_t>(tiles), 0u);
+    f.tile_row_ptr.assign(static_cast<std::size_t>(tiles) + 1, 0);
+    f.short_val.assign(static_cast<std::size_t>(tiles) * 32, 0.0);
+    f.short_col.assign(static_cast<std::size_t>(tiles) * 32, -1);
+    for (int tile = 0; tile < tiles; ++tile) {
+        unsigned mask = 0;
+        for (int g = 0; g < 8; ++g) {
+            const std::size_t li = static_cast<std::size_t>(tile) * 8 + g;
+            if (li >= all.size()) break;
+            const line& l = all[li];
+            int slot = 0;
+            for (int s = 0; s < l.seg; ++s) {
+                mask |= 1u << (4 * g + slot);
+                f.short_rows.push_back(l.row[s]);
+                for (int p = a.row_ptr[l.row[s]]; p < a.row_ptr[l.row[s] + 1]; ++p, ++slot) {
+                    f.short_val[32 * static_cast<std::size_t>(tile) + 4 * g + slot] = a.values[p];
+                    f.short_col[32 * static_cast<std::size_t>(tile) + 4 * g + slot] = a.col_idx[p];
+                }
+            }
+        }
+        f.tile_mask[tile] = mask;
+        f.tile_row_ptr[tile + 1] = static_cast<int>(f.short_rows.size());
+    }
+    return f;
+}
+
+/// The CSR matrix a dasp_format holds (exact inverse of build_dasp).
+inline csr dasp_to_csr(const dasp_format& f)
+{
+    std::vector<std::vector<std::pair<int, double>>> rows(static_cast<std::size_t>(f.rows));
+    auto put = [&](int r, int c, double v) {
+        require(r >= 0 && r < f.rows && c >= 0 && c < f.cols, "tcore::sparse::dasp_to_csr", "corrupt format");
+        rows[r].push_back({c, v});
+    };
+    for (int i = 0; i < f.long_count(); ++i)
+        for (long long s = static_cast<long long>(f.long_piece_ptr[i]) * f.opts.long_piece;
+             s < static_cast<long long>(f.long_piece_ptr[i + 1]) * f.opts.long_piece; ++s)
+            if (f.long_col[s] >= 0) put(f.long_rows[i], f.long_col[s], f.long_val[s]);
+    for (int gr = 0; gr < f.group_count(); ++gr) {
+        const int blocks = (f.group_ptr[gr + 1] - f.group_ptr[gr]) / 32;
+        for (int g = 0; g < 8; ++g) {
+            const int r = f.med_rows[8 * gr + g];
+            if (r < 0) continue;
+            for (int b = 0; b < blocks; ++b)
+                for (int t = 0; t < 4; ++t) {
+                    const std::size_t s = static_cast<std::size_t>(f.group_ptr[gr]) + 32 * b + 4 * g + t;
+                    if (f.reg_col[s] >= 0) put(r, f.reg_col[s], f.reg_val[s]);
+                }
+            for (int q = f.irr_ptr[8 * gr + g]; q < f.irr_ptr[8 * gr + g + 1]; ++q) put(r, f.irr_col[q], f.irr_val[q]);
+        }
+    }
+    for (int tile = 0; tile < f.tile_count(); ++tile) {
+        const unsigned mask = f.tile_mask[tile];
+        int out = f.tile_row_ptr[tile] - 1;
+        for (int slot = 0; slot < 32; ++slot) {
+            if (mask >> slot & 1u) ++out;
+            if (f.short_col[32 * static_cast<std::size_t>(tile) + slot] < 0) continue;
+            const unsigned line_started = mask & (0xFu << (slot & ~3)) & ((2u << slot) - 1u);  // a start at or before slot
+            require(line_started != 0 && out >= f.tile_row_ptr[tile] && out < f.tile_row_ptr[tile + 1],
+                    "tcore::sparse::dasp_to_csr", "corrupt short tile");
+            put(f.short_rows[out], f.short_col[32 * static_cast<std::size_t>(tile) + slot],
+                f.short_val[32 * static_cast<std::size_t>(tile) + slot]);
+        }
+    }
+    csr a;
+    a.rows = f.rows;
+    a.cols = f.cols;
+    a.row_ptr.assign(static_cast<std::size_t>(f.rows) + 1, 0);
+    for (int r = 0; r < f.rows; ++r) {
+        std::sort(rows[r].begin(), rows[r].end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (const auto& [c, v] : rows[r]) {
+            a.col_idx.push_back(c);
+            a.values.push_back(v);
+        }
+        a.row_ptr[r + 1] = static_cast<int>(a.col_idx.size());
+    }
+    return a;
+}
+
+}  // namespace tcore::sparse

@@ -1,0 +1,222 @@
+// libs: CUDA::cusparse
+// tests/gpu/test_spmv.cu - every SpMV variant against the FP64 CPU reference.
+//
+// Variants: tc (f64_m8n8k4, f64_m16n8k8, f64_m16n8k16), cc (m8n8k4 and
+// m16n8k8 layouts on the cuda_core backend), cce (spmv_essential), and the
+// cuSPARSE baseline with and without cusparseSpMV_preprocess. Matrices:
+// every shipped matrix (../shared/data/matrices), every generator class,
+// and edge cases: 0 x 0, all rows empty, empty rows mixed in, one row, one
+// column, a single dense row among short ones, rectangular shapes both
+// ways, only short rows, long rows of one and of many pieces, lengths that
+// are not multiples of 4, 8, 16, 32 or the piece size, x of length 0.
+// Each packing is tried with the default options and with small long-row
+// thresholds (many long rows and pieces), and with 1 and 3 medium groups
+// per warp. y is poisoned (NaN) before every run; every run is repeated
+// and must give bit-identical results (the long-row counters must reset);
+// the error bound per row is 8 (len + 8) eps sum_p |a_p x_p|.
+// Bad arguments (null or misaligned x or y, unsorted columns, a bad option)
+// must throw tcore::error.
+#include "common/test_util.hpp"
+
+#include "examples/spmv/cusparse_baseline.cuh"
+
+#include <tcore/io/matrix_market.hpp>
+#include <tcore/patterns/spmv.cuh>
+#include <tcore/sparse/generate.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace tcore;
+using tcore::test::device_buffer;
+using tcore::test::tally;
+namespace base = tcore::examples::sparse_base;
+
+namespace {
+
+tally t;
+
+struct named {
+    std::string name;
+    sparse::csr a;
+};
+
+std::vector<named> matrices(bool quick)
+{
+    using namespace sparse::gen;
+    std::vector<named> m;
+    const char* files[] = {"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro", "LFAT5"};
+    for (const char* f : files) {
+        try {
+            m.push_back({f, io::read_matrix_market(std::string("../shared/data/matrices/") + f + ".mtx")});
+        } catch (const std::exception& e) {
+            t.check(false, "reading %s: %s", f, e.what());
+        }
+    }
+    for (const matrix_class c : all_classes()) m.push_back({class_name(c), generate(c, quick ? 40000 : 150000, 5)});
+    m.push_back({"0x0", sparse::csr{}});
+    m.push_back({"all empty 100x37", random_rows(100, 37, 0, 0, 1)});
+    m.push_back({"x of length 0 (9x0)", random_rows(9, 0, 0, 0, 1)});
+    m.push_back({"1x1", random_rows(1, 1, 1, 1, 2)});
+    m.push_back({"one row 1x5000 dense", random_rows(1, 5000, 5000, 5000, 3)});
+    m.push_back({"one row 1x70", random_rows(1, 70, 0, 70, 4)});
+    m.push_back({"one column 1003x1", random_rows(1003, 1, 0, 1, 5)});
+    m.push_back({"rectangular 333x41", random_rows(333, 41, 0, 30, 6)});
+    m.push_back({"rectangular 37x9001", random_rows(37, 9001, 0, 6000, 7)});
+    m.push_back({"short only 2051x300", random_rows(2051, 300, 1, 4, 8)});
+    m.push_back({"lengths 0-4 1999x500", random_rows(1999, 500, 0, 4, 9)});
+    m.push_back({"medium 5-40 1001x2000", random_rows(1001, 2000, 5, 40, 10)});
+    m.push_back({"mixed 0-3000 517x4103", random_rows(517, 4103, 0, 3000, 11)});
+    {
+        // One dense row (row 40) among short rows.
+        sparse::csr a = random_rows(97, 2500, 0, 3, 12);
+        const sparse::csr d = random_rows(1, 2500, 2500, 2500, 13);
+        sparse::csr out;
+        out.rows = a.rows;
+        out.cols = a.cols;
+        for (int r = 0; r < a.rows; ++r) {
+            const sparse::csr& src = r == 40 ? d : a;
+            const int sr = r == 40 ? 0 : r;
+            for (int p = src.row_ptr[sr]; p < src.row_ptr[sr + 1]; ++p) {
+                out.col_idx.push_back(src.col_idx[p]);
+                out.values.push_back(src.values[p]);
+            }
+            out.row_ptr.push_back(static_cast<int>(out.col_idx.size()));
+        }
+        m.push_back({"single dense row 97x2500", out});
+    }
+    return m;
+}
+
+struct variant {
+    const char* name;
+    std::function<void(const dasp_spmv&, const double*, double*)> run;
+};
+
+const variant variants[] = {
+    {"tc m8n8k4", [](const dasp_spmv& s, const double* x, double* y) { s.run<tensor_core, f64_m8n8k4>(x, y); }},
+    {"tc m16n8k8", [](const dasp_spmv& s, const double* x, double* y) { s.run<tensor_core, f64_m16n8k8>(x, y); }},
+    {"tc m16n8k16", [](const dasp_spmv& s, const double* x, double* y) { s.run<tensor_core, f64_m16n8k16>(x, y); }},
+    {"cc m8n8k4", [](const dasp_spmv& s, const double* x, double* y) { s.run<cuda_core, f64_m8n8k4>(x, y); }},
+    {"cc m16n8k8", [](const dasp_spmv& s, const double* x, double* y) { s.run<cuda_core, f64_m16n8k8>(x, y); }},
+    {"cce", [](const dasp_spmv& s, const double* x, double* y) { s.run<spmv_essential, f64_m8n8k4>(x, y); }},
+};
+
+/// Compares y with the reference row by row; returns the number of bad rows.
+int compare(const sparse::csr& a, const std::vector<double>& x, const std::vector<double>& ref,
+            const std::vector<double>& got, const std::string& what)
+{
+    int bad = 0;
+    for (int r = 0; r < a.rows; ++r) {
+        double mag = 0;
+        for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
+        const double tol = 8.0 * (a.row_length(r) + 8) * DBL_EPSILON * mag;
+        if (!tcore::test::close(got[r], ref[r], tol)) {
+            if (++bad <= 3)
+                t.check(false, "%s: row %d (len %d): got %.17g, expected %.17g (tol %.3g)", what.c_str(), r,
+                        a.row_length(r), got[r], ref[r], tol);
+        }
+    }
+    return bad;
+}
+
+void test_matrix(const named& m, tcore::test::rng& rng)
+{
+    const sparse::csr& a = m.a;
+    std::vector<double> x(static_cast<std::size_t>(a.cols));
+    for (double& v : x) v = rng.nonzero();
+    const std::vector<double> ref = sparse::spmv_reference(a, x);
+    device_buffer<double> dx(x.size()), dy(static_cast<std::size_t>(a.rows));
+    dx.upload(x);
+
+    const sparse::dasp_options opts[] = {{}, {5, 128}, {40, 256}};
+    for (const sparse::dasp_options& o : opts)
+        for (const int gpw : {1, 3}) {
+            if (gpw == 3 && o.long_min != 2048) continue;
+            dasp_spmv s(a, o, nullptr, gpw);
+            for (const variant& v : variants) {
+                const std::string what = m.name + " [" + v.name + ", long_min " + std::to_string(o.long_min) +
+                                         ", piece " + std::to_string(o.long_piece) + ", groups/warp " +
+                                         std::to_string(gpw) + "]";
+                try {
+                    dy.poison();
+                    v.run(s, dx.ptr, dy.ptr);
+                    TCORE_CHECK(cudaDeviceSynchronize());
+                    const std::vector<double> y1 = dy.download();
+                    dy.poison();
+                    v.run(s, dx.ptr, dy.ptr);
+                    TCORE_CHECK(cudaDeviceSynchronize());
+                    const std::vector<double> y2 = dy.download();
+                    const int bad = compare(a, x, ref, y1, what);
+                    t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
+                    t.check(y1.empty() || std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(double)) == 0,
+                            "%s: a second run differs", what.c_str());
+                } catch (const std::exception& e) {
+                    t.check(false, "%s: %s", what.c_str(), e.what());
+                }
+            }
+        }
+
+    // cuSPARSE, with and without preprocessing.
+    try {
+        base::device_csr da(a);
+        for (const bool prep : {true, false}) {
+            TCORE_CHECK(cudaMemset(dy.ptr, 0, dy.count * sizeof(double)));
+            base::spmv cs(da, dx.ptr, dy.ptr, prep, nullptr);
+            cs.run(nullptr);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            const int bad = compare(a, x, ref, dy.download(), m.name + (prep ? " [base]" : " [base-noprep]"));
+            t.check(bad == 0, "%s: cuSPARSE%s: %d rows wrong", m.name.c_str(), prep ? "" : " (no preprocess)", bad);
+        }
+    } catch (const std::exception& e) {
+        t.check(false, "%s [base]: %s", m.name.c_str(), e.what());
+    }
+}
+
+template <class F>
+void expect_error(F&& f, const char* needle, const char* what)
+{
+    try {
+        f();
+        t.check(false, "%s: no error", what);
+    } catch (const tcore::error& e) {
+        t.check(std::string(e.what()).find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, e.what(),
+                needle);
+    }
+}
+
+void bad_arguments()
+{
+    const sparse::csr a = sparse::gen::random_rows(50, 40, 0, 9, 1);
+    dasp_spmv s(a);
+    device_buffer<double> x(40), y(50);
+    expect_error([&] { s.run(nullptr, y.ptr); }, "x is a null pointer", "null x");
+    expect_error([&] { s.run(x.ptr, nullptr); }, "y is a null pointer", "null y");
+    expect_error([&] { s.run(x.ptr, reinterpret_cast<double*>(reinterpret_cast<char*>(y.ptr) + 4)); }, "not aligned",
+                 "misaligned y");
+    expect_error([&] { dasp_spmv bad(a, {}, nullptr, 0); }, "groups_per_warp", "groups_per_warp 0");
+    sparse::csr unsorted = a;
+    for (int r = 0; r < unsorted.rows; ++r)
+        if (unsorted.row_length(r) >= 2) {
+            std::swap(unsorted.col_idx[unsorted.row_ptr[r]], unsorted.col_idx[unsorted.row_ptr[r] + 1]);
+            break;
+        }
+    expect_error([&] { dasp_spmv bad(unsorted); }, "not sorted", "unsorted columns");
+    TCORE_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+int main()
+{
+    tcore::test::require_gpu_or_skip();
+    const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+    tcore::test::rng rng(tcore::test::seed());
+    for (const named& m : matrices(quick)) test_matrix(m, rng);
+    bad_arguments();
+    return t.finish();
+}

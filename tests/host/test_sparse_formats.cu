@@ -1,0 +1,273 @@
+// tests/host/test_sparse_formats.cu - tcore's packed sparse formats on the
+// CPU: CSR -> format -> CSR must give the input back exactly (structure and
+// values bit for bit), and the packings must have the properties the
+// kernels rely on.
+//
+// DASP-like SpMV format (tcore/sparse/dasp.hpp): every row class (empty,
+// short 1-4, medium, long with one and many pieces), the short-line packing
+// (segment masks, 1 to 4 segments a line, sorted by segment count), the
+// medium groups (sorted lengths, regular width a multiple of 4 and at most
+// the shortest row), padding (value 0, column -1), options, bad input.
+// mBSR SpGEMM format (tcore/sparse/mbsr.hpp): 4x4 tiles with 16-bit masks,
+// round trip, tile counts, the structural product of the masks.
+// Matrices: every generator class, the shipped matrices, and edge shapes
+// (0 x 0, empty rows, one row, one column, a dense row, rectangular,
+// non-multiples of every block size).
+#include "common/test_util.hpp"
+
+#include <tcore/io/matrix_market.hpp>
+#include <tcore/sparse/csr.hpp>
+#include <tcore/sparse/dasp.hpp>
+#include <tcore/sparse/generate.hpp>
+#include <tcore/sparse/mbsr.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tcore;
+using tcore::test::tally;
+
+namespace {
+
+tally t;
+
+template <class F>
+void expect_error(F&& f, const char* needle, const char* what)
+{
+    try {
+        f();
+        t.check(false, "%s: no error", what);
+    } catch (const tcore::error& e) {
+        t.check(std::string(e.what()).find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, e.what(),
+                needle);
+    }
+}
+
+bool identical(const sparse::csr& a, const sparse::csr& b)
+{
+    if (!sparse::structure_difference(a, b).empty() || a.values.size() != b.values.size()) return false;
+    return a.values.empty() || std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
+}
+
+struct named {
+    std::string name;
+    sparse::csr a;
+};
+
+std::vector<named> matrices()
+{
+    using namespace sparse::gen;
+    std::vector<named> m;
+    for (const matrix_class c : all_classes()) m.push_back({class_name(c), generate(c, 60000, 11)});
+    const char* files[] = {"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro", "LFAT5"};
+    for (const char* f : files) {
+        try {
+            m.push_back({f, io::read_matrix_market(std::string("../shared/data/matrices/") + f + ".mtx")});
+        } catch (const std::exception& e) {
+            t.check(false, "reading %s: %s", f, e.what());
+        }
+    }
+    m.push_back({"0x0", sparse::csr{}});
+    m.push_back({"empty 7x5", sparse::gen::random_rows(7, 5, 0, 0, 1)});
+    m.push_back({"one row 1x3001", sparse::gen::random_rows(1, 3001, 3001, 3001, 2)});
+    m.push_back({"one column 77x1", sparse::gen::random_rows(77, 1, 0, 1, 3)});
+    m.push_back({"rectangular 300x77", sparse::gen::random_rows(300, 77, 0, 20, 4)});
+    m.push_back({"rectangular 45x3000", sparse::gen::random_rows(45, 3000, 0, 2500, 5)});
+    m.push_back({"short rows 1000x1000", sparse::gen::random_rows(1000, 1000, 0, 4, 6)});
+    m.push_back({"mixed 501x4099", sparse::gen::random_rows(501, 4099, 0, 2100, 7)});
+    {
+        sparse::csr d = sparse::gen::random_rows(203, 1030, 1, 9, 8);  // a dense row in the middle
+        auto dense = sparse::gen::random_rows(1, 1030, 1030, 1030, 9);
+        sparse::csr out;
+        out.rows = d.rows + 1;
+        out.cols = d.cols;
+        for (int r = 0; r <= d.rows; ++r) {
+            const sparse::csr& src = r == 100 ? dense : d;
+            const int sr = r == 100 ? 0 : (r < 100 ? r : r - 1);
+            for (int p = src.row_ptr[sr]; p < src.row_ptr[sr + 1]; ++p) {
+                out.col_idx.push_back(src.col_idx[p]);
+                out.values.push_back(src.values[p]);
+            }
+            out.row_ptr.push_back(static_cast<int>(out.col_idx.size()));
+        }
+        m.push_back({"dense row 204x1030", out});
+    }
+    return m;
+}
+
+void dasp_checks(const named& m, const sparse::dasp_options& o)
+{
+    const sparse::csr& a = m.a;
+    const char* name = m.name.c_str();
+    sparse::dasp_format f;
+    try {
+        f = sparse::build_dasp(a, o);
+    } catch (const std::exception& e) {
+        t.check(false, "%s: build_dasp: %s", name, e.what());
+        return;
+    }
+    t.check(identical(sparse::dasp_to_csr(f), a), "%s (long_min %d, piece %d): DASP round trip", name, o.long_min,
+            o.long_piece);
+
+    // Classes: every row exactly once.
+    std::vector<int> seen(static_cast<std::size_t>(a.rows), 0);
+    for (const int r : f.empty_rows) seen[r]++, t.check(a.row_length(r) == 0, "%s: empty row %d", name, r);
+    for (const int r : f.short_rows) seen[r]++;
+    for (const int r : f.med_rows)
+        if (r >= 0) seen[r]++;
+    for (const int r : f.long_rows) seen[r]++, t.check(a.row_length(r) >= o.long_min, "%s: long row %d", name, r);
+    bool once = true;
+    for (int r = 0; r < a.rows; ++r) once = once && seen[r] == 1;
+    t.check(once, "%s: every row in exactly one class", name);
+
+    // Medium groups: sorted, regular width <= shortest, multiple of 4, no padding.
+    bool sorted = true, width_ok = true;
+    for (std::size_t i = 1; i < f.med_rows.size(); ++i)
+        if (f.med_rows[i] >= 0 && f.med_rows[i - 1] >= 0)
+            sorted = sorted && a.row_length(f.med_rows[i - 1]) >= a.row_length(f.med_rows[i]);
+    for (int gr = 0; gr < f.group_count(); ++gr) {
+        const int slots = f.group_ptr[gr + 1] - f.group_ptr[gr];
+        width_ok = width_ok && slots % 32 == 0;
+        for (int g = 0; g < 8; ++g) {
+            const int r = f.med_rows[8 * gr + g];
+            if (r < 0) continue;
+            const int len = a.row_length(r);
+            width_ok = width_ok && len >= 5 && len < o.long_min && slots / 8 <= len &&
+                       len - slots / 8 == f.irr_ptr[8 * gr + g + 1] - f.irr_ptr[8 * gr + g];
+        }
+    }
+    t.check(sorted, "%s: medium rows sorted by length", name);
+    t.check(width_ok, "%s: medium regular width and irregular remainders", name);
+    bool reg_full = true;
+    for (std::size_t s = 0; s < f.reg_col.size(); ++s) {
+        const int r = f.med_rows[8 * static_cast<std::size_t>(std::upper_bound(f.group_ptr.begin(), f.group_ptr.end(),
+                                                                                 static_cast<int>(s)) -
+                                                                f.group_ptr.begin() - 1) +
+                                 (s % 32) / 4];
+        reg_full = reg_full && (r < 0 ? f.reg_col[s] == -1 : f.reg_col[s] >= 0);
+    }
+    t.check(reg_full, "%s: regular blocks hold no padding inside real rows", name);
+
+    // Padding is (0, -1) everywhere.
+    bool pad_ok = true;
+    for (std::size_t s = 0; s < f.long_col.size(); ++s) pad_ok = pad_ok && (f.long_col[s] >= 0 || f.long_val[s] == 0.0);
+    for (std::size_t s = 0; s < f.short_col.size(); ++s)
+        pad_ok = pad_ok && (f.short_col[s] >= 0 || f.short_val[s] == 0.0);
+    t.check(pad_ok, "%s: padding slots have value 0", name);
+
+    // Short tiles: lines start with a segment, segment counts non-decreasing.
+    bool lines_ok = true;
+    int prev_seg = 0;
+    for (int tile = 0; tile < f.tile_count(); ++tile)
+        for (int g = 0; g < 8; ++g) {
+            const unsigned line = (f.tile_mask[tile] >> (4 * g)) & 0xFu;
+            const int used = f.short_col[32 * tile + 4 * g] >= 0;
+            lines_ok = lines_ok && ((line & 1u) != 0) == (used != 0);
+            const int seg = __builtin_popcount(line);
+            if (seg > 0) {
+                lines_ok = lines_ok && seg >= prev_seg;
+                prev_seg = seg;
+            }
+        }
+    t.check(lines_ok, "%s: short lines start with a row and are ordered by segment count", name);
+}
+
+void dasp_format()
+{
+    const std::vector<named> ms = matrices();
+    for (const named& m : ms) {
+        dasp_checks(m, {});
+        dasp_checks(m, {5, 128});    // smallest long threshold: many long rows, many pieces
+        dasp_checks(m, {64, 256});
+    }
+    // Bad input.
+    sparse::csr a = sparse::gen::random_rows(5, 9, 2, 4, 1);
+    sparse::csr bad = a;
+    std::swap(bad.col_idx[0], bad.col_idx[1]);
+    expect_error([&] { sparse::build_dasp(bad); }, "not sorted", "build_dasp: unsorted columns");
+    bad = a;
+    bad.col_idx[1] = bad.col_idx[0];
+    expect_error([&] { sparse::build_dasp(bad); }, "duplicate column index", "build_dasp: duplicates");
+    bad = a;
+    bad.row_ptr.back() += 1;
+    expect_error([&] { sparse::build_dasp(bad); }, "row_ptr[rows]", "build_dasp: row_ptr");
+    expect_error([&] { sparse::build_dasp(a, {4, 128}); }, "long_min", "build_dasp: long_min 4");
+    expect_error([&] { sparse::build_dasp(a, {64, 100}); }, "multiple of 128", "build_dasp: piece 100");
+    expect_error([&] { sparse::build_dasp(a, {64, 0}); }, "multiple of 128", "build_dasp: piece 0");
+
+    // A specific short packing: lengths 4, 3, 3, 1, 2, 2, 2, 1, 1, 1, 1, 1.
+    sparse::csr s;
+    const int lens[] = {4, 3, 3, 1, 2, 2, 2, 1, 1, 1, 1, 1};
+    s.rows = 12;
+    s.cols = 8;
+    for (const int l : lens) {
+        for (int c = 0; c < l; ++c) {
+            s.col_idx.push_back(c * 2);
+            s.values.push_back(1.0 + static_cast<int>(s.values.size()));
+        }
+        s.row_ptr.push_back(static_cast<int>(s.col_idx.size()));
+    }
+    const sparse::dasp_format f = sparse::build_dasp(s);
+    // lines: [4] | [3 1] [3 1] [2 2] [1 1] | [2 1 1]: 1, 2, 2, 2, 2, 3 segments, one tile
+    t.check(f.tile_count() == 1 && f.short_rows.size() == 12, "short packing: one tile, 12 rows");
+    int segs[8] = {};
+    for (int g = 0; g < 8; ++g) segs[g] = __builtin_popcount((f.tile_mask[0] >> (4 * g)) & 0xFu);
+    t.check(segs[0] == 1 && segs[1] == 2 && segs[2] == 2 && segs[3] == 2 && segs[4] == 2 && segs[5] == 3 &&
+                segs[6] == 0,
+            "short packing: segments per line %d %d %d %d %d %d %d", segs[0], segs[1], segs[2], segs[3], segs[4],
+            segs[5], segs[6]);
+    t.check(identical(sparse::dasp_to_csr(f), s), "short packing: round trip");
+}
+
+void mbsr_format()
+{
+    const std::vector<named> ms = matrices();
+    for (const named& m : ms) {
+        const sparse::csr& a = m.a;
+        sparse::mbsr_matrix b;
+        try {
+            b = sparse::csr_to_mbsr(a);
+        } catch (const std::exception& e) {
+            t.check(false, "%s: csr_to_mbsr: %s", m.name.c_str(), e.what());
+            continue;
+        }
+        t.check(identical(sparse::mbsr_to_csr(b), a), "%s: mBSR round trip", m.name.c_str());
+        long long bits = 0;
+        bool tiles_ok = b.block_rows == (a.rows + 3) / 4 && b.block_cols == (a.cols + 3) / 4;
+        for (int br = 0; br < b.block_rows; ++br)
+            for (int p = b.tile_ptr[br]; p < b.tile_ptr[br + 1]; ++p) {
+                tiles_ok = tiles_ok && b.tile_mask[p] != 0 && (p == b.tile_ptr[br] || b.tile_col[p] > b.tile_col[p - 1]);
+                bits += __builtin_popcount(b.tile_mask[p]);
+                for (int e = 0; e < 16; ++e)
+                    tiles_ok = tiles_ok && ((b.tile_mask[p] >> e & 1u) || b.tile_val[16 * static_cast<std::size_t>(p) + e] == 0.0);
+            }
+        t.check(tiles_ok && bits == a.nnz(), "%s: mBSR tiles (sorted, masks = stored entries, zeros elsewhere)",
+                m.name.c_str());
+    }
+    // mask_product is the boolean 4x4 product.
+    bool masks_ok = true;
+    tcore::test::rng rng(tcore::test::seed());
+    for (int i = 0; i < 2000; ++i) {
+        const auto x = static_cast<std::uint16_t>(rng.next()), y = static_cast<std::uint16_t>(rng.next());
+        unsigned want = 0;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 4; ++c)
+                for (int k = 0; k < 4; ++k)
+                    if ((x >> (4 * r + k) & 1u) && (y >> (4 * k + c) & 1u)) want |= 1u << (4 * r + c);
+        masks_ok = masks_ok && sparse::mask_product(x, y) == want;
+    }
+    t.check(masks_ok, "mask_product equals the boolean product");
+    sparse::csr a = sparse::gen::random_rows(5, 9, 2, 4, 1);
+    std::swap(a.col_idx[0], a.col_idx[1]);
+    expect_error([&] { sparse::csr_to_mbsr(a); }, "not sorted", "csr_to_mbsr: unsorted columns");
+}
+
+}  // namespace
+
+int main()
+{
+    dasp_format();
+    mbsr_format();
+    return t.finish();
+}

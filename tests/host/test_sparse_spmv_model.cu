@@ -1,0 +1,224 @@
+// tests/host/test_sparse_spmv_model.cu - the SpMV kernel's warp algorithm
+// (tcore/patterns/spmv.cuh) run on the CPU, 32 simulated lanes at a time.
+//
+// Each warp task of the kernel - a long-row piece, a medium group (regular
+// blocks + irregular remainder), a short tile (one MMA per segment position,
+// B masked), an empty row - is replayed lane by lane with the kernel's own
+// host+device helpers (diag_operands, diag_of, holds_diag, short_lane_info)
+// and the very CUDA-core MMA (tcore::mma_emulated, checked against the
+// hardware layouts by the fragment tests), for f64_m8n8k4, f64_m16n8k8 and
+// f64_m16n8k16 (short tiles: m8n8k4 / m16n8k4) and the essential mode.
+// The result must match the FP64 reference on every row and every row must
+// be written. This checks the index arithmetic of the kernel without a GPU.
+#include "common/test_util.hpp"
+
+#include <tcore/io/matrix_market.hpp>
+#include <tcore/patterns/spmv.cuh>
+#include <tcore/sparse/generate.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace tcore;
+using tcore::test::tally;
+
+namespace {
+
+tally t;
+
+template <class T, int Count>
+struct lane_reader {
+    const T (*lanes)[Count];
+    __host__ __device__ T operator()(int src, int i) const { return lanes[src][i]; }
+};
+
+/// The kernel's warp algorithm on the CPU; `mma` false = essential mode.
+template <class Shape>
+std::vector<double> model(const sparse::dasp_format& f, const std::vector<double>& x, bool mma)
+{
+    using spmv_detail::diag_of;
+    std::vector<double> y(static_cast<std::size_t>(f.rows), std::nan(""));
+    struct warp {
+        frag_c<Shape> acc[32];
+        double ess[32];
+        warp()
+        {
+            for (auto& c : acc) fill(c, 0.0);
+            for (double& e : ess) e = 0.0;
+        }
+    };
+    // spmv_detail::accumulate, lane by lane.
+    auto accumulate = [&](warp& w, const double* val, const int* col, long long base, int nblk) {
+        constexpr int kb = Shape::k / 4;
+        constexpr int per_iter = kb >= 4 ? kb : 4;
+        for (int b0 = 0; b0 < nblk; b0 += per_iter) {
+            double v[32][per_iter], xv[32][per_iter];
+            for (int lane = 0; lane < 32; ++lane)
+                for (int j = 0; j < per_iter; ++j) {
+                    const bool in = b0 + j < nblk;
+                    const long long s = base + 32LL * (b0 + j) + lane;
+                    v[lane][j] = in ? val[s] : 0.0;
+                    const int c = in ? col[s] : -1;
+                    xv[lane][j] = c >= 0 ? x[c] : 0.0;
+                }
+            if (mma) {
+                for (int m = 0; m < per_iter / kb; ++m) {
+                    double a[32][Shape::a_count], b[32][Shape::b_count];
+                    for (int lane = 0; lane < 32; ++lane) {
+                        frag_a<Shape> fa;
+                        frag_b<Shape> fb;
+                        spmv_detail::diag_operands<Shape>(fa, fb, v[lane] + m * kb, xv[lane] + m * kb);
+                        for (int i = 0; i < Shape::a_count; ++i) a[lane][i] = fa.x[i];
+                        for (int i = 0; i < Shape::b_count; ++i) b[lane][i] = fb.x[i];
+                    }
+                    for (int lane = 0; lane < 32; ++lane)
+                        mma_emulated<Shape>(lane, w.acc[lane].x, lane_reader<double, Shape::a_count>{a},
+                                            lane_reader<double, Shape::b_count>{b});
+                }
+            } else {
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int j = 0; j < per_iter; ++j) w.ess[lane] = std::fma(v[lane][j], xv[lane][j], w.ess[lane]);
+            }
+        }
+    };
+
+    // long pieces, then the last "warp" of a row adds the piece sums
+    std::vector<double> partial(static_cast<std::size_t>(f.piece_count()));
+    for (int p = 0; p < f.piece_count(); ++p) {
+        warp w;
+        accumulate(w, f.long_val.data(), f.long_col.data(), static_cast<long long>(p) * f.opts.long_piece,
+                   f.opts.long_piece / 32);
+        double sum = 0;
+        for (int lane = 0; lane < 32; ++lane) sum += mma ? diag_of(w.acc[lane], lane) : w.ess[lane];
+        partial[p] = sum;
+    }
+    for (int lr = 0; lr < f.long_count(); ++lr) {
+        double sum = 0;
+        for (int p = f.long_piece_ptr[lr]; p < f.long_piece_ptr[lr + 1]; ++p) sum += partial[p];
+        y[f.long_rows[lr]] = sum;
+    }
+
+    // medium groups
+    for (int gr = 0; gr < f.group_count(); ++gr) {
+        warp w;
+        const int base = f.group_ptr[gr];
+        accumulate(w, f.reg_val.data(), f.reg_col.data(), base, (f.group_ptr[gr + 1] - base) >> 5);
+        double s[32];
+        for (int lane = 0; lane < 32; ++lane) {
+            const int g = lane >> 2, tt = lane & 3, sr = 8 * gr + g;
+            s[lane] = mma ? 0.0 : w.ess[lane];
+            for (int p = f.irr_ptr[sr] + tt; p < f.irr_ptr[sr + 1]; p += 4)
+                s[lane] = std::fma(f.irr_val[p], x[f.irr_col[p]], s[lane]);
+        }
+        for (int lane = 0; lane < 32; ++lane) {
+            if (!spmv_detail::holds_diag(lane)) continue;
+            const int q = lane & ~3;
+            double sum = s[q] + s[q + 1] + s[q + 2] + s[q + 3];
+            if (mma) sum += diag_of(w.acc[lane], lane);
+            const int row = f.med_rows[8 * gr + (lane >> 2)];
+            if (row >= 0) y[row] = sum;
+        }
+    }
+
+    // short tiles
+    using S = spmv_detail::short_shape_t<Shape>;
+    for (int tile = 0; tile < f.tile_count(); ++tile) {
+        double v[32], xv[32];
+        spmv_detail::short_lane info[32];
+        int most = 0;
+        for (int lane = 0; lane < 32; ++lane) {
+            const std::size_t slot = 32 * static_cast<std::size_t>(tile) + lane;
+            v[lane] = f.short_val[slot];
+            xv[lane] = f.short_col[slot] >= 0 ? x[f.short_col[slot]] : 0.0;
+            info[lane] = spmv_detail::short_lane_info(f.tile_mask[tile], lane);
+            most = std::max(most, info[lane].nseg);
+        }
+        for (int j = 0; j < most; ++j) {
+            double res[32];
+            if (mma) {
+                double a[32][S::a_count], b[32][S::b_count];
+                for (int lane = 0; lane < 32; ++lane) {
+                    frag_a<S> fa;
+                    frag_b<S> fb;
+                    const double xs = info[lane].seg == j ? xv[lane] : 0.0;
+                    spmv_detail::diag_operands<S>(fa, fb, &v[lane], &xs);
+                    for (int i = 0; i < S::a_count; ++i) a[lane][i] = fa.x[i];
+                    for (int i = 0; i < S::b_count; ++i) b[lane][i] = fb.x[i];
+                }
+                for (int lane = 0; lane < 32; ++lane) {
+                    frag_c<S> d;
+                    fill(d, 0.0);
+                    mma_emulated<S>(lane, d.x, lane_reader<double, S::a_count>{a}, lane_reader<double, S::b_count>{b});
+                    res[lane] = diag_of(d, lane);
+                }
+            } else {
+                for (int lane = 0; lane < 32; ++lane) {
+                    const int q = lane & ~3;
+                    res[lane] = 0;
+                    for (int k = 0; k < 4; ++k) res[lane] += info[q + k].seg == j ? v[q + k] * xv[q + k] : 0.0;
+                }
+            }
+            for (int lane = 0; lane < 32; ++lane)
+                if (spmv_detail::holds_diag(lane) && j < info[lane].nseg)
+                    y[f.short_rows[f.tile_row_ptr[tile] + info[lane].out + j]] = res[lane];
+        }
+    }
+    for (const int r : f.empty_rows) y[r] = 0.0;
+    return y;
+}
+
+void check(const std::string& name, const sparse::csr& a, const sparse::dasp_options& o, tcore::test::rng& rng)
+{
+    std::vector<double> x(static_cast<std::size_t>(a.cols));
+    for (double& v : x) v = rng.nonzero();
+    const std::vector<double> ref = sparse::spmv_reference(a, x);
+    const sparse::dasp_format f = sparse::build_dasp(a, o);
+    auto run = [&](const char* what, const std::vector<double>& y) {
+        int bad = 0;
+        for (int r = 0; r < a.rows; ++r) {
+            double mag = 0;
+            for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
+            const double tol = 8.0 * (a.row_length(r) + 8) * DBL_EPSILON * mag;
+            if (!(std::fabs(y[r] - ref[r]) <= tol) && ++bad <= 3)
+                t.check(false, "%s [%s, long_min %d]: row %d (len %d) got %.17g expected %.17g", name.c_str(), what,
+                        o.long_min, r, a.row_length(r), y[r], ref[r]);
+        }
+        t.check(bad == 0, "%s [%s, long_min %d]: %d rows wrong", name.c_str(), what, o.long_min, bad);
+    };
+    run("m8n8k4", model<f64_m8n8k4>(f, x, true));
+    run("m16n8k8", model<f64_m16n8k8>(f, x, true));
+    run("m16n8k16", model<f64_m16n8k16>(f, x, true));
+    run("essential", model<f64_m8n8k4>(f, x, false));
+}
+
+}  // namespace
+
+int main()
+{
+    using namespace sparse::gen;
+    tcore::test::rng rng(tcore::test::seed());
+    struct named {
+        std::string name;
+        sparse::csr a;
+    };
+    std::vector<named> ms;
+    for (const matrix_class c : all_classes()) ms.push_back({class_name(c), generate(c, 20000, 3)});
+    ms.push_back({"west0067", io::read_matrix_market("../shared/data/matrices/west0067.mtx")});
+    ms.push_back({"lp_afiro", io::read_matrix_market("../shared/data/matrices/lp_afiro.mtx")});
+    ms.push_back({"0x0", sparse::csr{}});
+    ms.push_back({"all empty 33x5", random_rows(33, 5, 0, 0, 1)});
+    ms.push_back({"one row 1x2100", random_rows(1, 2100, 2100, 2100, 2)});
+    ms.push_back({"one column 50x1", random_rows(50, 1, 0, 1, 3)});
+    ms.push_back({"rectangular 131x17", random_rows(131, 17, 0, 17, 4)});
+    ms.push_back({"rectangular 9x1300", random_rows(9, 1300, 0, 1300, 5)});
+    ms.push_back({"lengths 0-4 203x60", random_rows(203, 60, 0, 4, 6)});
+    ms.push_back({"mixed 0-700 97x800", random_rows(97, 800, 0, 700, 7)});
+    for (const named& m : ms) {
+        check(m.name, m.a, {}, rng);
+        check(m.name, m.a, {5, 128}, rng);
+        check(m.name, m.a, {37, 256}, rng);
+    }
+    return t.finish();
+}
