@@ -376,16 +376,20 @@ int main()
     tally t;
     rng r(test::seed());
     const int rounds = std::getenv("TCORE_TEST_QUICK") ? 1 : 3;
-    run_tf32_rounding(t, r);
-    for (int round = 0; round < rounds; ++round) {
-        run_float_shape<f64_m8n8k4>(t, r);
-        run_float_shape<f64_m16n8k4>(t, r);
-        run_float_shape<f64_m16n8k8>(t, r);
-        run_float_shape<f64_m16n8k16>(t, r);
-        run_float_shape<tf32_m16n8k8>(t, r);
-        run_float_shape<f16_m16n8k16_f32acc>(t, r);
-        run_float_shape<f16_m16n8k16_f16acc>(t, r);
-        run_b1(t, r);
+    try {
+        run_tf32_rounding(t, r);
+        for (int round = 0; round < rounds; ++round) {
+            run_float_shape<f64_m8n8k4>(t, r);
+            run_float_shape<f64_m16n8k4>(t, r);
+            run_float_shape<f64_m16n8k8>(t, r);
+            run_float_shape<f64_m16n8k16>(t, r);
+            run_float_shape<tf32_m16n8k8>(t, r);
+            run_float_shape<f16_m16n8k16_f32acc>(t, r);
+            run_float_shape<f16_m16n8k16_f16acc>(t, r);
+            run_b1(t, r);
+        }
+    } catch (const tcore::error& e) {
+        t.check(false, "%s", e.what());
     }
     return t.finish();
 }

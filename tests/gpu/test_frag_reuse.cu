@@ -93,7 +93,7 @@ double tolerance(int K, double s, double ref)
 
 // -- kernels -----------------------------------------------------------------
 
-enum class recipe { relabel, shuffle, f16 };
+enum class recipe { relabel, shuffle };
 
 /// The relabelled A of the next MMA from the accumulators d[] (k-block KB).
 template <class Shape, int KB, int NAcc>
@@ -329,9 +329,13 @@ int main()
     tally t;
     rng r(test::seed());
     const int rounds = std::getenv("TCORE_TEST_QUICK") ? 1 : 3;
-    for (int round = 0; round < rounds; ++round) {
-        run_all<layout::row_major>(t, r);
-        run_all<layout::col_major>(t, r);
+    try {
+        for (int round = 0; round < rounds; ++round) {
+            run_all<layout::row_major>(t, r);
+            run_all<layout::col_major>(t, r);
+        }
+    } catch (const tcore::error& e) {
+        t.check(false, "%s", e.what());
     }
     return t.finish();
 }
