@@ -10,8 +10,8 @@
 // ways, only short rows, long rows of one and of many pieces, lengths that
 // are not multiples of 4, 8, 16, 32 or the piece size, x of length 0.
 // Each packing is tried with the default options and with small long-row
-// thresholds (many long rows and pieces), and with 1 and 3 medium groups
-// per warp. y is poisoned (NaN) before every run; every run is repeated
+// thresholds (many long rows and pieces), and with 1, 3 and an automatic
+// number of medium groups per warp. y is poisoned (NaN) before every run; every run is repeated
 // and must give bit-identical results (the long-row counters must reset);
 // the error bound per row is 8 (len + 8) eps sum_p |a_p x_p|.
 // Bad arguments (null or misaligned x or y, unsorted columns, a bad option)
@@ -135,8 +135,8 @@ void test_matrix(const named& m, tcore::test::rng& rng)
 
     const sparse::dasp_options opts[] = {{}, {5, 128}, {40, 256}};
     for (const sparse::dasp_options& o : opts)
-        for (const int gpw : {1, 3}) {
-            if (gpw == 3 && o.long_min != 2048) continue;
+        for (const int gpw : {1, 3, 0}) {
+            if (gpw != 1 && o.long_min != 2048) continue;
             dasp_spmv s(a, o, nullptr, gpw);
             for (const variant& v : variants) {
                 const std::string what = m.name + " [" + v.name + ", long_min " + std::to_string(o.long_min) +
@@ -198,7 +198,7 @@ void bad_arguments()
     expect_error([&] { s.run(x.ptr, nullptr); }, "y is a null pointer", "null y");
     expect_error([&] { s.run(x.ptr, reinterpret_cast<double*>(reinterpret_cast<char*>(y.ptr) + 4)); }, "not aligned",
                  "misaligned y");
-    expect_error([&] { dasp_spmv bad(a, {}, nullptr, 0); }, "groups_per_warp", "groups_per_warp 0");
+    expect_error([&] { dasp_spmv bad(a, {}, nullptr, -1); }, "groups_per_warp", "groups_per_warp -1");
     sparse::csr unsorted = a;
     for (int r = 0; r < unsorted.rows; ++r)
         if (unsorted.row_length(r) >= 2) {

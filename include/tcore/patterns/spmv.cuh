@@ -330,18 +330,19 @@ public:
     dasp_spmv() = default;
 
     /// Packs `a` (validated: sorted unique columns) and uploads it on `stream`
-    /// (synchronised before returning). `groups_per_warp` >= 1: medium
-    /// groups one warp handles in turn.
+    /// (synchronised before returning). `groups_per_warp`: medium groups one
+    /// warp handles in turn (>= 1), or 0 to choose from the groups' size
+    /// (4 for groups of at most 2 blocks, 2 up to 4 blocks, else 1).
     explicit dasp_spmv(const sparse::csr& a, const sparse::dasp_options& opts = {}, cudaStream_t stream = nullptr,
-                       int groups_per_warp = 1)
+                       int groups_per_warp = 0)
     {
-        require(groups_per_warp >= 1, "tcore::dasp_spmv", "groups_per_warp must be at least 1");
+        require(groups_per_warp >= 0, "tcore::dasp_spmv", "groups_per_warp must be 0 (automatic) or positive");
         upload(sparse::build_dasp(a, opts), stream, groups_per_warp);
     }
     /// Uploads an already packed matrix.
-    explicit dasp_spmv(const sparse::dasp_format& f, cudaStream_t stream = nullptr, int groups_per_warp = 1)
+    explicit dasp_spmv(const sparse::dasp_format& f, cudaStream_t stream = nullptr, int groups_per_warp = 0)
     {
-        require(groups_per_warp >= 1, "tcore::dasp_spmv", "groups_per_warp must be at least 1");
+        require(groups_per_warp >= 0, "tcore::dasp_spmv", "groups_per_warp must be 0 (automatic) or positive");
         upload(f, stream, groups_per_warp);
     }
     ~dasp_spmv() { cudaFree(arena_); }
@@ -371,6 +372,7 @@ public:
     int medium_groups() const { return view_.group_count; }
     int short_tiles() const { return view_.tile_count; }
     int empty_rows() const { return view_.empty_count; }
+    int groups_per_warp() const { return view_.groups_per_warp; }
     const dasp_view& view() const { return view_; }
 
     /// y = A x on `Mode` (tensor_core, cuda_core or spmv_essential) with
@@ -489,6 +491,10 @@ private:
         v.short_col = static_cast<const int*>(at(i_short_col));
         v.empty_count = static_cast<int>(f.empty_rows.size());
         v.empty_rows = static_cast<const int*>(at(i_empty));
+        if (groups_per_warp == 0) {
+            const double blocks = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
+            groups_per_warp = blocks <= 2 ? 4 : blocks <= 4 ? 2 : 1;
+        }
         v.groups_per_warp = groups_per_warp;
         const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
         const long long med_warps = detail::ceil_div(v.group_count, groups_per_warp);

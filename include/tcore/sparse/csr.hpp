@@ -64,18 +64,21 @@ inline void validate(const csr_matrix<T>& a, const char* where, bool sorted_uniq
                 std::to_string(a.col_idx.size()) + " nonzeros");
     for (int r = 0; r < a.rows; ++r) {
         const int begin = a.row_ptr[r], end = a.row_ptr[r + 1];
-        require(begin <= end, where,
-                "row_ptr decreases at row " + std::to_string(r) + " (" + std::to_string(begin) + " > " +
-                    std::to_string(end) + ")");
+        // (messages are built only on failure: this loop runs over every nonzero)
+        if (begin > end)
+            require(false, where,
+                    "row_ptr decreases at row " + std::to_string(r) + " (" + std::to_string(begin) + " > " +
+                        std::to_string(end) + ")");
         for (int p = begin; p < end; ++p) {
             const int c = a.col_idx[p];
-            require(c >= 0 && c < a.cols, where,
-                    "column index " + std::to_string(c) + " out of range [0, " + std::to_string(a.cols) +
-                        ") in row " + std::to_string(r));
-            if (sorted_unique && p > begin) {
+            if (c < 0 || c >= a.cols)
+                require(false, where,
+                        "column index " + std::to_string(c) + " out of range [0, " + std::to_string(a.cols) +
+                            ") in row " + std::to_string(r));
+            if (sorted_unique && p > begin && c <= a.col_idx[p - 1]) {
                 const int prev = a.col_idx[p - 1];
                 require(c != prev, where, "duplicate column index " + std::to_string(c) + " in row " + std::to_string(r));
-                require(c > prev, where,
+                require(false, where,
                         "column indices of row " + std::to_string(r) + " are not sorted (" + std::to_string(prev) +
                             " before " + std::to_string(c) + ")");
             }
@@ -107,9 +110,10 @@ inline csr from_triplets(int rows, int cols, const std::vector<triplet>& entries
     a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const triplet& e = entries[i];
-        require(e.row >= 0 && e.row < rows && e.col >= 0 && e.col < cols, where,
-                "entry " + std::to_string(i) + " at (" + std::to_string(e.row) + ", " + std::to_string(e.col) +
-                    ") is outside the " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+        if (e.row < 0 || e.row >= rows || e.col < 0 || e.col >= cols)
+            require(false, where,
+                    "entry " + std::to_string(i) + " at (" + std::to_string(e.row) + ", " + std::to_string(e.col) +
+                        ") is outside the " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
         ++a.row_ptr[e.row + 1];
     }
     for (int r = 0; r < rows; ++r) a.row_ptr[r + 1] += a.row_ptr[r];

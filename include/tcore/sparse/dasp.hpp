@@ -273,7 +273,7 @@ inline csr dasp_to_csr(const dasp_format& f)
 {
     std::vector<std::vector<std::pair<int, double>>> rows(static_cast<std::size_t>(f.rows));
     auto put = [&](int r, int c, double v) {
-        require(r >= 0 && r < f.rows && c >= 0 && c < f.cols, "tcore::sparse::dasp_to_csr", "corrupt format");
+        if (r < 0 || r >= f.rows || c < 0 || c >= f.cols) require(false, "tcore::sparse::dasp_to_csr", "corrupt format");
         rows[r].push_back({c, v});
     };
     for (int i = 0; i < f.long_count(); ++i)
@@ -300,8 +300,8 @@ inline csr dasp_to_csr(const dasp_format& f)
             if (mask >> slot & 1u) ++out;
             if (f.short_col[32 * static_cast<std::size_t>(tile) + slot] < 0) continue;
             const unsigned line_started = mask & (0xFu << (slot & ~3)) & ((2u << slot) - 1u);  // a start at or before slot
-            require(line_started != 0 && out >= f.tile_row_ptr[tile] && out < f.tile_row_ptr[tile + 1],
-                    "tcore::sparse::dasp_to_csr", "corrupt short tile");
+            if (line_started == 0 || out < f.tile_row_ptr[tile] || out >= f.tile_row_ptr[tile + 1])
+                require(false, "tcore::sparse::dasp_to_csr", "corrupt short tile");
             put(f.short_rows[out], f.short_col[32 * static_cast<std::size_t>(tile) + slot],
                 f.short_val[32 * static_cast<std::size_t>(tile) + slot]);
         }

@@ -112,8 +112,8 @@ inline void push_row(csr& a, std::vector<int>& cols, splitmix64& rng)
         a.col_idx.push_back(c);
         a.values.push_back(rng.value());
     }
-    require(a.col_idx.size() <= static_cast<std::size_t>(INT_MAX), "tcore::sparse::gen",
-            "the matrix would have more than 2^31 - 1 nonzeros");
+    if (a.col_idx.size() > static_cast<std::size_t>(INT_MAX))
+        require(false, "tcore::sparse::gen", "the matrix would have more than 2^31 - 1 nonzeros");
     a.row_ptr.push_back(static_cast<int>(a.col_idx.size()));
 }
 

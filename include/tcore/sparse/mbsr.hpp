@@ -42,12 +42,13 @@ inline void validate(const mbsr_matrix& m, const char* where)
     require(m.tile_mask.size() == m.tile_col.size() && m.tile_val.size() == 16 * m.tile_col.size(), where,
             "tile_mask / tile_val sizes do not match tile_col");
     for (int br = 0; br < m.block_rows; ++br) {
-        require(m.tile_ptr[br] <= m.tile_ptr[br + 1], where, "tile_ptr decreases at tile row " + std::to_string(br));
+        if (m.tile_ptr[br] > m.tile_ptr[br + 1])
+            require(false, where, "tile_ptr decreases at tile row " + std::to_string(br));
         for (int p = m.tile_ptr[br]; p < m.tile_ptr[br + 1]; ++p) {
-            require(m.tile_col[p] >= 0 && m.tile_col[p] < m.block_cols, where,
-                    "tile column out of range in tile row " + std::to_string(br));
-            require(p == m.tile_ptr[br] || m.tile_col[p] > m.tile_col[p - 1], where,
-                    "tile columns of tile row " + std::to_string(br) + " are not sorted and unique");
+            if (m.tile_col[p] < 0 || m.tile_col[p] >= m.block_cols)
+                require(false, where, "tile column out of range in tile row " + std::to_string(br));
+            if (p > m.tile_ptr[br] && m.tile_col[p] <= m.tile_col[p - 1])
+                require(false, where, "tile columns of tile row " + std::to_string(br) + " are not sorted and unique");
         }
     }
 }
@@ -76,7 +77,7 @@ inline mbsr_matrix csr_to_mbsr(const csr& a)
                 }
             }
         std::sort(m.tile_col.begin() + first, m.tile_col.end());
-        require(m.tile_col.size() <= static_cast<std::size_t>(INT_MAX), where, "more than 2^31 - 1 tiles");
+        if (m.tile_col.size() > static_cast<std::size_t>(INT_MAX)) require(false, where, "more than 2^31 - 1 tiles");
         for (int p = first; p < static_cast<int>(m.tile_col.size()); ++p) slot[m.tile_col[p]] = p;
         m.tile_mask.resize(m.tile_col.size(), 0);
         m.tile_val.resize(16 * m.tile_col.size(), 0.0);
@@ -109,11 +110,11 @@ inline csr mbsr_to_csr(const mbsr_matrix& m)
             for (int cc = 0; cc < 4; ++cc)
                 if (m.tile_mask[p] >> (4 * rr + cc) & 1u) {
                     const int c = 4 * m.tile_col[p] + cc;
-                    require(c < m.cols, where, "a mask bit lies outside the matrix");
+                    if (c >= m.cols) require(false, where, "a mask bit lies outside the matrix");
                     a.col_idx.push_back(c);
                     a.values.push_back(m.tile_val[16 * static_cast<std::size_t>(p) + 4 * rr + cc]);
                 }
-        require(a.col_idx.size() <= static_cast<std::size_t>(INT_MAX), where, "more than 2^31 - 1 nonzeros");
+        if (a.col_idx.size() > static_cast<std::size_t>(INT_MAX)) require(false, where, "more than 2^31 - 1 nonzeros");
         a.row_ptr[r + 1] = static_cast<int>(a.col_idx.size());
     }
     require(m.rows % 4 == 0 || m.block_rows == 0 ||

@@ -1,0 +1,341 @@
+// examples/spmv/spmv.cu - the SpMV workload: y = A x in FP64 (Quadrant IV).
+//
+// Variants (tcore/patterns/spmv.cuh for the packed format and kernel):
+//   base          cuSPARSE cusparseSpMV, CSR, CSR_ALG1, after
+//                 cusparseSpMV_preprocess (the fair setting)
+//   base-noprep   the same without cusparseSpMV_preprocess
+//   tc            DASP-like packing on f64 m8n8k4 (the Cubie study's shape)
+//   tc-m16n8k8    the same packing, 2 blocks per sm_90 m16n8k8 MMA
+//   tc-m16n8k16   the same packing, 4 blocks per sm_90 m16n8k16 MMA
+//   cc, cc-m16n8k8
+//                 tc / tc-m16n8k8 on the cuda_core backend (same data flow)
+//   cce           the same packed data, one FMA per stored slot (essential)
+// Cases: the generated Cubie-like classes (tcore/sparse/generate.hpp:
+// fem3d ~ bcsstk39, lattice4d ~ conf5_4-8x8-10, dense_blocks ~ raefsky3,
+// banded ~ spmsrtls, power_law = the long-row class) at 1e6, 1e7 and 1e8
+// nonzeros, and the shipped SuiteSparse matrices as "real/<name>"
+// (../shared/data/matrices, small: reported separately). --quick: the
+// classes at 1e5 and two real matrices.
+// Bytes: values, column indices, x and y (12 nnz + 8 rows + 8 cols); flops
+// 2 nnz. Preprocessing (packing + upload for tcore, buffer + preprocess for
+// cuSPARSE) is timed on the host once per case and reported in the note and
+// the summary, never inside the SpMV time.
+// Summaries: geometric mean and minimum of t(base) / t(best tcore variant)
+// over the generated cases of 1e6+ nonzeros, separately for L2-resident
+// (hot) and cold / streaming measurements, and for the real matrices; the
+// best variant's fraction of copy bandwidth on 1e7+ nonzeros; t(cc)/t(tc).
+#include "cusparse_baseline.cuh"
+#include "harness/harness.hpp"
+
+#include <tcore/io/matrix_market.hpp>
+#include <tcore/patterns/spmv.cuh>
+#include <tcore/sparse/generate.hpp>
+#include <tcore/tcore.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tb = tcore::bench;
+namespace sb = tcore::examples::sparse_base;
+namespace gen = tcore::sparse::gen;
+
+struct tc_variant {
+    const char* name;
+    void (*run)(const tcore::dasp_spmv&, const double*, double*, cudaStream_t);
+    tb::peak compute;
+    const char* note;
+};
+
+template <class Mode, class Shape>
+void run_dasp(const tcore::dasp_spmv& s, const double* x, double* y, cudaStream_t st)
+{
+    s.run<Mode, Shape>(x, y, st);
+}
+
+const tc_variant tc_variants[] = {
+    {"tc", run_dasp<tcore::tensor_core, tcore::f64_m8n8k4>, tb::peak::fp64_tc, "DASP-like, f64 m8n8k4"},
+    {"tc-m16n8k8", run_dasp<tcore::tensor_core, tcore::f64_m16n8k8>, tb::peak::fp64_tc,
+     "DASP-like, f64 m16n8k8 (2 blocks per MMA)"},
+    {"tc-m16n8k16", run_dasp<tcore::tensor_core, tcore::f64_m16n8k16>, tb::peak::fp64_tc,
+     "DASP-like, f64 m16n8k16 (4 blocks per MMA)"},
+    {"cc", run_dasp<tcore::cuda_core, tcore::f64_m8n8k4>, tb::peak::fp64_cc, "tc's kernel on the cuda_core backend"},
+    {"cc-m16n8k8", run_dasp<tcore::cuda_core, tcore::f64_m16n8k8>, tb::peak::fp64_cc,
+     "tc-m16n8k8's kernel on the cuda_core backend"},
+    {"cce", run_dasp<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+     "same packed data, one FMA per slot (essential)"},
+};
+
+struct spmv_case {
+    std::string name;
+    bool real = false;
+    gen::matrix_class cls = gen::matrix_class::fem3d;
+    long long target = 0;
+    std::string file;
+};
+
+std::string fixed(double v, int digits = 3)
+{
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string size_name(long long n)
+{
+    int e = 0;
+    long long p = 1;
+    while (p * 10 <= n) p *= 10, ++e;
+    return p == n ? "1e" + std::to_string(e) : std::to_string(n);
+}
+
+std::vector<double> random_x(std::size_t n, std::uint64_t seed)
+{
+    gen::splitmix64 r(seed);
+    std::vector<double> x(n);
+    for (double& v : x) v = r.value();
+    return x;
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct result {
+    std::string cls;  ///< "generated" or "real"
+    long long nnz = 0;
+    std::map<std::string, std::map<std::string, double>> med;  ///< variant -> cache state -> median ms
+    std::map<std::string, double> frac;  ///< variant -> fraction of copy bandwidth (cold / stream row)
+};
+
+/// The median of `variant` in the cold-cache sense: "cold" if measured, else "stream"; 0 if none.
+double cold_of(const result& r, const std::string& variant)
+{
+    const auto it = r.med.find(variant);
+    if (it == r.med.end()) return 0;
+    for (const char* state : {"cold", "stream"}) {
+        const auto jt = it->second.find(state);
+        if (jt != it->second.end()) return jt->second;
+    }
+    return 0;
+}
+
+double hot_of(const result& r, const std::string& variant)
+{
+    const auto it = r.med.find(variant);
+    if (it == r.med.end()) return 0;
+    const auto jt = it->second.find("hot");
+    return jt == it->second.end() ? 0 : jt->second;
+}
+
+/// Where the shipped matrices are: $TCORE_MATRIX_DIR, else shared/ beside or inside the source tree.
+std::string matrix_path(const std::string& name)
+{
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("TCORE_MATRIX_DIR")) dirs.push_back(env);
+    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/../shared/data/matrices");
+    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/shared/data/matrices");
+    for (const std::string& d : dirs) {
+        const std::string p = d + "/" + name + ".mtx";
+        if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+            std::fclose(f);
+            return p;
+        }
+    }
+    return dirs[1] + "/" + name + ".mtx";
+}
+
+void run(tb::context& ctx)
+{
+    std::vector<spmv_case> cases;
+    const long long sizes_full[] = {1000000, 10000000, 100000000};
+    const long long sizes_quick[] = {100000};
+    const char* real_full[] = {"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro", "LFAT5"};
+    const char* real_quick[] = {"bcsstk13", "west0067"};
+    if (ctx.quick()) {
+        for (const long long n : sizes_quick)
+            for (const auto c : gen::all_classes()) cases.push_back({std::string(gen::class_name(c)) + "/" + size_name(n), false, c, n, ""});
+        for (const char* f : real_quick) cases.push_back({std::string("real/") + f, true, {}, 0, f});
+    } else {
+        for (const long long n : sizes_full)
+            for (const auto c : gen::all_classes()) cases.push_back({std::string(gen::class_name(c)) + "/" + size_name(n), false, c, n, ""});
+        for (const char* f : real_full) cases.push_back({std::string("real/") + f, true, {}, 0, f});
+    }
+
+    std::vector<result> results;
+    for (const spmv_case& cs : cases) {
+        if (!ctx.want_case(cs.name) || !ctx.announce_case(cs.name)) continue;
+        bool any = ctx.want_variant("base") || ctx.want_variant("base-noprep");
+        for (const tc_variant& v : tc_variants) any = any || ctx.want_variant(v.name);
+        if (!any) continue;
+
+        // -- the matrix, x and the FP64 reference ----------------------------------
+        tcore::sparse::csr a;
+        try {
+            a = cs.real ? tcore::io::read_matrix_market(matrix_path(cs.file))
+                        : gen::generate(cs.cls, cs.target, 0x5b3e0000ull + static_cast<std::uint64_t>(cs.target));
+        } catch (const std::exception& e) {
+            std::printf("spmv %s: skipped: %s\n", cs.name.c_str(), e.what());
+            continue;
+        }
+        const tcore::sparse::row_stats st = tcore::sparse::row_statistics(a);
+        const std::size_t rows = static_cast<std::size_t>(a.rows), cols = static_cast<std::size_t>(a.cols);
+        const double nnz = static_cast<double>(a.nnz());
+        const double csr_bytes = 12.0 * nnz + 4.0 * (rows + 1);
+        std::size_t free_b = 0, total_b = 0;
+        TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        if (3.0 * csr_bytes + 16.0 * (rows + cols) + (256u << 20) > static_cast<double>(free_b)) {
+            std::printf("spmv %s: skipped, not enough device memory\n", cs.name.c_str());
+            continue;
+        }
+        const std::vector<double> x = random_x(cols, 0x7e57ull + cs.name.size());
+        const std::vector<double> ref = tcore::sparse::spmv_reference(a, x);
+        std::vector<double> got(rows);
+
+        sb::device_array<double> dx(x), dy(rows);
+        const sb::device_csr da(a);
+
+        tb::row_spec spec;
+        spec.case_name = cs.name;
+        spec.bytes = 12.0 * nnz + 8.0 * static_cast<double>(rows + cols);
+        spec.flops = 2.0 * nnz;
+        spec.ceiling = tb::peak::memory;
+        char shape[160];
+        std::snprintf(shape, sizeof shape, "%dx%d nnz %lld, row len mean %.1f max %d", a.rows, a.cols, a.nnz(),
+                      st.mean, st.max_len);
+
+        result res;
+        res.cls = cs.real ? "real" : "generated";
+        res.nnz = a.nnz();
+        // The rows measure() just appended (hot then cold, or stream) give the states.
+        auto record = [&](const std::string& variant, const std::vector<double>& med) {
+            if (med.empty() || ctx.rows().size() < med.size()) return;
+            const std::size_t first = ctx.rows().size() - med.size();
+            for (std::size_t i = 0; i < med.size(); ++i) res.med[variant][ctx.rows()[first + i].cache] = med[i];
+            res.frac[variant] = ctx.rows().back().fraction_of_peak;
+        };
+
+        // -- cuSPARSE -----------------------------------------------------------------
+        for (const bool prep : {true, false}) {
+            const char* name = prep ? "base" : "base-noprep";
+            if (!ctx.want_variant(name)) continue;
+            sb::spmv cs_spmv(da, dx.ptr, dy.ptr, prep, ctx.stream());
+            TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0, rows * sizeof(double), ctx.stream()));
+            cs_spmv.run(ctx.stream());
+            TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+            if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
+            const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
+            spec.variant = name;
+            spec.compute = tb::peak::fp64_cc;
+            spec.footprint_bytes = static_cast<std::size_t>(csr_bytes) + 8 * (rows + cols) + cs_spmv.buffer_bytes();
+            spec.note = std::string("cusparseSpMV CSR_ALG1, ") + (prep ? "after cusparseSpMV_preprocess" : "no preprocess") +
+                        "; setup " + fixed(cs_spmv.setup_ms(), 2) + " ms (excluded); " + shape;
+            record(name, ctx.measure(spec, [&](cudaStream_t s) { cs_spmv.run(s); }, err));
+            if (prep) ctx.summary("preprocess " + cs.name + ": cuSPARSE buffer + cusparseSpMV_preprocess ms",
+                                  fixed(cs_spmv.setup_ms(), 2));
+        }
+
+        // -- tcore ----------------------------------------------------------------------
+        bool any_tc = false;
+        for (const tc_variant& v : tc_variants) any_tc = any_tc || ctx.want_variant(v.name);
+        if (any_tc) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const tcore::sparse::dasp_format f = tcore::sparse::build_dasp(a);
+            const double pack_ms = elapsed_ms(t0);
+            const auto t1 = std::chrono::steady_clock::now();
+            const tcore::dasp_spmv s(f, ctx.stream());
+            const double upload_ms = elapsed_ms(t1);
+            char layout[256];
+            std::snprintf(layout, sizeof layout,
+                          "long rows %d (%d pieces), medium groups %d (x%d per warp), short tiles %d, empty %d; "
+                          "%.3f slots/nnz in MMA blocks, %.1f%% irregular; prep %.1f ms pack + %.1f ms upload (excluded)",
+                          s.long_rows(), f.piece_count(), s.medium_groups(), s.groups_per_warp(), s.short_tiles(),
+                          s.empty_rows(), nnz > 0 ? static_cast<double>(s.block_slots()) / nnz : 0.0,
+                          nnz > 0 ? 100.0 * static_cast<double>(s.irregular_entries()) / nnz : 0.0, pack_ms, upload_ms);
+            ctx.summary("preprocess " + cs.name + ": tcore pack + upload ms", fixed(pack_ms + upload_ms, 2));
+            for (const tc_variant& v : tc_variants) {
+                if (!ctx.want_variant(v.name)) continue;
+                TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0xFF, rows * sizeof(double), ctx.stream()));
+                v.run(s, dx.ptr, dy.ptr, ctx.stream());
+                TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+                if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
+                const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
+                spec.variant = v.name;
+                spec.compute = v.compute;
+                spec.footprint_bytes = s.device_bytes() + 8 * (rows + cols);
+                spec.note = std::string(v.note) + "; " + layout + "; " + shape;
+                const auto run_fn = v.run;
+                const double* px = dx.ptr;
+                double* py = dy.ptr;
+                record(v.name, ctx.measure(spec, [&s, run_fn, px, py](cudaStream_t st) { run_fn(s, px, py, st); }, err));
+            }
+        }
+        results.push_back(std::move(res));
+    }
+
+    // -- summaries --------------------------------------------------------------------
+    const std::vector<std::string> ours = {"tc", "tc-m16n8k8", "tc-m16n8k16", "cc", "cc-m16n8k8", "cce"};
+    auto speedups = [&](const std::string& cls, long long min_nnz, bool hot, const std::string& base) {
+        std::vector<double> v;
+        for (const result& r : results) {
+            if (r.cls != cls || r.nnz < min_nnz) continue;
+            const double tb_ = hot ? hot_of(r, base) : cold_of(r, base);
+            double best = 0;
+            for (const std::string& o : ours) {
+                const double tt = hot ? hot_of(r, o) : cold_of(r, o);
+                if (tt > 0 && (best == 0 || tt < best)) best = tt;
+            }
+            if (tb_ > 0 && best > 0) v.push_back(tb_ / best);
+        }
+        return v;
+    };
+    for (const std::string cls : {"generated", "real"})
+        for (const bool hot : {true, false})
+            for (const std::string base : {"base", "base-noprep"}) {
+                const std::vector<double> v = speedups(cls, cls == "generated" ? 1000000 : 0, hot, base);
+                if (v.empty()) continue;
+                const std::string what = "t(" + base + ")/t(best tcore), " + cls +
+                                         (cls == "generated" ? " 1e6+ nnz" : "") +
+                                         (hot ? ", L2-resident (hot)" : ", cold cache / streaming") + " (" +
+                                         std::to_string(v.size()) + " cases)";
+                ctx.summary("geomean " + what, fixed(tb::geomean(v)));
+                ctx.summary("min " + what, fixed(*std::min_element(v.begin(), v.end())));
+            }
+    for (const result& r : results) {
+        if (r.cls != "generated" || r.nnz < 10000000) continue;
+        double best = 0;
+        std::string who;
+        for (const std::string& o : ours)
+            if (r.frac.count(o) && r.frac.at(o) > best) best = r.frac.at(o), who = o;
+        if (best > 0)
+            ctx.summary("fraction of copy bandwidth, best tcore variant (" + who + "), nnz " + std::to_string(r.nnz),
+                        fixed(best));
+    }
+    for (const auto& [cc, tc] : {std::pair<const char*, const char*>{"cc", "tc"}, {"cc-m16n8k8", "tc-m16n8k8"},
+                                 {"tc", "tc-m16n8k8"}, {"tc", "tc-m16n8k16"}, {"cce", "tc"}}) {
+        std::vector<double> v;
+        for (const result& r : results)
+            if (cold_of(r, cc) > 0 && cold_of(r, tc) > 0) v.push_back(cold_of(r, cc) / cold_of(r, tc));
+        if (!v.empty())
+            ctx.summary(std::string("geomean t(") + cc + ")/t(" + tc + "), all cases, cold cache / streaming",
+                        fixed(tb::geomean(v)));
+    }
+}
+
+}  // namespace
+
+void tcore_register_spmv(tcore::bench::registry& r)
+{
+    r.add({"spmv", "y = A x in FP64: DASP-like packing on the FP64 MMA vs cuSPARSE (preprocessed and not)", run});
+}
