@@ -1,0 +1,377 @@
+// examples/reduce/reduce.cu - the Reduction workload (Quadrant III): sums by
+// MMA against a constant row of ones (include/tcore/patterns/reduce.cuh).
+//
+// Cases
+//   seg=64 .. seg=1024   FP64 sums of consecutive segments over 2^27 elements (1 GiB)
+//   f64 n=2^28           FP64 device-wide sum (2 GiB)
+//   f64 n=10000003       not a multiple of any tile
+//   f16 n=2^28           FP16 input, FP32 sum (512 MiB)
+// Variants
+//   base        segments: cub::BlockReduce, one 128-thread block (64 for
+//               seg=64) per segment; device-wide: cub::DeviceReduce::Sum
+//               (FP16: DeviceReduce::Reduce with an FP32 accumulator)
+//   base-dsr    segments: cub::DeviceSegmentedReduce::Sum (offsets array)
+//   tc          ones-row MMA on f64 m16n8k16 (FP16: f16 m16n8k16, FP32 accumulation)
+//   tc-m8n8k4   the same on f64 m8n8k4 (the Cubie study's shape)
+//   cc, cc-m8n8k4  the tc kernels on the cuda_core backend
+//   cce         the same loads added on CUDA cores, shuffle trees
+// Accuracy is against an FP64 CPU reference (accumulated in long double).
+// Summaries: time ratios base/tc, cc/tc and cce/tc per case.
+#include "harness/harness.hpp"
+
+#include <tcore/patterns/reduce.cuh>
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tb = tcore::bench;
+
+/// cudaMalloc'd array, freed on scope exit.
+template <class T>
+struct device_array {
+    T* ptr = nullptr;
+    explicit device_array(std::size_t n)
+    {
+        if (n) TCORE_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
+    }
+    ~device_array() { cudaFree(ptr); }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+};
+
+/// Uniform in (-2, 2), never zero (splitmix64).
+std::vector<double> random_input(std::size_t n, std::uint64_t seed)
+{
+    std::vector<double> v(n);
+    std::uint64_t s = seed;
+    for (std::size_t i = 0; i < n; ++i) {
+        double x = 0;
+        while (x == 0) {
+            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            z ^= z >> 31;
+            x = -2.0 + 4.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
+        }
+        v[i] = x;
+    }
+    return v;
+}
+
+std::string pow2_name(long long n)
+{
+    if (n > 0 && (n & (n - 1)) == 0) {
+        int k = 0;
+        while ((1LL << k) < n) ++k;
+        return "2^" + std::to_string(k);
+    }
+    return std::to_string(n);
+}
+
+std::string fixed3(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+bool fits(std::size_t bytes, const std::string& name)
+{
+    std::size_t free_b = 0, total_b = 0;
+    TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes + (256u << 20) <= free_b) return true;
+    std::printf("reduce %s: skipped, needs %.2f GB of device memory\n", name.c_str(), bytes / 1e9);
+    return false;
+}
+
+// -- CUB baselines ----------------------------------------------------------------
+
+/// One block per segment of Threads * Items elements: striped loads, BlockReduce.
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_block_segments(const double* in, double* out)
+{
+    using block_reduce = cub::BlockReduce<double, Threads>;
+    __shared__ typename block_reduce::TempStorage tmp;
+    double v[Items];
+    cub::LoadDirectStriped<Threads>(threadIdx.x, in + static_cast<long long>(blockIdx.x) * Threads * Items, v);
+    const double s = block_reduce(tmp).Sum(v);
+    if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+
+void cub_segments(const double* in, double* out, long long segments, int seg, cudaStream_t s)
+{
+    const unsigned grid = static_cast<unsigned>(segments);
+    switch (seg) {
+    case 64: cub_block_segments<64, 1><<<grid, 64, 0, s>>>(in, out); break;
+    case 128: cub_block_segments<128, 1><<<grid, 128, 0, s>>>(in, out); break;
+    case 256: cub_block_segments<128, 2><<<grid, 128, 0, s>>>(in, out); break;
+    case 512: cub_block_segments<128, 4><<<grid, 128, 0, s>>>(in, out); break;
+    case 1024: cub_block_segments<128, 8><<<grid, 128, 0, s>>>(in, out); break;
+    default: tcore::require(false, "cub_segments", "unsupported segment size " + std::to_string(seg));
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+/// FP32 sum of FP16 inputs for CUB (the accumulator type follows from
+/// op(float init, __half input) = float).
+struct sum_as_float {
+    __host__ __device__ float operator()(float a, float b) const { return a + b; }
+    __host__ __device__ float operator()(float a, __half b) const { return a + __half2float(b); }
+};
+
+__global__ void fill_offsets(long long* off, long long count, long long seg)
+{
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i <= count) off[i] = i * seg;
+}
+
+// -- bookkeeping --------------------------------------------------------------------
+
+struct variant {
+    std::string name;
+    tb::peak compute;
+    std::string note;
+    std::function<void(cudaStream_t)> launch;
+};
+
+/// Runs each variant once (checked against `ref`), then measures it.
+template <class S>
+void run_variants(tb::context& ctx, const std::string& case_name, const std::vector<variant>& variants, S* d_out,
+                  const std::vector<double>& ref, double bytes, double flops, std::size_t footprint,
+                  std::map<std::string, double>& times)
+{
+    std::vector<S> got(ref.size());
+    std::vector<double> got_d(ref.size());
+    for (const variant& v : variants) {
+        if (!ctx.want_variant(v.name)) continue;
+        TCORE_CHECK(cudaMemsetAsync(d_out, 0xFF, ref.size() * sizeof(S), ctx.stream()));  // NaN
+        v.launch(ctx.stream());
+        TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+        TCORE_CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(S), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < got.size(); ++i) got_d[i] = static_cast<double>(got[i]);
+        const tb::accuracy err = tb::accuracy_of(ref.data(), got_d.data(), got_d.size());
+        tb::row_spec spec;
+        spec.case_name = case_name;
+        spec.variant = v.name;
+        spec.bytes = bytes;
+        spec.flops = flops;
+        spec.ceiling = tb::peak::memory;
+        spec.compute = v.compute;
+        spec.footprint_bytes = footprint;
+        spec.note = v.note;
+        const std::vector<double> med = ctx.measure(spec, v.launch, err);
+        if (!med.empty()) times[v.name] = med.front();
+    }
+}
+
+void summarize(tb::context& ctx, const std::string& case_name, const std::map<std::string, double>& t)
+{
+    const auto tc = t.find("tc");
+    if (tc == t.end() || tc->second <= 0) return;
+    for (const char* other : {"base", "base-dsr", "cc", "cce"}) {
+        const auto it = t.find(other);
+        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", fixed3(it->second / tc->second));
+    }
+}
+
+// -- cases ------------------------------------------------------------------------------
+
+void run_segments(tb::context& ctx)
+{
+    const long long n = ctx.quick() ? (1LL << 22) : (1LL << 27);
+    for (int seg : {64, 128, 256, 512, 1024}) {
+        const std::string name = "seg=" + std::to_string(seg);
+        if (!ctx.announce_case(name)) continue;
+        const long long count = n / seg;
+        if (!fits(n * sizeof(double) + count * 24, name)) continue;
+        const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0x5e6000ull + seg);
+        std::vector<double> ref(static_cast<std::size_t>(count));
+        for (long long s = 0; s < count; ++s) {
+            long double acc = 0;
+            for (long long i = 0; i < seg; ++i) acc += h[s * seg + i];
+            ref[s] = static_cast<double>(acc);
+        }
+        device_array<double> in(h.size()), out(ref.size());
+        device_array<long long> offsets(static_cast<std::size_t>(count) + 1);
+        TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+        fill_offsets<<<static_cast<unsigned>((count + 256) / 256), 256>>>(offsets.ptr, count, seg);
+        TCORE_CHECK_LAUNCH();
+        std::size_t dsr_bytes = 0;
+        TCORE_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, dsr_bytes, in.ptr, out.ptr, count, offsets.ptr,
+                                                    offsets.ptr + 1));
+        device_array<char> dsr_temp(dsr_bytes);
+
+        const double* pi = in.ptr;
+        double* po = out.ptr;
+        const long long* off = offsets.ptr;
+        void* dt = dsr_temp.ptr;
+        using namespace tcore;
+        const std::vector<variant> variants = {
+            {"base", tb::peak::fp64_cc, "cub::BlockReduce, a block per segment",
+             [=](cudaStream_t s) { cub_segments(pi, po, count, seg, s); }},
+            {"base-dsr", tb::peak::fp64_cc, "cub::DeviceSegmentedReduce::Sum",
+             [=](cudaStream_t s) {
+                 std::size_t b = dsr_bytes;
+                 TCORE_CHECK(cub::DeviceSegmentedReduce::Sum(dt, b, pi, po, count, off, off + 1, s));
+             }},
+            {"tc", tb::peak::fp64_tc, "ones-row MMA, f64 m16n8k16",
+             [=](cudaStream_t s) { tcore::reduce_segments<tensor_core, f64_m16n8k16>(pi, po, count, seg, s); }},
+            {"tc-m8n8k4", tb::peak::fp64_tc, "ones-row MMA, f64 m8n8k4",
+             [=](cudaStream_t s) { tcore::reduce_segments<tensor_core, f64_m8n8k4>(pi, po, count, seg, s); }},
+            {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
+             [=](cudaStream_t s) { tcore::reduce_segments<cuda_core, f64_m16n8k16>(pi, po, count, seg, s); }},
+            {"cc-m8n8k4", tb::peak::fp64_cc, "tc-m8n8k4's kernel on the cuda_core backend",
+             [=](cudaStream_t s) { tcore::reduce_segments<cuda_core, f64_m8n8k4>(pi, po, count, seg, s); }},
+            {"cce", tb::peak::fp64_cc, "same loads, CUDA-core adds and shuffle tree",
+             [=](cudaStream_t s) { tcore::reduce_segments_cce<double>(pi, po, count, seg, s); }},
+        };
+        std::map<std::string, double> times;
+        const double bytes = static_cast<double>(n + count) * sizeof(double);
+        run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - count),
+                     static_cast<std::size_t>(bytes), times);
+        summarize(ctx, name, times);
+    }
+}
+
+void run_device_f64(tb::context& ctx, long long n)
+{
+    const std::string name = "f64 n=" + pow2_name(n);
+    if (!ctx.announce_case(name)) return;
+    if (!fits(n * sizeof(double), name)) return;
+    const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0xdee0ull + n);
+    long double acc = 0;
+    for (double v : h) acc += v;
+    const std::vector<double> ref = {static_cast<double>(acc)};
+    device_array<double> in(h.size()), out(1);
+    TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+    std::size_t cub_bytes = 0, tc_bytes = 0;
+    TCORE_CHECK(cub::DeviceReduce::Sum(nullptr, cub_bytes, in.ptr, out.ptr, n));
+    tcore::reduce<tcore::tensor_core>(nullptr, tc_bytes, in.ptr, out.ptr, n);
+    device_array<char> cub_temp(cub_bytes), tc_temp(tc_bytes);
+
+    const double* pi = in.ptr;
+    double* po = out.ptr;
+    void* ct = cub_temp.ptr;
+    void* tt = tc_temp.ptr;
+    using namespace tcore;
+    const std::vector<variant> variants = {
+        {"base", tb::peak::fp64_cc, "cub::DeviceReduce::Sum",
+         [=](cudaStream_t s) {
+             std::size_t b = cub_bytes;
+             TCORE_CHECK(cub::DeviceReduce::Sum(ct, b, pi, po, n, s));
+         }},
+        {"tc", tb::peak::fp64_tc, "ones-row MMA, f64 m16n8k16, deterministic",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce<tensor_core, f64_m16n8k16>(tt, b, pi, po, n, s);
+         }},
+        {"tc-m8n8k4", tb::peak::fp64_tc, "ones-row MMA, f64 m8n8k4, deterministic",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce<tensor_core, f64_m8n8k4>(tt, b, pi, po, n, s);
+         }},
+        {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce<cuda_core, f64_m16n8k16>(tt, b, pi, po, n, s);
+         }},
+        {"cc-m8n8k4", tb::peak::fp64_cc, "tc-m8n8k4's kernel on the cuda_core backend",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce<cuda_core, f64_m8n8k4>(tt, b, pi, po, n, s);
+         }},
+        {"cce", tb::peak::fp64_cc, "same loads, CUDA-core adds and shuffle tree",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce_cce<double>(tt, b, pi, po, n, s);
+         }},
+    };
+    std::map<std::string, double> times;
+    const double bytes = static_cast<double>(n) * sizeof(double);
+    run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - 1), static_cast<std::size_t>(bytes),
+                 times);
+    summarize(ctx, name, times);
+}
+
+void run_device_f16(tb::context& ctx, long long n)
+{
+    const std::string name = "f16 n=" + pow2_name(n);
+    if (!ctx.announce_case(name)) return;
+    if (!fits(n * sizeof(__half), name)) return;
+    const std::vector<double> r = random_input(static_cast<std::size_t>(n), 0xf1600ull + n);
+    std::vector<__half> h(r.size());
+    long double acc = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        h[i] = __double2half(r[i]);
+        if (__half2float(h[i]) == 0.0f) h[i] = __float2half(0.5f);  // keep inputs nonzero
+        acc += __half2float(h[i]);
+    }
+    const std::vector<double> ref = {static_cast<double>(acc)};
+    device_array<__half> in(h.size());
+    device_array<float> out(1);
+    TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(__half), cudaMemcpyHostToDevice));
+    std::size_t cub_bytes = 0, tc_bytes = 0;
+    TCORE_CHECK(cub::DeviceReduce::Reduce(nullptr, cub_bytes, in.ptr, out.ptr, n, sum_as_float{}, 0.0f));
+    tcore::reduce<tcore::tensor_core, tcore::f16_m16n8k16_f32acc>(nullptr, tc_bytes, in.ptr, out.ptr, n);
+    device_array<char> cub_temp(cub_bytes), tc_temp(tc_bytes);
+
+    const __half* pi = in.ptr;
+    float* po = out.ptr;
+    void* ct = cub_temp.ptr;
+    void* tt = tc_temp.ptr;
+    using namespace tcore;
+    const std::vector<variant> variants = {
+        {"base", tb::peak::fp32_cc, "cub::DeviceReduce::Reduce, FP32 accumulation",
+         [=](cudaStream_t s) {
+             std::size_t b = cub_bytes;
+             TCORE_CHECK(cub::DeviceReduce::Reduce(ct, b, pi, po, n, sum_as_float{}, 0.0f, s));
+         }},
+        {"tc", tb::peak::fp16_tc, "ones-row MMA, f16 m16n8k16, FP32 accumulation",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce<tensor_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, s);
+         }},
+        {"cc", tb::peak::fp32_cc, "tc's kernel on the cuda_core backend",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce<cuda_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, s);
+         }},
+        {"cce", tb::peak::fp32_cc, "same loads, FP32 CUDA-core adds and shuffle tree",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::reduce_cce<__half>(tt, b, pi, po, n, s);
+         }},
+    };
+    std::map<std::string, double> times;
+    const double bytes = static_cast<double>(n) * sizeof(__half);
+    run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - 1), static_cast<std::size_t>(bytes),
+                 times);
+    summarize(ctx, name, times);
+}
+
+void run(tb::context& ctx)
+{
+    run_segments(ctx);
+    run_device_f64(ctx, ctx.quick() ? (1LL << 22) : (1LL << 28));
+    run_device_f64(ctx, ctx.quick() ? 1000003 : 10000003);
+    run_device_f16(ctx, ctx.quick() ? (1LL << 22) : (1LL << 28));
+}
+
+}  // namespace
+
+void tcore_register_reduce(tcore::bench::registry& r)
+{
+    r.add({"reduce",
+           "sum reduction by MMA against a ones row (segmented 64..1024, device-wide FP64/FP16); "
+           "base CUB, tc, cc, cce",
+           run});
+}
