@@ -4,7 +4,10 @@
 //
 // Cases "f64 <size>" (FP64 data):
 //   base        cuBLAS DGEMM
-//   tc          tiled MMA GEMM (gemm_mma.cuh), f64 m16n8k16, tensor cores
+//   tc          tiled MMA GEMM (gemm_mma.cuh), f64 m16n8k16, tensor cores,
+//               block 128x128x16, 8 warps of 64x32, 4-stage cp.async
+//   tc-bk32     the same with 128x128x32 slices and 3 stages (where a block
+//               may have 207 KiB of shared memory, i.e. sm_90)
 //   tc-m8n8k4   the same kernel on f64 m8n8k4 (the Cubie study's shape)
 //   cc          the same kernel with the cuda_core backend
 // Cases "f32 <size>" (FP32 data; the tensor-core GEMM tutorial's comparison):
@@ -16,7 +19,8 @@
 //               cp.async, ldmatrix A fragments
 // Cases "f16 <size>" (the f32 case's data rounded to FP16 before upload):
 //   base        cuBLAS GemmEx, FP16 inputs, FP32 accumulation and C
-//   tc-f16      tiled MMA GEMM on f16 m16n8k16, FP32 accumulation
+//   tc-f16      tiled MMA GEMM on f16 m16n8k16, FP32 accumulation,
+//               128x256x64 blocks, 3-stage cp.async, ldmatrix A and B
 //
 // Accuracy: against an FP64 CPU GEMM of the inputs (f16: of the FP32 data
 // it was rounded from). Up to 1024 in every dimension every output is
@@ -160,6 +164,15 @@ struct variant {
     std::function<void(cudaStream_t)> launch;
 };
 
+/// Shared memory one block may opt in to on the current device.
+std::size_t smem_optin()
+{
+    int dev = 0, bytes = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    TCORE_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return static_cast<std::size_t>(bytes);
+}
+
 std::string fixed2(double v)
 {
     char buf[32];
@@ -234,7 +247,7 @@ void run(tb::context& ctx)
         };
 
         if (gc.p == prec::f64) {
-            const char* names[] = {"base", "tc", "tc-m8n8k4", "cc"};
+            const char* names[] = {"base", "tc", "tc-bk32", "tc-m8n8k4", "cc"};
             bool any = false;
             for (const char* n : names) any = any || ctx.want_variant(n);
             if (!any) continue;
@@ -257,6 +270,12 @@ void run(tb::context& ctx)
             vs.push_back({"tc", tb::peak::fp64_tc,
                           "tiled MMA GEMM, f64 m16n8k16, block 128x128x16, warp 64x32, 4-stage cp.async",
                           [=](cudaStream_t s) { gm::gemm_f64<tcore::tensor_core>(M, N, K, pa, K, pb, N, pc, N, s); }});
+            if (smem_optin() >= gm::f64_config_bk32::smem_bytes)
+                vs.push_back({"tc-bk32", tb::peak::fp64_tc, "tc with block 128x128x32, 3-stage cp.async",
+                              [=](cudaStream_t s) {
+                                  gm::gemm_mma<gm::f64_config_bk32, tcore::f64_m16n8k16, tcore::tensor_core>(
+                                      M, N, K, pa, K, pb, N, pc, N, s);
+                              }});
             vs.push_back({"tc-m8n8k4", tb::peak::fp64_tc, "tc's kernel on f64 m8n8k4",
                           [=](cudaStream_t s) {
                               gm::gemm_f64<tcore::tensor_core, tcore::f64_m8n8k4>(M, N, K, pa, K, pb, N, pc, N, s);
@@ -320,7 +339,7 @@ void run(tb::context& ctx)
                               [=](cudaStream_t s) { gm::cublas_hgemm(h, M, N, K, pa, K, pb, N, pc, N, s); }});
             }
             vs.push_back({"tc-f16", tb::peak::fp16_tc,
-                          "f16 m16n8k16 FP32 acc, block 128x256x32, warp 64x64, 4-stage cp.async, ldmatrix",
+                          "f16 m16n8k16 FP32 acc, block 128x256x64, warp 64x64, 3-stage cp.async, ldmatrix",
                           [=](cudaStream_t s) { gm::gemm_f16<tcore::tensor_core>(M, N, K, pa, K, pb, N, pc, N, s); }});
             for (const variant& v : vs)
                 if (ctx.want_variant(v.name)) measure(v, pc, mn, bytes, prob);

@@ -78,13 +78,22 @@ struct tile_config {
                   "shared rows must stay 16-byte aligned (cp.async, ldmatrix)");
 };
 
-/// FP64: 128x128x16, 8 warps of 64x32, 4 stages (150 KiB), 1 block/SM.
-/// 64 accumulators (128 registers) per lane; 4 x 4 m16n8k16 MMAs per slice.
+// Block tiles are as large as the register file allows at one block of 8
+// warps per SM (FP64: the 128x128 accumulators fill half of it): the larger
+// the tile, the fewer bytes per flop come from L2 (FP64 128x128: 16 flop/B).
+// BK is chosen so that one slice keeps the MMA pipe busy for well over a
+// thousand cycles per SM sub-partition between two barriers.
+
+/// FP64: 128x128x16, 8 warps of 64x32, 4 stages (146 KiB, fits sm_80 too),
+/// 1 block/SM. 64 accumulators (128 registers) per lane; 4 x 4 m16n8k16
+/// MMAs per warp and slice (~2000 cycles per sub-partition at 66 TFLOP/s).
 using f64_config = tile_config<double, 128, 128, 16, 64, 32, 4, 1>;
+/// FP64 with BK = 32 and 3 stages (207 KiB: sm_90 only): half the barriers.
+using f64_config_bk32 = tile_config<double, 128, 128, 32, 64, 32, 3, 1>;
 /// TF32: 128x256x32, 8 warps of 64x64, 3 stages (153 KiB), 1 block/SM.
 using tf32_config = tile_config<float, 128, 256, 32, 64, 64, 3, 1>;
-/// FP16: 128x256x32, 8 warps of 64x64, 4 stages (106 KiB), 1 block/SM.
-using f16_config = tile_config<__half, 128, 256, 32, 64, 64, 4, 1>;
+/// FP16: 128x256x64, 8 warps of 64x64, 3 stages (153 KiB), 1 block/SM.
+using f16_config = tile_config<__half, 128, 256, 64, 64, 64, 3, 1>;
 
 enum class copy_mode { vec16, elem, sync };
 
@@ -490,6 +499,17 @@ void launch_mma_gemm(const char* who, int M, int N, int K, const typename Cfg::v
 }
 
 }  // namespace detail
+
+/// C = A*B with the tiled MMA kernel on any configuration (Cfg::value_type
+/// data, Shape's accumulator type for C): what gemm_f64 / gemm_tf32 /
+/// gemm_f16 call with their default configurations.
+template <class Cfg, class Shape, class Backend>
+void gemm_mma(int M, int N, int K, const typename Cfg::value_type* A, long long lda,
+              const typename Cfg::value_type* B, long long ldb, typename Shape::c_type* C, long long ldc,
+              cudaStream_t stream = nullptr)
+{
+    detail::launch_mma_gemm<Cfg, Shape, Backend>("gemm_mma", M, N, K, A, lda, B, ldb, C, ldc, stream);
+}
 
 /// The FP64 shape a backend runs by default. tensor_core: m16n8k16
 /// (DMMA.16x8x16 on sm_90, 66 TFLOP/s on an H200). cuda_core: the same

@@ -1,8 +1,9 @@
 // libs: CUDA::cublas
 // tests/gpu/test_gemm.cu - every GEMM of the gemm workload (examples/gemm)
 // against the FP64 CPU reference: cuBLAS, the tiled MMA kernel on both
-// backends (FP64: m16n8k16 / m16n8k8 / m8n8k4 tensor core, m16n8k4-step and
-// m8n8k4 cuda_core), TF32 (tuned and tutorial), FP16, the tiled SGEMM.
+// backends (FP64: m16n8k16 in both configurations, m16n8k8 and m8n8k4 on
+// tensor cores, m16n8k4 steps and m8n8k4 on cuda_core), TF32 (tuned and
+// tutorial), FP16, the tiled SGEMM.
 //
 // C = A*B row-major, beta = 0. Inputs random in +-[1/64, 2) (never zero,
 // FP16-normal), the leading-dimension padding of A and B filled with NaN
@@ -156,7 +157,7 @@ void check_variant(tally& t, const char* name, const dims& d, bound bnd, const s
             fi >= 0 ? tolerance(bnd, d.K, S[fk]) : 0.0, clobbered);
 }
 
-void check_size(tally& t, rng& r, const gm::cublas_handle& cublas, dims d)
+void check_size(tally& t, rng& r, const gm::cublas_handle& cublas, dims d, bool bk32_fits)
 {
     if (d.lda == 0) d.lda = d.K > 0 ? d.K : 1;
     if (d.ldb == 0) d.ldb = d.N > 0 ? d.N : 1;
@@ -193,6 +194,11 @@ void check_size(tally& t, rng& r, const gm::cublas_handle& cublas, dims d)
         check_variant<double>(t, "f64 cc (m16n8k4 steps)", d, bound::fp64, ref64, s64, fn([&](double* c) {
             gm::gemm_f64<tcore::cuda_core>(M, N, K, pa, lda, pb, ldb, c, ldc);
         }));
+        if (bk32_fits)
+            check_variant<double>(t, "f64 tc 128x128x32", d, bound::fp64, ref64, s64, fn([&](double* c) {
+                gm::gemm_mma<gm::f64_config_bk32, tcore::f64_m16n8k16, tcore::tensor_core>(M, N, K, pa, lda, pb, ldb,
+                                                                                          c, ldc);
+            }));
         check_variant<double>(t, "f64 tc m16n8k8", d, bound::fp64, ref64, s64, fn([&](double* c) {
             gm::gemm_f64<tcore::tensor_core, tcore::f64_m16n8k8>(M, N, K, pa, lda, pb, ldb, c, ldc);
         }));
@@ -360,7 +366,13 @@ int main()
         {0, 16, 16, 0, 0, 0},         // M = 0
         {16, 0, 16, 0, 0, 0},         // N = 0
     };
-    for (const dims& d : sizes) check_size(t, r, cublas, d);
+    int dev = 0, optin = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    TCORE_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const bool bk32_fits = static_cast<std::size_t>(optin) >= gm::f64_config_bk32::smem_bytes;
+    if (!bk32_fits) std::printf("f64 tc 128x128x32 not checked: needs %zu bytes of shared memory per block\n",
+                                gm::f64_config_bk32::smem_bytes);
+    for (const dims& d : sizes) check_size(t, r, cublas, d, bk32_fits);
     check_bad_arguments(t, cublas);
     return t.finish();
 }
