@@ -1,0 +1,216 @@
+// examples/gemv/gemv.cu - the GEMV workload (Quadrant IV): y = A x in FP64
+// with x broadcast into the MMA's B operand and one column of the result
+// kept (include/tcore/patterns/gemv.cuh).
+//
+// Cases (m x n, A row- or column-major, lda = n or m)
+//   tall-skinny  4096x16, 4096x32, 11264x16 ("11K"), 32768x16, 40960x16
+//   large        32768x4096, 4096x32768
+// Variants
+//   base        cublasDgemv (row-major A as the transposed column-major matrix)
+//   tc          f64 m16n8k16: 16 rows x 16 columns per MMA
+//   tc-m8n8k4   the same on f64 m8n8k4 (the Cubie study's shape)
+//   cc, cc-m8n8k4  the tc kernels on the cuda_core backend
+//   cce         plain dot products (row-major: lanes per row, 16-byte loads;
+//               column-major: two rows per lane, columns split over warps)
+// Accuracy is against an FP64 CPU reference (accumulated in long double).
+// Summaries: time ratios base/tc, cc/tc, cce/tc per case.
+#include "harness/harness.hpp"
+
+#include <tcore/patterns/gemv.cuh>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tb = tcore::bench;
+
+template <class T>
+struct device_array {
+    T* ptr = nullptr;
+    explicit device_array(std::size_t n)
+    {
+        if (n) TCORE_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
+    }
+    ~device_array() { cudaFree(ptr); }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+};
+
+void cublas_check(cublasStatus_t status, const char* expr)
+{
+    if (status != CUBLAS_STATUS_SUCCESS)
+        throw tcore::error(std::string("gemv: ") + expr + " failed: " + cublasGetStatusName(status) + " (" +
+                           cublasGetStatusString(status) + ")");
+}
+#define GEMV_CUBLAS_CHECK(call) cublas_check((call), #call)
+
+/// One cuBLAS handle for the whole run.
+struct cublas_handle {
+    cublasHandle_t h = nullptr;
+    cublas_handle() { GEMV_CUBLAS_CHECK(cublasCreate(&h)); }
+    ~cublas_handle() { cublasDestroy(h); }
+    cublas_handle(const cublas_handle&) = delete;
+    cublas_handle& operator=(const cublas_handle&) = delete;
+};
+
+/// Uniform in (-2, 2), never zero (splitmix64).
+std::vector<double> random_input(std::size_t n, std::uint64_t seed)
+{
+    std::vector<double> v(n);
+    std::uint64_t s = seed;
+    for (std::size_t i = 0; i < n; ++i) {
+        double x = 0;
+        while (x == 0) {
+            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            z ^= z >> 31;
+            x = -2.0 + 4.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
+        }
+        v[i] = x;
+    }
+    return v;
+}
+
+std::string fixed3(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+struct variant {
+    std::string name;
+    tb::peak compute;
+    std::string note;
+    std::function<void(cudaStream_t)> launch;
+};
+
+void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n, tcore::layout L)
+{
+    using namespace tcore;
+    const bool row = L == layout::row_major;
+    const std::string name = std::string(row ? "row " : "col ") + std::to_string(m) + "x" + std::to_string(n);
+    if (!ctx.announce_case(name)) return;
+    const double bytes = static_cast<double>(m * n + m + n) * sizeof(double);
+    std::size_t free_b = 0, total_b = 0;
+    TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes + (256u << 20) > free_b) {
+        std::printf("gemv %s: skipped, needs %.2f GB of device memory\n", name.c_str(), bytes / 1e9);
+        return;
+    }
+    const long long lda = row ? n : m;
+    const std::vector<double> a = random_input(static_cast<std::size_t>(m * n), 0x9e3000ull + m * 7 + n);
+    const std::vector<double> x = random_input(static_cast<std::size_t>(n), 0x9e3001ull + n);
+    std::vector<double> ref(static_cast<std::size_t>(m));
+    if (row) {
+        for (long long i = 0; i < m; ++i) {
+            long double s = 0;
+            for (long long k = 0; k < n; ++k) s += static_cast<long double>(a[i * lda + k]) * x[k];
+            ref[i] = static_cast<double>(s);
+        }
+    } else {
+        std::vector<long double> acc(static_cast<std::size_t>(m), 0);
+        for (long long k = 0; k < n; ++k)
+            for (long long i = 0; i < m; ++i) acc[i] += static_cast<long double>(a[k * lda + i]) * x[k];
+        for (long long i = 0; i < m; ++i) ref[i] = static_cast<double>(acc[i]);
+    }
+    device_array<double> dA(a.size()), dx(x.size()), dy(ref.size());
+    TCORE_CHECK(cudaMemcpy(dA.ptr, a.data(), a.size() * sizeof(double), cudaMemcpyHostToDevice));
+    TCORE_CHECK(cudaMemcpy(dx.ptr, x.data(), x.size() * sizeof(double), cudaMemcpyHostToDevice));
+    const double* pA = dA.ptr;
+    const double* px = dx.ptr;
+    double* py = dy.ptr;
+    cublasHandle_t h = cublas.h;
+    const std::vector<variant> variants = {
+        {"base", tb::peak::fp64_cc, row ? "cublasDgemv, CUBLAS_OP_T on the column-major view" : "cublasDgemv, CUBLAS_OP_N",
+         [=](cudaStream_t s) {
+             const double one = 1.0, zero = 0.0;
+             GEMV_CUBLAS_CHECK(cublasSetStream(h, s));
+             if (row)
+                 GEMV_CUBLAS_CHECK(cublasDgemv(h, CUBLAS_OP_T, static_cast<int>(n), static_cast<int>(m), &one, pA,
+                                               static_cast<int>(lda), px, 1, &zero, py, 1));
+             else
+                 GEMV_CUBLAS_CHECK(cublasDgemv(h, CUBLAS_OP_N, static_cast<int>(m), static_cast<int>(n), &one, pA,
+                                               static_cast<int>(lda), px, 1, &zero, py, 1));
+         }},
+        {"tc", tb::peak::fp64_tc, "x broadcast into B, column 0 of D; f64 m16n8k16",
+         [=](cudaStream_t s) { tcore::gemv<tensor_core, f64_m16n8k16>(L, m, n, pA, lda, px, py, s); }},
+        {"tc-m8n8k4", tb::peak::fp64_tc, "x broadcast into B, column 0 of D; f64 m8n8k4",
+         [=](cudaStream_t s) { tcore::gemv<tensor_core, f64_m8n8k4>(L, m, n, pA, lda, px, py, s); }},
+        {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
+         [=](cudaStream_t s) { tcore::gemv<cuda_core, f64_m16n8k16>(L, m, n, pA, lda, px, py, s); }},
+        {"cc-m8n8k4", tb::peak::fp64_cc, "tc-m8n8k4's kernel on the cuda_core backend",
+         [=](cudaStream_t s) { tcore::gemv<cuda_core, f64_m8n8k4>(L, m, n, pA, lda, px, py, s); }},
+        {"cce", tb::peak::fp64_cc, row ? "dot products, lanes per row, 16-byte loads"
+                                       : "dot products, two rows per lane, columns split over warps",
+         [=](cudaStream_t s) { tcore::gemv_cce(L, m, n, pA, lda, px, py, s); }},
+    };
+    std::vector<double> got(ref.size());
+    std::map<std::string, double> times;
+    for (const variant& v : variants) {
+        if (!ctx.want_variant(v.name)) continue;
+        TCORE_CHECK(cudaMemsetAsync(py, 0xFF, ref.size() * sizeof(double), ctx.stream()));  // NaN
+        v.launch(ctx.stream());
+        TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+        TCORE_CHECK(cudaMemcpy(got.data(), py, got.size() * sizeof(double), cudaMemcpyDeviceToHost));
+        const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), got.size());
+        tb::row_spec spec;
+        spec.case_name = name;
+        spec.variant = v.name;
+        spec.bytes = bytes;
+        spec.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n);
+        spec.ceiling = tb::peak::memory;
+        spec.compute = v.compute;
+        spec.footprint_bytes = static_cast<std::size_t>(bytes);
+        spec.note = v.note;
+        const std::vector<double> med = ctx.measure(spec, v.launch, err);
+        if (!med.empty()) times[v.name] = med.front();
+    }
+    const auto tc = times.find("tc");
+    if (tc != times.end() && tc->second > 0)
+        for (const char* other : {"base", "cc", "cce"}) {
+            const auto it = times.find(other);
+            if (it != times.end()) ctx.summary(name + ": t(" + other + ")/t(tc)", fixed3(it->second / tc->second));
+        }
+}
+
+void run(tb::context& ctx)
+{
+    struct shape {
+        long long m, n;
+    };
+    std::vector<shape> shapes = {{4096, 16}, {4096, 32}, {11264, 16}, {32768, 16}, {40960, 16}};
+    if (ctx.quick()) shapes.push_back({8192, 1024});
+    else shapes.insert(shapes.end(), {{32768, 4096}, {4096, 32768}});
+    std::unique_ptr<cublas_handle> cublas;  // made once a case is run (not in --list mode)
+    for (const shape& s : shapes)
+        for (tcore::layout L : {tcore::layout::row_major, tcore::layout::col_major}) {
+            if (!cublas && !ctx.opts().list) cublas = std::make_unique<cublas_handle>();
+            if (cublas) run_case(ctx, *cublas, s.m, s.n, L);
+            else {
+                const std::string name = std::string(L == tcore::layout::row_major ? "row " : "col ") +
+                                         std::to_string(s.m) + "x" + std::to_string(s.n);
+                ctx.announce_case(name);
+            }
+        }
+}
+
+}  // namespace
+
+void tcore_register_gemv(tcore::bench::registry& r)
+{
+    r.add({"gemv",
+           "y = A x in FP64, x broadcast into the B operand, one column of D kept (tall-skinny and large, "
+           "row/col-major); base cuBLAS, tc, cc, cce",
+           run});
+}

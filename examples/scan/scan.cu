@@ -1,0 +1,355 @@
+// examples/scan/scan.cu - the Scan workload (Quadrant II): prefix sums by MMA
+// against constant triangular and all-ones matrices
+// (include/tcore/patterns/scan.cuh).
+//
+// Cases
+//   seg=64 .. seg=1024   FP64 inclusive scans of consecutive segments over 2^27 elements
+//   f64 incl n=2^27, f64 excl n=2^27   FP64 device-wide scans (1 GiB in, 1 GiB out)
+//   f64 incl n=10000003                not a multiple of any tile
+//   f16 incl n=2^28                    FP16 input, FP32 prefix sums
+// Variants
+//   base   segments: cub::BlockScan (BlockLoad/BlockStore warp-transpose), one
+//          128-thread block (64 for seg=64) per segment; device-wide:
+//          cub::DeviceScan (FP16: an FP32 accumulator through the scan operator)
+//   tc     P = L X + (1 X) U on f64 m16n8k16 (FP16: L X and 1 X on f16
+//          m16n8k16 with FP32 accumulation, column carries by shuffles)
+//   cc     tc's kernels on the cuda_core backend
+//   cce    shuffle (Kogge-Stone) scans, same tiling and look-back
+// Accuracy is against an FP64 CPU reference (accumulated in long double).
+// Summaries: time ratios base/tc, cc/tc and cce/tc per case.
+#include "harness/harness.hpp"
+
+#include <tcore/patterns/scan.cuh>
+
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tb = tcore::bench;
+
+template <class T>
+struct device_array {
+    T* ptr = nullptr;
+    explicit device_array(std::size_t n)
+    {
+        if (n) TCORE_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
+    }
+    ~device_array() { cudaFree(ptr); }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+};
+
+/// Uniform in (-2, 2), never zero (splitmix64).
+std::vector<double> random_input(std::size_t n, std::uint64_t seed)
+{
+    std::vector<double> v(n);
+    std::uint64_t s = seed;
+    for (std::size_t i = 0; i < n; ++i) {
+        double x = 0;
+        while (x == 0) {
+            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            z ^= z >> 31;
+            x = -2.0 + 4.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
+        }
+        v[i] = x;
+    }
+    return v;
+}
+
+std::string pow2_name(long long n)
+{
+    if (n > 0 && (n & (n - 1)) == 0) {
+        int k = 0;
+        while ((1LL << k) < n) ++k;
+        return "2^" + std::to_string(k);
+    }
+    return std::to_string(n);
+}
+
+std::string fixed3(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+bool fits(std::size_t bytes, const std::string& name)
+{
+    std::size_t free_b = 0, total_b = 0;
+    TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes + (256u << 20) <= free_b) return true;
+    std::printf("scan %s: skipped, needs %.2f GB of device memory\n", name.c_str(), bytes / 1e9);
+    return false;
+}
+
+/// Prefix sums of consecutive segments of `seg` elements (seg = n: one scan).
+template <class T>
+std::vector<double> reference(const std::vector<T>& h, long long seg, bool exclusive)
+{
+    std::vector<double> ref(h.size());
+    long double s = 0;
+    for (std::size_t i = 0; i < h.size(); ++i) {
+        if (i % static_cast<std::size_t>(seg) == 0) s = 0;
+        const long double x = static_cast<double>(h[i]);
+        if (exclusive) ref[i] = static_cast<double>(s);
+        s += x;
+        if (!exclusive) ref[i] = static_cast<double>(s);
+    }
+    return ref;
+}
+
+// -- CUB baselines ------------------------------------------------------------------
+
+/// One block per segment of Threads * Items elements: BlockLoad, BlockScan, BlockStore.
+template <int Threads, int Items>
+__global__ void __launch_bounds__(Threads) cub_block_scan(const double* in, double* out)
+{
+    using load_t = cub::BlockLoad<double, Threads, Items, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+    using scan_t = cub::BlockScan<double, Threads>;
+    using store_t = cub::BlockStore<double, Threads, Items, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+    __shared__ union {
+        typename load_t::TempStorage load;
+        typename scan_t::TempStorage scan;
+        typename store_t::TempStorage store;
+    } tmp;
+    const long long first = static_cast<long long>(blockIdx.x) * Threads * Items;
+    double v[Items];
+    load_t(tmp.load).Load(in + first, v);
+    __syncthreads();
+    scan_t(tmp.scan).InclusiveSum(v, v);
+    __syncthreads();
+    store_t(tmp.store).Store(out + first, v);
+}
+
+void cub_segments(const double* in, double* out, long long segments, int seg, cudaStream_t s)
+{
+    const unsigned grid = static_cast<unsigned>(segments);
+    switch (seg) {
+    case 64: cub_block_scan<64, 1><<<grid, 64, 0, s>>>(in, out); break;
+    case 128: cub_block_scan<128, 1><<<grid, 128, 0, s>>>(in, out); break;
+    case 256: cub_block_scan<128, 2><<<grid, 128, 0, s>>>(in, out); break;
+    case 512: cub_block_scan<128, 4><<<grid, 128, 0, s>>>(in, out); break;
+    case 1024: cub_block_scan<128, 8><<<grid, 128, 0, s>>>(in, out); break;
+    default: tcore::require(false, "cub_segments", "unsupported segment size " + std::to_string(seg));
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+/// FP32 sum of FP16 inputs for CUB (accumulator type of op(float, __half) = float).
+struct sum_as_float {
+    __host__ __device__ float operator()(float a, float b) const { return a + b; }
+    __host__ __device__ float operator()(float a, __half b) const { return a + __half2float(b); }
+};
+
+// -- bookkeeping ------------------------------------------------------------------------
+
+struct variant {
+    std::string name;
+    tb::peak compute;
+    std::string note;
+    std::function<void(cudaStream_t)> launch;
+};
+
+template <class S>
+void run_variants(tb::context& ctx, const std::string& case_name, const std::vector<variant>& variants, S* d_out,
+                  const std::vector<double>& ref, double bytes, double flops, std::map<std::string, double>& times)
+{
+    std::vector<S> got(ref.size());
+    std::vector<double> got_d(ref.size());
+    for (const variant& v : variants) {
+        if (!ctx.want_variant(v.name)) continue;
+        TCORE_CHECK(cudaMemsetAsync(d_out, 0xFF, ref.size() * sizeof(S), ctx.stream()));  // NaN
+        v.launch(ctx.stream());
+        TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+        TCORE_CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(S), cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < got.size(); ++i) got_d[i] = static_cast<double>(got[i]);
+        const tb::accuracy err = tb::accuracy_of(ref.data(), got_d.data(), got_d.size());
+        tb::row_spec spec;
+        spec.case_name = case_name;
+        spec.variant = v.name;
+        spec.bytes = bytes;
+        spec.flops = flops;
+        spec.ceiling = tb::peak::memory;
+        spec.compute = v.compute;
+        spec.footprint_bytes = static_cast<std::size_t>(bytes);
+        spec.note = v.note;
+        const std::vector<double> med = ctx.measure(spec, v.launch, err);
+        if (!med.empty()) times[v.name] = med.front();
+    }
+}
+
+void summarize(tb::context& ctx, const std::string& case_name, const std::map<std::string, double>& t)
+{
+    const auto tc = t.find("tc");
+    if (tc == t.end() || tc->second <= 0) return;
+    for (const char* other : {"base", "cc", "cce"}) {
+        const auto it = t.find(other);
+        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", fixed3(it->second / tc->second));
+    }
+}
+
+// -- cases ------------------------------------------------------------------------------------
+
+void run_segments(tb::context& ctx)
+{
+    using namespace tcore;
+    const long long n = ctx.quick() ? (1LL << 22) : (1LL << 27);
+    for (int seg : {64, 128, 256, 512, 1024}) {
+        const std::string name = "seg=" + std::to_string(seg);
+        if (!ctx.announce_case(name)) continue;
+        if (!fits(2 * n * sizeof(double), name)) continue;
+        const long long count = n / seg;
+        const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0x5ca000ull + seg);
+        const std::vector<double> ref = reference(h, seg, false);
+        device_array<double> in(h.size()), out(h.size());
+        TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+        const double* pi = in.ptr;
+        double* po = out.ptr;
+        const std::vector<variant> variants = {
+            {"base", tb::peak::fp64_cc, "cub::BlockScan, a block per segment",
+             [=](cudaStream_t s) { cub_segments(pi, po, count, seg, s); }},
+            {"tc", tb::peak::fp64_tc, "L X + (1 X) U, f64 m16n8k16 + m16n8k8",
+             [=](cudaStream_t s) { tcore::scan_segments<tensor_core, f64_m16n8k16>(pi, po, count, seg, scan_kind::inclusive, s); }},
+            {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
+             [=](cudaStream_t s) { tcore::scan_segments<cuda_core, f64_m16n8k16>(pi, po, count, seg, scan_kind::inclusive, s); }},
+            {"cce", tb::peak::fp64_cc, "shuffle scans, same tiling",
+             [=](cudaStream_t s) { tcore::scan_segments_cce<double>(pi, po, count, seg, scan_kind::inclusive, s); }},
+        };
+        std::map<std::string, double> times;
+        run_variants(ctx, name, variants, out.ptr, ref, 2.0 * n * sizeof(double), static_cast<double>(n - count),
+                     times);
+        summarize(ctx, name, times);
+    }
+}
+
+void run_device_f64(tb::context& ctx, long long n, tcore::scan_kind kind)
+{
+    using namespace tcore;
+    const bool excl = kind == scan_kind::exclusive;
+    const std::string name = std::string("f64 ") + (excl ? "excl" : "incl") + " n=" + pow2_name(n);
+    if (!ctx.announce_case(name)) return;
+    if (!fits(2 * n * sizeof(double), name)) return;
+    const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0xd5ca0ull + n);
+    const std::vector<double> ref = reference(h, n, excl);
+    device_array<double> in(h.size()), out(h.size());
+    TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+    std::size_t cub_bytes = 0, tc_bytes = 0;
+    if (excl) TCORE_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, in.ptr, out.ptr, n));
+    else TCORE_CHECK(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, in.ptr, out.ptr, n));
+    tcore::scan<tensor_core>(nullptr, tc_bytes, in.ptr, out.ptr, n, kind);
+    device_array<char> cub_temp(cub_bytes), tc_temp(tc_bytes);
+    const double* pi = in.ptr;
+    double* po = out.ptr;
+    void* ct = cub_temp.ptr;
+    void* tt = tc_temp.ptr;
+    const std::vector<variant> variants = {
+        {"base", tb::peak::fp64_cc, excl ? "cub::DeviceScan::ExclusiveSum" : "cub::DeviceScan::InclusiveSum",
+         [=](cudaStream_t s) {
+             std::size_t b = cub_bytes;
+             if (excl) TCORE_CHECK(cub::DeviceScan::ExclusiveSum(ct, b, pi, po, n, s));
+             else TCORE_CHECK(cub::DeviceScan::InclusiveSum(ct, b, pi, po, n, s));
+         }},
+        {"tc", tb::peak::fp64_tc, "L X + (1 X) U, f64 m16n8k16 + m16n8k8, decoupled look-back",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::scan<tensor_core, f64_m16n8k16>(tt, b, pi, po, n, kind, s);
+         }},
+        {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::scan<cuda_core, f64_m16n8k16>(tt, b, pi, po, n, kind, s);
+         }},
+        {"cce", tb::peak::fp64_cc, "shuffle scans, same look-back",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::scan_cce<double>(tt, b, pi, po, n, kind, s);
+         }},
+    };
+    std::map<std::string, double> times;
+    run_variants(ctx, name, variants, out.ptr, ref, 2.0 * n * sizeof(double), static_cast<double>(n - 1), times);
+    summarize(ctx, name, times);
+}
+
+void run_device_f16(tb::context& ctx, long long n)
+{
+    using namespace tcore;
+    const std::string name = "f16 incl n=" + pow2_name(n);
+    if (!ctx.announce_case(name)) return;
+    if (!fits(n * (sizeof(__half) + sizeof(float)), name)) return;
+    const std::vector<double> r = random_input(static_cast<std::size_t>(n), 0xf16ca0ull + n);
+    std::vector<__half> h(r.size());
+    std::vector<double> hd(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        h[i] = __double2half(r[i]);
+        if (__half2float(h[i]) == 0.0f) h[i] = __float2half(0.5f);  // keep inputs nonzero
+        hd[i] = __half2float(h[i]);
+    }
+    const std::vector<double> ref = reference(hd, n, false);
+    device_array<__half> in(h.size());
+    device_array<float> out(h.size());
+    TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(__half), cudaMemcpyHostToDevice));
+    std::size_t cub_bytes = 0, tc_bytes = 0;
+    TCORE_CHECK(cub::DeviceScan::InclusiveScanInit(nullptr, cub_bytes, in.ptr, out.ptr, sum_as_float{}, 0.0f, n));
+    tcore::scan<tensor_core, f16_m16n8k16_f32acc>(nullptr, tc_bytes, in.ptr, out.ptr, n);
+    device_array<char> cub_temp(cub_bytes), tc_temp(tc_bytes);
+    const __half* pi = in.ptr;
+    float* po = out.ptr;
+    void* ct = cub_temp.ptr;
+    void* tt = tc_temp.ptr;
+    const std::vector<variant> variants = {
+        {"base", tb::peak::fp32_cc, "cub::DeviceScan::InclusiveScanInit, FP32 accumulation",
+         [=](cudaStream_t s) {
+             std::size_t b = cub_bytes;
+             TCORE_CHECK(cub::DeviceScan::InclusiveScanInit(ct, b, pi, po, sum_as_float{}, 0.0f, n, s));
+         }},
+        {"tc", tb::peak::fp16_tc, "L X and 1 X on f16 m16n8k16 (FP32 accumulation), shuffle column carries",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::scan<tensor_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, scan_kind::inclusive, s);
+         }},
+        {"cc", tb::peak::fp32_cc, "tc's kernel on the cuda_core backend",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::scan<cuda_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, scan_kind::inclusive, s);
+         }},
+        {"cce", tb::peak::fp32_cc, "FP32 shuffle scans, same look-back",
+         [=](cudaStream_t s) {
+             std::size_t b = tc_bytes;
+             tcore::scan_cce<__half>(tt, b, pi, po, n, scan_kind::inclusive, s);
+         }},
+    };
+    std::map<std::string, double> times;
+    run_variants(ctx, name, variants, out.ptr, ref, static_cast<double>(n) * (sizeof(__half) + sizeof(float)),
+                 static_cast<double>(n - 1), times);
+    summarize(ctx, name, times);
+}
+
+void run(tb::context& ctx)
+{
+    run_segments(ctx);
+    const long long big = ctx.quick() ? (1LL << 22) : (1LL << 27);
+    run_device_f64(ctx, big, tcore::scan_kind::inclusive);
+    run_device_f64(ctx, big, tcore::scan_kind::exclusive);
+    run_device_f64(ctx, ctx.quick() ? 1000003 : 10000003, tcore::scan_kind::inclusive);
+    run_device_f16(ctx, ctx.quick() ? (1LL << 22) : (1LL << 28));
+}
+
+}  // namespace
+
+void tcore_register_scan(tcore::bench::registry& r)
+{
+    r.add({"scan",
+           "prefix sums by MMA against triangular and all-ones matrices (segmented 64..1024, device-wide "
+           "FP64/FP16); base CUB, tc, cc, cce",
+           run});
+}
