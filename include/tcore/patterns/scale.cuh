@@ -23,6 +23,10 @@
 // operand element used); m16n8k4 needs two MMAs per tile, m8n8k4 two per
 // 8x8 tile (the Cubie study's shape). tests/gpu/test_scale.cu checks all
 // three on both backends.
+//
+// Each output is q*b plus exact zeros (0 * the other elements of its 8-wide
+// row): one rounding, as a plain q*b, for finite data. An Inf or NaN in b
+// makes the other outputs of its row NaN (0 * Inf).
 #pragma once
 
 #include "../frag/f64_m16n8k4.cuh"
