@@ -189,4 +189,106 @@ private:
     double setup_ms_ = 0;
 };
 
+/// A stream-ordered device allocation (cudaMallocAsync / cudaFreeAsync).
+struct async_bytes {
+    void* ptr = nullptr;
+    cudaStream_t stream = nullptr;
+    async_bytes() = default;
+    async_bytes(std::size_t bytes, cudaStream_t s) : stream(s)
+    {
+        if (bytes) TCORE_CHECK(cudaMallocAsync(&ptr, bytes, s));
+    }
+    ~async_bytes()
+    {
+        if (ptr) cudaFreeAsync(ptr, stream);
+    }
+    async_bytes(const async_bytes&) = delete;
+    async_bytes& operator=(const async_bytes&) = delete;
+    async_bytes(async_bytes&& o) noexcept : ptr(std::exchange(o.ptr, nullptr)), stream(o.stream) {}
+    async_bytes& operator=(async_bytes&& o) noexcept
+    {
+        if (this != &o) {
+            if (ptr) cudaFreeAsync(ptr, stream);
+            ptr = std::exchange(o.ptr, nullptr);
+            stream = o.stream;
+        }
+        return *this;
+    }
+};
+
+/// C = A B with cuSPARSE SpGEMM (CUSPARSE_SPGEMM_DEFAULT: workEstimation,
+/// compute, copy), every buffer and C's arrays from the stream-ordered pool.
+struct spgemm_result {
+    int rows = 0, cols = 0;
+    long long nnz = 0;
+    async_bytes row_ptr, col_idx, values;
+
+    sparse::csr download(cudaStream_t stream) const
+    {
+        sparse::csr c;
+        c.rows = rows;
+        c.cols = cols;
+        c.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+        c.col_idx.resize(static_cast<std::size_t>(nnz));
+        c.values.resize(static_cast<std::size_t>(nnz));
+        if (rows && row_ptr.ptr)
+            TCORE_CHECK(cudaMemcpyAsync(c.row_ptr.data(), row_ptr.ptr, c.row_ptr.size() * sizeof(int),
+                                        cudaMemcpyDeviceToHost, stream));
+        if (nnz) {
+            TCORE_CHECK(cudaMemcpyAsync(c.col_idx.data(), col_idx.ptr, nnz * sizeof(int), cudaMemcpyDeviceToHost, stream));
+            TCORE_CHECK(cudaMemcpyAsync(c.values.data(), values.ptr, nnz * sizeof(double), cudaMemcpyDeviceToHost, stream));
+        }
+        TCORE_CHECK(cudaStreamSynchronize(stream));
+        return c;
+    }
+};
+
+/// Runs cuSPARSE SpGEMM on `stream` with handle `h`.
+inline spgemm_result spgemm(const handle& h, const device_csr& a, const device_csr& b, cudaStream_t stream)
+{
+    const char* where = "sparse_base::spgemm";
+    require(a.cols == b.rows, where, "inner dimensions differ");
+    spgemm_result c;
+    c.rows = a.rows;
+    c.cols = b.cols;
+    if (a.rows == 0) return c;
+    c.row_ptr = async_bytes((static_cast<std::size_t>(a.rows) + 1) * sizeof(int), stream);
+    if (a.nnz == 0 || b.nnz == 0 || b.cols == 0) {
+        TCORE_CHECK(cudaMemsetAsync(c.row_ptr.ptr, 0, (static_cast<std::size_t>(a.rows) + 1) * sizeof(int), stream));
+        return c;
+    }
+    TCORE_CUSPARSE_CHECK(cusparseSetStream(h.h, stream));
+    const csr_descr da(a), db(b);
+    csr_descr dc(a.rows, b.cols, 0, static_cast<int*>(c.row_ptr.ptr), nullptr, nullptr);
+    cusparseSpGEMMDescr_t desc = nullptr;
+    TCORE_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&desc));
+    struct guard {
+        cusparseSpGEMMDescr_t d;
+        ~guard() { cusparseSpGEMM_destroyDescr(d); }
+    } g{desc};
+    const double one = 1.0, zero = 0.0;
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    std::size_t bytes1 = 0, bytes2 = 0;
+    TCORE_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(h.h, op, op, &one, da.d, db.d, &zero, dc.d, CUDA_R_64F,
+                                                       CUSPARSE_SPGEMM_DEFAULT, desc, &bytes1, nullptr));
+    async_bytes buf1(bytes1, stream);
+    TCORE_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(h.h, op, op, &one, da.d, db.d, &zero, dc.d, CUDA_R_64F,
+                                                       CUSPARSE_SPGEMM_DEFAULT, desc, &bytes1, buf1.ptr));
+    TCORE_CUSPARSE_CHECK(cusparseSpGEMM_compute(h.h, op, op, &one, da.d, db.d, &zero, dc.d, CUDA_R_64F,
+                                                CUSPARSE_SPGEMM_DEFAULT, desc, &bytes2, nullptr));
+    async_bytes buf2(bytes2, stream);
+    TCORE_CUSPARSE_CHECK(cusparseSpGEMM_compute(h.h, op, op, &one, da.d, db.d, &zero, dc.d, CUDA_R_64F,
+                                                CUSPARSE_SPGEMM_DEFAULT, desc, &bytes2, buf2.ptr));
+    std::int64_t rows = 0, cols = 0, nnz = 0;
+    TCORE_CUSPARSE_CHECK(cusparseSpMatGetSize(dc.d, &rows, &cols, &nnz));
+    require(nnz < (1LL << 31), where, "the product has more than 2^31 - 1 nonzeros");
+    c.nnz = nnz;
+    c.col_idx = async_bytes(static_cast<std::size_t>(nnz) * sizeof(int), stream);
+    c.values = async_bytes(static_cast<std::size_t>(nnz) * sizeof(double), stream);
+    TCORE_CUSPARSE_CHECK(cusparseCsrSetPointers(dc.d, c.row_ptr.ptr, c.col_idx.ptr, c.values.ptr));
+    TCORE_CUSPARSE_CHECK(cusparseSpGEMM_copy(h.h, op, op, &one, da.d, db.d, &zero, dc.d, CUDA_R_64F,
+                                             CUSPARSE_SPGEMM_DEFAULT, desc));
+    return c;
+}
+
 }  // namespace tcore::examples::sparse_base

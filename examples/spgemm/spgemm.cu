@@ -1,0 +1,293 @@
+// examples/spgemm/spgemm.cu - the SpGEMM workload: C = A A in FP64
+// (Quadrant IV; A A^T for a rectangular matrix).
+//
+// Variants (tcore/patterns/spgemm.cuh, AmgT-like mBSR with 4x4 tiles):
+//   base   cuSPARSE SpGEMM (CUSPARSE_SPGEMM_DEFAULT: workEstimation,
+//          compute, copy), CSR in, CSR out
+//   tc     symbolic (tile expansion, CUB sort, mask OR) + numeric with tile
+//          pairs on f64 m8n8k4, mBSR in, mBSR out
+//   cc     tc on the cuda_core backend
+//   cce    tc's data, each 4x4 tile product as 64 FMAs (essential)
+// Each timed run is the whole product - symbolic and numeric phases, every
+// allocation (stream-ordered pool, for all variants) - on the same stream.
+// The CSR -> mBSR conversion and upload of A is preprocessing, reported
+// apart; C is checked after mBSR -> CSR on the host (not timed). C is
+// compared with the CPU structural product: identical structure (explicit
+// zeros kept by both) and values within FP64 rounding (accuracy columns).
+// Cases: the generated classes at 1e5, 1e6 and 1e7 nonzeros, the shipped
+// matrices as "real/<name>"; --quick: the classes at 1e5 and two real ones.
+// Bytes: A read twice (as A and B) and C written, 12 bytes a nonzero
+// (value + index); flops: 2 per multiply of the structural product.
+#include "../spmv/cusparse_baseline.cuh"
+#include "harness/harness.hpp"
+
+#include <tcore/io/matrix_market.hpp>
+#include <tcore/patterns/spgemm.cuh>
+#include <tcore/sparse/generate.hpp>
+#include <tcore/sparse/mbsr.hpp>
+#include <tcore/tcore.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tb = tcore::bench;
+namespace sb = tcore::examples::sparse_base;
+namespace gen = tcore::sparse::gen;
+
+struct spgemm_case {
+    std::string name;
+    bool real = false;
+    gen::matrix_class cls = gen::matrix_class::fem3d;
+    long long target = 0;
+    std::string file;
+};
+
+std::string fixed(double v, int digits = 3)
+{
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string size_name(long long n)
+{
+    int e = 0;
+    long long p = 1;
+    while (p * 10 <= n) p *= 10, ++e;
+    return p == n ? "1e" + std::to_string(e) : std::to_string(n);
+}
+
+std::string matrix_path(const std::string& name)
+{
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("TCORE_MATRIX_DIR")) dirs.push_back(env);
+    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/../shared/data/matrices");
+    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/shared/data/matrices");
+    for (const std::string& d : dirs) {
+        const std::string p = d + "/" + name + ".mtx";
+        if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+            std::fclose(f);
+            return p;
+        }
+    }
+    return dirs[1] + "/" + name + ".mtx";
+}
+
+double elapsed_ms(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Accuracy of a CSR result against the reference: structure must match
+/// (else every entry counts as mismatched); values compared in order.
+tb::accuracy accuracy_csr(const tcore::sparse::csr& ref, const tcore::sparse::csr& got, std::string& problem)
+{
+    problem = tcore::sparse::structure_difference(got, ref);
+    if (!problem.empty()) {
+        tb::accuracy acc;
+        acc.count = ref.values.size();
+        acc.mismatched = ref.values.size() ? ref.values.size() : 1;
+        return acc;
+    }
+    return tb::accuracy_of(ref.values.data(), got.values.data(), ref.values.size());
+}
+
+/// Multiplications of the structural product A B.
+double products_of(const tcore::sparse::csr& a, const tcore::sparse::csr& b)
+{
+    double n = 0;
+    for (const int k : a.col_idx) n += b.row_length(k);
+    return n;
+}
+
+/// Per case: variant -> cache state -> median ms.
+using medians = std::map<std::string, std::map<std::string, double>>;
+
+/// The cold-cache median of a variant: "cold" if measured, else "stream"; 0 if none.
+double cold_of(const medians& m, const std::string& v)
+{
+    const auto it = m.find(v);
+    if (it == m.end()) return 0;
+    for (const char* s : {"cold", "stream"}) {
+        const auto jt = it->second.find(s);
+        if (jt != it->second.end()) return jt->second;
+    }
+    return 0;
+}
+
+void run(tb::context& ctx)
+{
+    std::vector<spgemm_case> cases;
+    const std::vector<long long> sizes = ctx.quick() ? std::vector<long long>{100000}
+                                                     : std::vector<long long>{100000, 1000000, 10000000};
+    for (const long long n : sizes)
+        for (const auto c : gen::all_classes())
+            cases.push_back({std::string(gen::class_name(c)) + "/" + size_name(n), false, c, n, ""});
+    const std::vector<const char*> reals =
+        ctx.quick() ? std::vector<const char*>{"bcsstk13", "lp_afiro"}
+                    : std::vector<const char*>{"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro",
+                                               "LFAT5"};
+    for (const char* f : reals) cases.push_back({std::string("real/") + f, true, {}, 0, f});
+
+    std::map<std::string, medians> times;  // case -> medians
+    std::map<std::string, bool> is_real;
+    const char* variants[] = {"base", "tc", "cc", "cce"};
+    bool pool_kept = false;
+    for (const spgemm_case& cs : cases) {
+        if (!ctx.want_case(cs.name) || !ctx.announce_case(cs.name)) continue;
+        bool any = false;
+        for (const char* v : variants) any = any || ctx.want_variant(v);
+        if (!any) continue;
+        if (!pool_kept) {
+            // Keep freed memory in the pool: repeated products allocate without syncing.
+            int dev = 0;
+            TCORE_CHECK(cudaGetDevice(&dev));
+            cudaMemPool_t pool;
+            TCORE_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+            std::uint64_t keep = UINT64_MAX;
+            TCORE_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+            pool_kept = true;
+        }
+
+        tcore::sparse::csr a;
+        try {
+            a = cs.real ? tcore::io::read_matrix_market(matrix_path(cs.file))
+                        : gen::generate(cs.cls, cs.target, 0x59e3000ull + static_cast<std::uint64_t>(cs.target));
+        } catch (const std::exception& e) {
+            std::printf("spgemm %s: skipped: %s\n", cs.name.c_str(), e.what());
+            continue;
+        }
+        const tcore::sparse::csr b = a.rows == a.cols ? a : tcore::sparse::transpose(a);
+        const auto t_ref = std::chrono::steady_clock::now();
+        const tcore::sparse::csr ref = tcore::sparse::spgemm_reference(a, b);
+        const double ref_ms = elapsed_ms(t_ref);
+        const double mults = products_of(a, b);
+        char shape[200];
+        std::snprintf(shape, sizeof shape, "%s: %dx%d nnz %lld -> C nnz %lld, %.3g multiplies (CPU reference %.0f ms)",
+                      a.rows == a.cols ? "A*A" : "A*A^T", a.rows, a.cols, a.nnz(), ref.nnz(), mults, ref_ms);
+        const auto t0 = std::chrono::steady_clock::now();
+        const tcore::sparse::mbsr_matrix ma = tcore::sparse::csr_to_mbsr(a);
+        const tcore::sparse::mbsr_matrix mb = a.rows == a.cols ? tcore::sparse::mbsr_matrix{} : tcore::sparse::csr_to_mbsr(b);
+        const double pack_ms = elapsed_ms(t0);
+        const tcore::sparse::mbsr_matrix& mbr = a.rows == a.cols ? ma : mb;
+        double tile_products = 0;
+        for (const int k : ma.tile_col) tile_products += mbr.tile_ptr[k + 1] - mbr.tile_ptr[k];
+        std::size_t free_b = 0, total_b = 0;
+        TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        // tcore: 32 bytes a tile product (keys and pairs, sorted copies) + CUB's scratch;
+        // cuSPARSE: its buffers grow with the multiplies; C: 12 bytes (CSR) or ~10 (mBSR) a nonzero.
+        const double need = std::max(48.0 * tile_products, 24.0 * mults) + 64.0 * static_cast<double>(ref.nnz() + a.nnz());
+        if (need > 0.8 * static_cast<double>(free_b)) {
+            std::printf("spgemm %s: skipped, needs about %.1f GB of device memory\n", cs.name.c_str(), need / 1e9);
+            continue;
+        }
+        is_real[cs.name] = cs.real;
+
+        tb::row_spec spec;
+        spec.case_name = cs.name;
+        spec.bytes = 12.0 * static_cast<double>(a.nnz() + b.nnz() + ref.nnz());
+        spec.flops = 2.0 * mults;
+        spec.ceiling = tb::peak::memory;
+        spec.footprint_bytes = static_cast<std::size_t>(spec.bytes);
+        medians& med = times[cs.name];
+        auto record = [&](const std::string& variant, const std::vector<double>& m) {
+            if (m.empty() || ctx.rows().size() < m.size()) return;
+            const std::size_t first = ctx.rows().size() - m.size();
+            for (std::size_t i = 0; i < m.size(); ++i) med[variant][ctx.rows()[first + i].cache] = m[i];
+        };
+
+        // -- cuSPARSE ---------------------------------------------------------------------
+        if (ctx.want_variant("base")) {
+            const sb::device_csr da(a), db(b);
+            const sb::handle h;
+            std::string problem;
+            tb::accuracy err;
+            {
+                const sb::spgemm_result c = sb::spgemm(h, da, db, ctx.stream());
+                err = accuracy_csr(ref, c.download(ctx.stream()), problem);
+            }
+            spec.variant = "base";
+            spec.compute = tb::peak::fp64_cc;
+            spec.note = std::string("cuSPARSE SpGEMM DEFAULT (workEstimation + compute + copy, allocations included); ") +
+                        shape + (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
+            record("base", ctx.measure(spec, [&](cudaStream_t s) { const sb::spgemm_result c = sb::spgemm(h, da, db, s); },
+                                       err));
+        }
+
+        // -- tcore ------------------------------------------------------------------------------
+        bool any_tc = ctx.want_variant("tc") || ctx.want_variant("cc") || ctx.want_variant("cce");
+        if (!any_tc) continue;
+        const auto t1 = std::chrono::steady_clock::now();
+        const tcore::mbsr_device da(ma, ctx.stream());
+        const tcore::mbsr_device db_own = a.rows == a.cols ? tcore::mbsr_device{} : tcore::mbsr_device(mb, ctx.stream());
+        const tcore::mbsr_device& db = a.rows == a.cols ? da : db_own;
+        const double upload_ms = elapsed_ms(t1);
+        ctx.summary("preprocess " + cs.name + ": CSR -> mBSR + upload ms", fixed(pack_ms + upload_ms, 2));
+        auto run_variant = [&](const char* name, auto mode, tb::peak compute, const char* what) {
+            using Mode = decltype(mode);
+            if (!ctx.want_variant(name)) return;
+            std::string problem;
+            tb::accuracy err;
+            tcore::spgemm_stats st;
+            {
+                const tcore::mbsr_device c = tcore::spgemm<Mode>(da, db, ctx.stream(), &st);
+                err = accuracy_csr(ref, tcore::sparse::mbsr_to_csr(c.download(ctx.stream())), problem);
+            }
+            char layout[200];
+            std::snprintf(layout, sizeof layout,
+                          "A %lld tiles (%.2f nnz/tile), %lld tile products, C %lld tiles; prep %.1f ms pack + %.1f ms "
+                          "upload (excluded)",
+                          static_cast<long long>(ma.tiles()), ma.tiles() ? a.nnz() / static_cast<double>(ma.tiles()) : 0.0,
+                          st.tile_products, st.c_tiles, pack_ms, upload_ms);
+            spec.variant = name;
+            spec.compute = compute;
+            spec.note = std::string(what) + "; " + layout + "; " + shape +
+                        (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
+            record(name, ctx.measure(spec, [&](cudaStream_t s) { const tcore::mbsr_device c = tcore::spgemm<Mode>(da, db, s); },
+                                     err));
+        };
+        run_variant("tc", tcore::tensor_core{}, tb::peak::fp64_tc, "mBSR 4x4 tiles, tile pairs on f64 m8n8k4");
+        run_variant("cc", tcore::cuda_core{}, tb::peak::fp64_cc, "tc on the cuda_core backend");
+        run_variant("cce", tcore::spgemm_essential{}, tb::peak::fp64_cc, "tile products as 64 FMAs (essential)");
+    }
+
+    for (const bool real : {false, true}) {
+        std::vector<double> v, cc_tc;
+        for (const auto& [name, m] : times) {
+            if (is_real[name] != real) continue;
+            const double base = cold_of(m, "base");
+            double best = 0;
+            for (const char* o : {"tc", "cc", "cce"}) {
+                const double tt = cold_of(m, o);
+                if (tt > 0 && (best == 0 || tt < best)) best = tt;
+            }
+            if (base > 0 && best > 0) v.push_back(base / best);
+            if (cold_of(m, "tc") > 0 && cold_of(m, "cc") > 0) cc_tc.push_back(cold_of(m, "cc") / cold_of(m, "tc"));
+        }
+        const std::string cls = real ? "real" : "generated";
+        if (!v.empty()) {
+            ctx.summary("geomean t(base)/t(best tcore), " + cls + ", cold cache / streaming (" +
+                            std::to_string(v.size()) + " cases)",
+                        fixed(tb::geomean(v)));
+            ctx.summary("min t(base)/t(best tcore), " + cls, fixed(*std::min_element(v.begin(), v.end())));
+        }
+        if (!cc_tc.empty()) ctx.summary("geomean t(cc)/t(tc), " + cls, fixed(tb::geomean(cc_tc)));
+    }
+}
+
+}  // namespace
+
+void tcore_register_spgemm(tcore::bench::registry& r)
+{
+    r.add({"spgemm", "C = A A in FP64: mBSR tile pairs on the FP64 MMA vs cuSPARSE SpGEMM", run});
+}

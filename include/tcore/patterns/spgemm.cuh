@@ -1,0 +1,477 @@
+// tcore/patterns/spgemm.cuh - FP64 SpGEMM C = A B on the FP64 MMA after
+// AmgT (SC'24), Quadrant IV: both operands in mBSR (4x4 tiles with 16-bit
+// masks, tcore/sparse/mbsr.hpp), tile products grouped in pairs into the
+// 8x4 A / 4x8 B operands of one m8n8k4 MMA; only D's two diagonal 4x4
+// blocks are used.
+//
+// Symbolic phase (tile level, expand-sort-compress with CUB): every pair of
+// an A tile (i, k) and a B tile (k, j) emits the key (i, j) and the pair of
+// tile indices; a stable radix sort groups the pairs of every C tile (in
+// expansion order: A tiles by column, then B tiles); run-length encoding
+// finds the groups; a group's mask is the OR of the boolean products of its
+// tile masks, and groups whose mask stays 0 (tiles that meet but whose
+// entries do not) are dropped. The result is C's tile structure and exact
+// element structure (the structural product, as cuSPARSE and
+// tcore::sparse::spgemm_reference give it), and for every C tile the list
+// of its tile products: the numeric phase does exactly that work.
+// Numeric phase: one warp per C tile (i, j) takes its tile products two at
+// a time: A operand rows 0-3 = A(i, k1), rows 4-7 = A(i, k2); B operand
+// columns 0-3 = B(k1, j), 4-7 = B(k2, j). D[0:4, 0:4] accumulates
+// A(i,k1) B(k1,j) and D[4:8, 4:8] A(i,k2) B(k2,j); C(i, j) = D[0:4, 0:4] +
+// D[4:8, 4:8] (lane 4g + t, g < 4, t < 2, adds the value of lane + 18).
+// Modes: tensor_core (`tc`), cuda_core (`cc`, same data flow),
+// spgemm_essential (`cce`: 16 lanes per tile product, 4 FMAs each, two
+// products at a time; 64 FMAs per tile pair instead of the MMA's 256).
+//
+// Device memory comes from the stream-ordered allocator (cudaMallocAsync),
+// so repeated products reuse the pool; the result owns its arrays.
+#pragma once
+
+#include "../check.cuh"
+#include "../frag/f64_m8n8k4.cuh"
+#include "../sparse/mbsr.hpp"
+#include "launch.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace tcore {
+
+/// The `cce` mode of the SpGEMM kernel: CUDA cores, only the tile products' FMAs.
+struct spgemm_essential {
+    static constexpr const char* name() { return "essential"; }
+};
+
+/// Boolean product of two 4x4 masks (bit 4r + c), host and device.
+__host__ __device__ constexpr unsigned tile_mask_product(unsigned a, unsigned b)
+{
+    unsigned c = 0;
+    for (int i = 0; i < 4; ++i)
+        for (int k = 0; k < 4; ++k)
+            if (a >> (4 * i + k) & 1u) c |= ((b >> (4 * k)) & 0xFu) << (4 * i);
+    return c;
+}
+
+/// A stream-ordered device array (cudaMallocAsync / cudaFreeAsync).
+template <class T>
+class async_array {
+public:
+    async_array() = default;
+    async_array(std::size_t n, cudaStream_t stream) : count_(n), stream_(stream)
+    {
+        if (n) TCORE_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), n * sizeof(T), stream));
+    }
+    ~async_array() { reset(); }
+    async_array(const async_array&) = delete;
+    async_array& operator=(const async_array&) = delete;
+    async_array(async_array&& o) noexcept
+        : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), stream_(o.stream_)
+    {
+    }
+    async_array& operator=(async_array&& o) noexcept
+    {
+        if (this != &o) {
+            reset();
+            ptr_ = std::exchange(o.ptr_, nullptr);
+            count_ = std::exchange(o.count_, 0);
+            stream_ = o.stream_;
+        }
+        return *this;
+    }
+    void reset()
+    {
+        if (ptr_) cudaFreeAsync(ptr_, stream_);
+        ptr_ = nullptr;
+        count_ = 0;
+    }
+    T* get() const { return ptr_; }
+    std::size_t size() const { return count_; }
+
+private:
+    T* ptr_ = nullptr;
+    std::size_t count_ = 0;
+    cudaStream_t stream_ = nullptr;
+};
+
+/// An mBSR matrix in device memory (tile_row: the tile row of every tile).
+struct mbsr_device {
+    int rows = 0, cols = 0, block_rows = 0, block_cols = 0;
+    long long tiles = 0;
+    async_array<int> tile_ptr, tile_col, tile_row;
+    async_array<std::uint16_t> tile_mask;
+    async_array<double> tile_val;
+
+    mbsr_device() = default;
+    /// Uploads `m` (validated) on `stream`; synchronises before returning.
+    mbsr_device(const sparse::mbsr_matrix& m, cudaStream_t stream)
+    {
+        sparse::validate(m, "tcore::mbsr_device");
+        rows = m.rows;
+        cols = m.cols;
+        block_rows = m.block_rows;
+        block_cols = m.block_cols;
+        tiles = m.tiles();
+        std::vector<int> row(static_cast<std::size_t>(tiles));
+        for (int br = 0; br < m.block_rows; ++br)
+            for (int p = m.tile_ptr[br]; p < m.tile_ptr[br + 1]; ++p) row[p] = br;
+        tile_ptr = async_array<int>(m.tile_ptr.size(), stream);
+        tile_col = async_array<int>(m.tile_col.size(), stream);
+        tile_row = async_array<int>(row.size(), stream);
+        tile_mask = async_array<std::uint16_t>(m.tile_mask.size(), stream);
+        tile_val = async_array<double>(m.tile_val.size(), stream);
+        copy_in(tile_ptr, m.tile_ptr, stream);
+        copy_in(tile_col, m.tile_col, stream);
+        copy_in(tile_row, row, stream);
+        copy_in(tile_mask, m.tile_mask, stream);
+        copy_in(tile_val, m.tile_val, stream);
+        TCORE_CHECK(cudaStreamSynchronize(stream));
+    }
+
+    /// The matrix on the host (synchronises `stream`).
+    sparse::mbsr_matrix download(cudaStream_t stream) const
+    {
+        sparse::mbsr_matrix m;
+        m.rows = rows;
+        m.cols = cols;
+        m.block_rows = block_rows;
+        m.block_cols = block_cols;
+        m.tile_ptr = copy_out(tile_ptr, stream);
+        m.tile_col = copy_out(tile_col, stream);
+        m.tile_mask = copy_out(tile_mask, stream);
+        m.tile_val = copy_out(tile_val, stream);
+        if (m.tile_ptr.empty()) m.tile_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
+        return m;
+    }
+
+private:
+    template <class T>
+    static void copy_in(async_array<T>& d, const std::vector<T>& h, cudaStream_t s)
+    {
+        if (!h.empty()) TCORE_CHECK(cudaMemcpyAsync(d.get(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    }
+    template <class T>
+    static std::vector<T> copy_out(const async_array<T>& d, cudaStream_t s)
+    {
+        std::vector<T> h(d.size());
+        if (!h.empty()) TCORE_CHECK(cudaMemcpyAsync(h.data(), d.get(), h.size() * sizeof(T), cudaMemcpyDeviceToHost, s));
+        TCORE_CHECK(cudaStreamSynchronize(s));
+        return h;
+    }
+};
+
+namespace spgemm_detail {
+
+inline constexpr int threads = 128;
+
+__global__ void count_products(long long a_tiles, const int* __restrict__ a_col, const int* __restrict__ b_ptr,
+                               long long* __restrict__ counts)
+{
+    const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p < a_tiles) {
+        const int k = a_col[p];
+        counts[p] = b_ptr[k + 1] - b_ptr[k];
+    }
+}
+
+/// Emits (key = i * block_cols + j, (A tile << 32) | B tile) for every A tile x B tile pair.
+__global__ void expand_products(long long a_tiles, const int* __restrict__ a_row, const int* __restrict__ a_col,
+                                const int* __restrict__ b_ptr, const int* __restrict__ b_col,
+                                const long long* __restrict__ offsets, long long block_cols,
+                                unsigned long long* __restrict__ keys, unsigned long long* __restrict__ pairs)
+{
+    const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p >= a_tiles) return;
+    const int k = a_col[p];
+    const unsigned long long row_key = static_cast<unsigned long long>(a_row[p]) * block_cols;
+    long long out = offsets[p];
+    for (int q = b_ptr[k]; q < b_ptr[k + 1]; ++q, ++out) {
+        keys[out] = row_key + static_cast<unsigned long long>(b_col[q]);
+        pairs[out] = static_cast<unsigned long long>(p) << 32 | static_cast<unsigned>(q);
+    }
+}
+
+__host__ __device__ constexpr int pair_first(unsigned long long v) { return static_cast<int>(v >> 32); }
+__host__ __device__ constexpr int pair_second(unsigned long long v) { return static_cast<int>(v & 0xffffffffu); }
+
+/// Per run (C tile candidate): OR of its tile products' masks; flag = mask != 0.
+__global__ void run_masks(int runs, const int* __restrict__ run_off, const unsigned long long* __restrict__ pairs,
+                          const std::uint16_t* __restrict__ a_mask, const std::uint16_t* __restrict__ b_mask,
+                          std::uint16_t* __restrict__ mask, int* __restrict__ flag)
+{
+    const int r = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (r >= runs) return;
+    unsigned m = 0;
+    for (int i = run_off[r]; i < run_off[r + 1] && m != 0xFFFFu; ++i)
+        m |= tile_mask_product(a_mask[pair_first(pairs[i])], b_mask[pair_second(pairs[i])]);
+    mask[r] = static_cast<std::uint16_t>(m);
+    flag[r] = m != 0;
+}
+
+/// Writes the kept runs as C tiles (row, column, mask, product range) and counts tiles per row.
+__global__ void emit_tiles(int runs, const int* __restrict__ flag, const int* __restrict__ pos,
+                           const unsigned long long* __restrict__ keys, const std::uint16_t* __restrict__ mask,
+                           const int* __restrict__ run_off, long long block_cols, int* __restrict__ c_row,
+                           int* __restrict__ c_col, std::uint16_t* __restrict__ c_mask, int* __restrict__ c_first,
+                           int* __restrict__ c_count, int* __restrict__ row_counts)
+{
+    const int r = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (r >= runs || !flag[r]) return;
+    const int t = pos[r];
+    const int row = static_cast<int>(keys[r] / static_cast<unsigned long long>(block_cols));
+    c_row[t] = row;
+    c_col[t] = static_cast<int>(keys[r] % static_cast<unsigned long long>(block_cols));
+    c_mask[t] = mask[r];
+    c_first[t] = run_off[r];
+    c_count[t] = run_off[r + 1] - run_off[r];
+    atomicAdd(row_counts + row, 1);
+}
+
+/// A(g, t) of the paired MMA on `lane`: rows 0-3 from A tile pa1, rows 4-7
+/// from pa2 (0 when there is no second product).
+__host__ __device__ inline double pair_a(const double* a_val, int pa1, int pa2, bool two, int lane)
+{
+    const int g = lane >> 2, t = lane & 3;
+    const bool low = g < 4;
+    return low || two ? a_val[16LL * (low ? pa1 : pa2) + 4 * (g & 3) + t] : 0.0;
+}
+
+/// B(t, g) of the paired MMA: columns 0-3 from B tile pb1, 4-7 from pb2.
+__host__ __device__ inline double pair_b(const double* b_val, int pb1, int pb2, bool two, int lane)
+{
+    const int g = lane >> 2, t = lane & 3;
+    const bool low = g < 4;
+    return low || two ? b_val[16LL * (low ? pb1 : pb2) + 4 * t + (g & 3)] : 0.0;
+}
+
+/// Lanes holding D[0:4, 0:4] (g < 4, t < 2) write C; they add the value of
+/// pair_partner(lane), which holds the same position of D[4:8, 4:8].
+__host__ __device__ constexpr bool pair_writer(int lane) { return (lane >> 2) < 4 && (lane & 3) < 2; }
+__host__ __device__ constexpr int pair_partner(int lane) { return (lane + 18) & 31; }
+/// Tile element (row-major) that accumulator register i of a writer lane is.
+__host__ __device__ constexpr int pair_element(int lane, int i) { return 4 * (lane >> 2) + 2 * (lane & 3) + i; }
+
+/// cce: lane's share of one tile product: element lane % 16 (row-major) of
+/// A tile pa times B tile pb, 4 FMAs added to `acc`.
+__host__ __device__ inline double essential_term(const double* a_val, const double* b_val, int pa, int pb, int lane,
+                                                 double acc)
+{
+    const int e = lane & 15;
+    const double* ar = a_val + 16LL * pa + 4 * (e >> 2);
+    const double* bc = b_val + 16LL * pb + (e & 3);
+    for (int k = 0; k < 4; ++k) acc = fma(ar[k], bc[4 * k], acc);
+    return acc;
+}
+
+struct operands {
+    const double *a_val, *b_val;
+    const unsigned long long* pairs;  ///< tile products, grouped by C tile
+};
+
+/// One warp per C tile: C(i, j) = sum over its tile products A(i, k) B(k, j).
+template <class Mode>
+__global__ void __launch_bounds__(threads) numeric(long long c_tiles, const int* __restrict__ c_first,
+                                                   const int* __restrict__ c_count, double* __restrict__ c_val,
+                                                   operands op)
+{
+    const long long tile = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    if (tile >= c_tiles) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const unsigned long long* pairs = op.pairs + c_first[tile];
+    const int count = c_count[tile];
+    constexpr bool use_mma = std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core>;
+    frag_c<f64_m8n8k4> acc;
+    fill(acc, 0.0);
+    double ess = 0.0;
+    const int half = lane >> 4;  // cce: lanes 0-15 take the first product of a pair, 16-31 the second
+    for (int m = 0; m < count; m += 2) {
+        const bool two = m + 1 < count;
+        const unsigned long long v1 = pairs[m], v2 = two ? pairs[m + 1] : v1;
+        const int pa1 = pair_first(v1), pb1 = pair_second(v1), pa2 = pair_first(v2), pb2 = pair_second(v2);
+        if constexpr (use_mma) {
+            frag_a<f64_m8n8k4> a;
+            frag_b<f64_m8n8k4> b;
+            a.x[0] = pair_a(op.a_val, pa1, pa2, two, lane);
+            b.x[0] = pair_b(op.b_val, pb1, pb2, two, lane);
+            mma<Mode>(acc, a, b, acc);
+        } else if (half == 0 || two) {
+            ess = essential_term(op.a_val, op.b_val, half ? pa2 : pa1, half ? pb2 : pb1, lane, ess);
+        }
+    }
+    if constexpr (use_mma) {
+        const double o0 = __shfl_sync(0xffffffffu, acc.x[0], pair_partner(lane));
+        const double o1 = __shfl_sync(0xffffffffu, acc.x[1], pair_partner(lane));
+        if (pair_writer(lane)) {
+            c_val[16LL * tile + pair_element(lane, 0)] = acc.x[0] + o0;
+            c_val[16LL * tile + pair_element(lane, 1)] = acc.x[1] + o1;
+        }
+    } else {
+        const double v = ess + __shfl_xor_sync(0xffffffffu, ess, 16);
+        if (half == 0) c_val[16LL * tile + (lane & 15)] = v;
+    }
+}
+
+template <class F>
+inline void cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t stream)
+{
+    std::size_t bytes = 0;
+    TCORE_CHECK(f(nullptr, bytes));
+    if (bytes > temp.size()) temp = async_array<unsigned char>(bytes, stream);
+    TCORE_CHECK(f(temp.get(), bytes));
+}
+
+inline unsigned grid_of(long long n, int per_block)
+{
+    const long long g = detail::ceil_div(n, per_block);
+    require(g < (1LL << 31), "tcore::spgemm", "the problem needs more than 2^31 - 1 thread blocks");
+    return static_cast<unsigned>(g > 0 ? g : 1);
+}
+
+}  // namespace spgemm_detail
+
+/// Statistics of the last product (for reports).
+struct spgemm_stats {
+    long long tile_products = 0;  ///< A tile x B tile pairs expanded by the symbolic phase
+    long long c_tiles = 0;        ///< tiles of C (non-empty masks)
+};
+
+/// C = A B. A is m x k, B is k x n, both mBSR on the device; C is returned
+/// in mBSR with its exact structure. Mode: tensor_core (`tc`), cuda_core
+/// (`cc`) or spgemm_essential (`cce`). Runs on `stream`; the host waits
+/// three times (for the product, run and tile counts, to size the arrays).
+/// Throws tcore::error on bad input.
+template <class Mode = tensor_core>
+mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stream = nullptr,
+                   spgemm_stats* stats = nullptr)
+{
+    static_assert(std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core> ||
+                      std::is_same_v<Mode, spgemm_essential>,
+                  "Mode is tcore::tensor_core, tcore::cuda_core or tcore::spgemm_essential");
+    namespace d = spgemm_detail;
+    const char* where = "tcore::spgemm";
+    require(a.cols == b.rows, where,
+            "inner dimensions differ: A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", B is " +
+                std::to_string(b.rows) + " x " + std::to_string(b.cols));
+    require(a.block_rows == 0 || a.tile_ptr.get() != nullptr, where, "A has no tile_ptr (empty handle)");
+    require(b.block_rows == 0 || b.tile_ptr.get() != nullptr, where, "B has no tile_ptr (empty handle)");
+    mbsr_device c;
+    c.rows = a.rows;
+    c.cols = b.cols;
+    c.block_rows = a.block_rows;
+    c.block_cols = b.block_cols;
+    c.tile_ptr = async_array<int>(static_cast<std::size_t>(c.block_rows) + 1, stream);
+    TCORE_CHECK(cudaMemsetAsync(c.tile_ptr.get(), 0, (static_cast<std::size_t>(c.block_rows) + 1) * sizeof(int), stream));
+    if (stats) *stats = {};
+    if (a.tiles == 0 || b.tiles == 0 || c.block_cols == 0) {
+        TCORE_CHECK(cudaStreamSynchronize(stream));
+        return c;
+    }
+
+    // -- symbolic: expand ------------------------------------------------------------
+    async_array<unsigned char> temp;
+    async_array<long long> offsets(static_cast<std::size_t>(a.tiles) + 1, stream);
+    TCORE_CHECK(cudaMemsetAsync(offsets.get() + a.tiles, 0, sizeof(long long), stream));
+    d::count_products<<<d::grid_of(a.tiles, d::threads), d::threads, 0, stream>>>(a.tiles, a.tile_col.get(),
+                                                                                 b.tile_ptr.get(), offsets.get());
+    TCORE_CHECK_LAUNCH();
+    long long* off = offsets.get();
+    const long long n_off = a.tiles + 1;
+    d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, off, off, n_off, stream); },
+                temp, stream);
+    long long products = 0;
+    TCORE_CHECK(cudaMemcpyAsync(&products, off + a.tiles, sizeof(long long), cudaMemcpyDeviceToHost, stream));
+    TCORE_CHECK(cudaStreamSynchronize(stream));
+    require(products < (1LL << 31), where, "more than 2^31 - 1 tile products (the matrices are too large)");
+    if (stats) stats->tile_products = products;
+    if (products == 0) return c;
+    const int n = static_cast<int>(products);
+    async_array<unsigned long long> keys(n, stream), keys_sorted(n, stream), pairs(n, stream), pairs_sorted(n, stream);
+    d::expand_products<<<d::grid_of(a.tiles, d::threads), d::threads, 0, stream>>>(
+        a.tiles, a.tile_row.get(), a.tile_col.get(), b.tile_ptr.get(), b.tile_col.get(), off, c.block_cols, keys.get(),
+        pairs.get());
+    TCORE_CHECK_LAUNCH();
+    offsets.reset();
+
+    // -- symbolic: group by C tile, OR the masks, keep the non-empty tiles ------------------
+    const unsigned long long max_key = static_cast<unsigned long long>(c.block_rows) * c.block_cols;
+    int end_bit = 1;
+    while (end_bit < 64 && (1ull << end_bit) < max_key) ++end_bit;
+    {
+        unsigned long long *ki = keys.get(), *ko = keys_sorted.get(), *vi = pairs.get(), *vo = pairs_sorted.get();
+        // LSD radix sort is stable: a C tile's products stay in expansion order (deterministic sums).
+        d::cub_call([&](void* tmp, std::size_t& bytes) {
+            return cub::DeviceRadixSort::SortPairs(tmp, bytes, ki, ko, vi, vo, n, 0, end_bit, stream);
+        }, temp, stream);
+    }
+    pairs.reset();
+    async_array<int> run_off(static_cast<std::size_t>(n) + 1, stream), nruns(1, stream);
+    {
+        unsigned long long *ki = keys_sorted.get(), *ko = keys.get();
+        int *co = run_off.get(), *nr = nruns.get();
+        d::cub_call([&](void* tmp, std::size_t& bytes) {
+            return cub::DeviceRunLengthEncode::Encode(tmp, bytes, ki, ko, co, nr, n, stream);
+        }, temp, stream);
+    }
+    int runs = 0;
+    TCORE_CHECK(cudaMemcpyAsync(&runs, nruns.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+    TCORE_CHECK(cudaStreamSynchronize(stream));
+    TCORE_CHECK(cudaMemsetAsync(run_off.get() + runs, 0, sizeof(int), stream));
+    {
+        int* co = run_off.get();
+        const int nr = runs + 1;  // run lengths -> run offsets
+        d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, co, co, nr, stream); },
+                    temp, stream);
+    }
+    async_array<std::uint16_t> run_mask(static_cast<std::size_t>(runs), stream);
+    async_array<int> flags(static_cast<std::size_t>(runs) + 1, stream), pos(static_cast<std::size_t>(runs) + 1, stream);
+    TCORE_CHECK(cudaMemsetAsync(flags.get() + runs, 0, sizeof(int), stream));
+    d::run_masks<<<d::grid_of(runs, d::threads), d::threads, 0, stream>>>(runs, run_off.get(), pairs_sorted.get(),
+                                                                          a.tile_mask.get(), b.tile_mask.get(),
+                                                                          run_mask.get(), flags.get());
+    TCORE_CHECK_LAUNCH();
+    {
+        int *fi = flags.get(), *po = pos.get();
+        const int nr = runs + 1;
+        d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, fi, po, nr, stream); },
+                    temp, stream);
+    }
+    int tiles = 0;
+    TCORE_CHECK(cudaMemcpyAsync(&tiles, pos.get() + runs, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    TCORE_CHECK(cudaStreamSynchronize(stream));
+    if (stats) stats->c_tiles = tiles;
+    c.tiles = tiles;
+    if (tiles == 0) return c;
+
+    // -- C's structure ------------------------------------------------------------------
+    c.tile_col = async_array<int>(tiles, stream);
+    c.tile_row = async_array<int>(tiles, stream);
+    c.tile_mask = async_array<std::uint16_t>(tiles, stream);
+    c.tile_val = async_array<double>(16 * static_cast<std::size_t>(tiles), stream);
+    async_array<int> first(tiles, stream), count(tiles, stream);
+    d::emit_tiles<<<d::grid_of(runs, d::threads), d::threads, 0, stream>>>(
+        runs, flags.get(), pos.get(), keys.get(), run_mask.get(), run_off.get(), c.block_cols, c.tile_row.get(),
+        c.tile_col.get(), c.tile_mask.get(), first.get(), count.get(), c.tile_ptr.get());
+    TCORE_CHECK_LAUNCH();
+    {
+        int* tp = c.tile_ptr.get();
+        const int nr = c.block_rows + 1;  // tiles per row in [0, block_rows), 0 at the end
+        d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, tp, tp, nr, stream); },
+                    temp, stream);
+    }
+
+    // -- numeric ------------------------------------------------------------------------------
+    const d::operands op{a.tile_val.get(), b.tile_val.get(), pairs_sorted.get()};
+    d::numeric<Mode><<<d::grid_of(32LL * tiles, d::threads), d::threads, 0, stream>>>(tiles, first.get(), count.get(),
+                                                                                     c.tile_val.get(), op);
+    TCORE_CHECK_LAUNCH();
+    return c;
+}
+
+}  // namespace tcore

@@ -1,0 +1,218 @@
+// libs: CUDA::cusparse
+// tests/gpu/test_spgemm.cu - every SpGEMM variant against the FP64 CPU
+// reference (tcore::sparse::spgemm_reference, the structural product).
+//
+// Variants: tc (m8n8k4 tile pairs), cc (cuda_core backend), cce
+// (spgemm_essential), and cuSPARSE SpGEMM. The structure of C must be
+// identical to the reference's (explicit zeros kept by both), and also after
+// dropping exact zeros from both; values within 8 (k + 4) eps sum |a b| per
+// entry. Matrices: every shipped matrix (A A, or A A^T when rectangular),
+// every generator class (small), and edge cases: empty rows, all empty, one
+// row, one column (A A^T and A^T A), rectangular chains (m x k times k x n
+// with m, k, n not multiples of 4), a dense row, products whose tiles
+// cancel structurally (masks that meet at the tile level but not element-
+// wise). Every product is run twice and must give bit-identical values.
+// Bad input (mismatched inner dimensions) must throw tcore::error.
+#include "common/test_util.hpp"
+
+#include "examples/spmv/cusparse_baseline.cuh"
+
+#include <tcore/io/matrix_market.hpp>
+#include <tcore/patterns/spgemm.cuh>
+#include <tcore/sparse/generate.hpp>
+#include <tcore/sparse/mbsr.hpp>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tcore;
+using tcore::test::tally;
+namespace base = tcore::examples::sparse_base;
+
+namespace {
+
+tally t;
+
+std::string matrix_file(const char* name)
+{
+    for (const char* dir : {"../shared/data/matrices/", "shared/data/matrices/"}) {
+        const std::string p = std::string(dir) + name + ".mtx";
+        if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+            std::fclose(f);
+            return p;
+        }
+    }
+    return std::string("../shared/data/matrices/") + name + ".mtx";
+}
+
+struct product {
+    std::string name;
+    sparse::csr a, b;
+};
+
+sparse::csr sorted_rows(sparse::csr c)
+{
+    for (int r = 0; r < c.rows; ++r) {
+        std::vector<std::pair<int, double>> e;
+        for (int p = c.row_ptr[r]; p < c.row_ptr[r + 1]; ++p) e.push_back({c.col_idx[p], c.values[p]});
+        std::sort(e.begin(), e.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (int p = c.row_ptr[r], i = 0; p < c.row_ptr[r + 1]; ++p, ++i) c.col_idx[p] = e[i].first, c.values[p] = e[i].second;
+    }
+    return c;
+}
+
+/// |A| |B| on the reference's structure: the scale of each entry's rounding error.
+sparse::csr magnitude(const sparse::csr& a, const sparse::csr& b)
+{
+    sparse::csr aa = a, bb = b;
+    for (double& v : aa.values) v = std::fabs(v);
+    for (double& v : bb.values) v = std::fabs(v);
+    return sparse::spgemm_reference(aa, bb);
+}
+
+void compare(const std::string& what, const sparse::csr& got_in, const sparse::csr& ref, const sparse::csr& mag,
+             int inner)
+{
+    const sparse::csr got = sorted_rows(got_in);
+    const std::string diff = sparse::structure_difference(got, ref);
+    t.check(diff.empty(), "%s: structure differs: %s", what.c_str(), diff.c_str());
+    if (!diff.empty()) return;
+    const std::string diff0 = sparse::structure_difference(sparse::drop_zeros(got), sparse::drop_zeros(ref));
+    t.check(diff0.empty(), "%s: structure without explicit zeros differs: %s", what.c_str(), diff0.c_str());
+    int bad = 0;
+    for (std::size_t i = 0; i < ref.values.size(); ++i) {
+        const double tol = 8.0 * (inner + 4) * DBL_EPSILON * mag.values[i];
+        if (!tcore::test::close(got.values[i], ref.values[i], tol) && ++bad <= 3)
+            t.check(false, "%s: entry %zu: got %.17g, expected %.17g", what.c_str(), i, got.values[i], ref.values[i]);
+    }
+    t.check(bad == 0, "%s: %d values wrong", what.c_str(), bad);
+}
+
+template <class Mode>
+void run_tcore(const char* mode, const product& pr, const sparse::csr& ref, const sparse::csr& mag, int inner)
+{
+    const std::string what = pr.name + " [" + mode + "]";
+    try {
+        const mbsr_device da(sparse::csr_to_mbsr(pr.a), nullptr), db(sparse::csr_to_mbsr(pr.b), nullptr);
+        spgemm_stats st;
+        const mbsr_device c1 = spgemm<Mode>(da, db, nullptr, &st);
+        const sparse::mbsr_matrix h1 = c1.download(nullptr);
+        const mbsr_device c2 = spgemm<Mode>(da, db, nullptr);
+        const sparse::mbsr_matrix h2 = c2.download(nullptr);
+        TCORE_CHECK(cudaDeviceSynchronize());
+        t.check(h1.tile_val.size() == h2.tile_val.size() &&
+                    (h1.tile_val.empty() ||
+                     std::memcmp(h1.tile_val.data(), h2.tile_val.data(), h1.tile_val.size() * sizeof(double)) == 0) &&
+                    h1.tile_mask == h2.tile_mask && h1.tile_col == h2.tile_col,
+                "%s: a second run differs", what.c_str());
+        compare(what, sparse::mbsr_to_csr(h1), ref, mag, inner);
+    } catch (const std::exception& e) {
+        t.check(false, "%s: %s", what.c_str(), e.what());
+    }
+}
+
+void test_product(const product& pr)
+{
+    const sparse::csr ref = sparse::spgemm_reference(pr.a, pr.b);
+    const sparse::csr mag = magnitude(pr.a, pr.b);
+    int inner = 0;
+    for (int r = 0; r < pr.a.rows; ++r) inner = std::max(inner, pr.a.row_length(r));
+    run_tcore<tensor_core>("tc", pr, ref, mag, inner);
+    run_tcore<cuda_core>("cc", pr, ref, mag, inner);
+    run_tcore<spgemm_essential>("cce", pr, ref, mag, inner);
+    try {
+        const base::device_csr da(pr.a), db(pr.b);
+        const base::handle h;
+        const base::spgemm_result c = base::spgemm(h, da, db, nullptr);
+        TCORE_CHECK(cudaDeviceSynchronize());
+        compare(pr.name + " [base]", c.download(nullptr), ref, mag, inner);
+    } catch (const std::exception& e) {
+        t.check(false, "%s [base]: %s", pr.name.c_str(), e.what());
+    }
+}
+
+std::vector<product> products(bool quick)
+{
+    using namespace sparse::gen;
+    std::vector<product> ps;
+    const char* files[] = {"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro", "LFAT5"};
+    for (const char* f : files) {
+        try {
+            const sparse::csr a = io::read_matrix_market(matrix_file(f));
+            if (a.rows == a.cols) ps.push_back({std::string(f) + " A*A", a, a});
+            else ps.push_back({std::string(f) + " A*A^T", a, sparse::transpose(a)});
+        } catch (const std::exception& e) {
+            t.check(false, "reading %s: %s", f, e.what());
+        }
+    }
+    for (const matrix_class c : all_classes()) {
+        const sparse::csr a = generate(c, quick ? 20000 : 60000, 9);
+        ps.push_back({std::string(class_name(c)) + " A*A", a, a});
+    }
+    auto rr = random_rows;
+    ps.push_back({"0x0", sparse::csr{}, sparse::csr{}});
+    ps.push_back({"all empty 9x7 * 7x5", rr(9, 7, 0, 0, 1), rr(7, 5, 0, 0, 2)});
+    ps.push_back({"empty rows 50x50", rr(50, 50, 0, 3, 3), rr(50, 50, 0, 3, 4)});
+    {
+        const sparse::csr row = rr(1, 203, 0, 150, 5);
+        ps.push_back({"one row 1x203 * 203x1 (A A^T)", row, sparse::transpose(row)});
+        ps.push_back({"one column 203x1 * 1x203 (A^T A)", sparse::transpose(row), row});
+    }
+    ps.push_back({"chain 37x53 * 53x29", rr(37, 53, 0, 20, 6), rr(53, 29, 0, 15, 7)});
+    ps.push_back({"chain 5x1001 * 1001x3", rr(5, 1001, 0, 900, 8), rr(1001, 3, 0, 3, 9)});
+    ps.push_back({"dense row 1x997 * 997x997", rr(1, 997, 997, 997, 10), rr(997, 997, 0, 5, 11)});
+    {
+        // Tiles that meet but whose masks do not: A has only column 0 of each
+        // tile, B only row 1 of each tile: every tile pair multiplies to nothing.
+        sparse::csr a, b;
+        a.rows = b.rows = a.cols = b.cols = 16;
+        for (int r = 0; r < 16; ++r) {
+            for (int c = 0; c < 16; c += 4) {
+                a.col_idx.push_back(c);
+                a.values.push_back(1.0 + r + c);
+            }
+            a.row_ptr.push_back(static_cast<int>(a.col_idx.size()));
+            if (r % 4 == 1)
+                for (int c = 0; c < 16; ++c) {
+                    b.col_idx.push_back(c);
+                    b.values.push_back(2.0 - c);
+                }
+            b.row_ptr.push_back(static_cast<int>(b.col_idx.size()));
+        }
+        ps.push_back({"empty element product", a, b});
+        // explicit zeros and cancellation
+        sparse::csr z = rr(40, 40, 1, 6, 12);
+        for (std::size_t i = 0; i < z.values.size(); i += 3) z.values[i] = 0.0;
+        ps.push_back({"explicit zeros 40x40", z, z});
+    }
+    return ps;
+}
+
+void bad_arguments()
+{
+    const mbsr_device a(sparse::csr_to_mbsr(sparse::gen::random_rows(8, 9, 1, 3, 1)), nullptr);
+    try {
+        spgemm<tensor_core>(a, a, nullptr);
+        t.check(false, "inner dimensions: no error");
+    } catch (const tcore::error& e) {
+        t.check(std::string(e.what()).find("inner dimensions differ") != std::string::npos, "inner dimensions: %s",
+                e.what());
+    }
+    TCORE_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+int main()
+{
+    tcore::test::require_gpu_or_skip();
+    const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+    for (const product& p : products(quick)) test_product(p);
+    bad_arguments();
+    return t.finish();
+}

@@ -1,0 +1,156 @@
+// tests/host/test_sparse_spgemm_model.cu - the SpGEMM algorithm
+// (tcore/patterns/spgemm.cuh) on the CPU.
+//
+// Symbolic: the tile-level expansion with tcore::tile_mask_product, OR-ed
+// per (i, j) and with empty masks dropped, must give exactly the tiles and
+// masks of the CPU structural product (csr_to_mbsr(spgemm_reference)).
+// Numeric: the warp of the numeric kernel, 32 simulated lanes per C tile,
+// with the kernel's own helpers (pair_first/second, pair_a, pair_b,
+// pair_writer, pair_partner, pair_element, essential_term) and the CUDA-core
+// MMA model (tcore::mma_emulated): a C tile's tile products, in the order
+// the stable sort leaves them, are taken two at a time as the kernel does.
+// The values must match the reference; tc/cc and cce are both modelled.
+#include "common/test_util.hpp"
+
+#include <tcore/io/matrix_market.hpp>
+#include <tcore/patterns/spgemm.cuh>
+#include <tcore/sparse/generate.hpp>
+#include <tcore/sparse/mbsr.hpp>
+
+#include <cfloat>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace tcore;
+using namespace tcore::spgemm_detail;
+using tcore::test::tally;
+
+namespace {
+
+tally t;
+
+template <class T, int Count>
+struct lane_reader {
+    const T (*lanes)[Count];
+    __host__ __device__ T operator()(int src, int i) const { return lanes[src][i]; }
+};
+
+/// C's tiles and masks from the tile-level expansion (the symbolic phase).
+std::map<std::pair<int, int>, unsigned> symbolic(const sparse::mbsr_matrix& a, const sparse::mbsr_matrix& b)
+{
+    std::map<std::pair<int, int>, unsigned> c;
+    for (int i = 0; i < a.block_rows; ++i)
+        for (int p = a.tile_ptr[i]; p < a.tile_ptr[i + 1]; ++p) {
+            const int k = a.tile_col[p];
+            for (int q = b.tile_ptr[k]; q < b.tile_ptr[k + 1]; ++q)
+                c[{i, b.tile_col[q]}] |= tile_mask_product(a.tile_mask[p], b.tile_mask[q]);
+        }
+    for (auto it = c.begin(); it != c.end();) it = it->second ? std::next(it) : c.erase(it);
+    return c;
+}
+
+/// The numeric kernel's warp for C tile (i, j): 16 values, row-major. The
+/// tile products come in expansion order (A tiles of row i by position, then
+/// the B tile (k, j)), as the stable sort leaves them; taken two at a time.
+std::vector<double> numeric_tile(const sparse::mbsr_matrix& a, const sparse::mbsr_matrix& b, int i, int j, bool mma)
+{
+    std::vector<unsigned long long> pairs;
+    for (int p = a.tile_ptr[i]; p < a.tile_ptr[i + 1]; ++p) {
+        const int k = a.tile_col[p];
+        for (int q = b.tile_ptr[k]; q < b.tile_ptr[k + 1]; ++q)
+            if (b.tile_col[q] == j) pairs.push_back(static_cast<unsigned long long>(p) << 32 | static_cast<unsigned>(q));
+    }
+    frag_c<f64_m8n8k4> acc[32];
+    double ess[32] = {};
+    for (auto& c : acc) fill(c, 0.0);
+    const int count = static_cast<int>(pairs.size());
+    for (int m = 0; m < count; m += 2) {
+        const bool two = m + 1 < count;
+        const unsigned long long v1 = pairs[m], v2 = two ? pairs[m + 1] : v1;
+        const int pa1 = pair_first(v1), pb1 = pair_second(v1), pa2 = pair_first(v2), pb2 = pair_second(v2);
+        if (mma) {
+            double av[32][1], bv[32][1];
+            for (int lane = 0; lane < 32; ++lane) {
+                av[lane][0] = pair_a(a.tile_val.data(), pa1, pa2, two, lane);
+                bv[lane][0] = pair_b(b.tile_val.data(), pb1, pb2, two, lane);
+            }
+            for (int lane = 0; lane < 32; ++lane)
+                mma_emulated<f64_m8n8k4>(lane, acc[lane].x, lane_reader<double, 1>{av}, lane_reader<double, 1>{bv});
+        } else {
+            for (int lane = 0; lane < 32; ++lane) {
+                const int half = lane >> 4;
+                if (half == 0 || two)
+                    ess[lane] = essential_term(a.tile_val.data(), b.tile_val.data(), half ? pa2 : pa1, half ? pb2 : pb1,
+                                               lane, ess[lane]);
+            }
+        }
+    }
+    std::vector<double> out(16, std::nan(""));
+    for (int lane = 0; lane < 32; ++lane) {
+        if (mma) {
+            if (!pair_writer(lane)) continue;
+            for (int r = 0; r < 2; ++r) out[pair_element(lane, r)] = acc[lane].x[r] + acc[pair_partner(lane)].x[r];
+        } else if (lane < 16) {
+            out[lane] = ess[lane] + ess[lane ^ 16];
+        }
+    }
+    return out;
+}
+
+void check(const std::string& name, const sparse::csr& a, const sparse::csr& b)
+{
+    const sparse::csr ref = sparse::spgemm_reference(a, b);
+    const sparse::mbsr_matrix ma = sparse::csr_to_mbsr(a), mb = sparse::csr_to_mbsr(b);
+    sparse::mbsr_matrix mref = sparse::csr_to_mbsr(ref);
+    const auto sym = symbolic(ma, mb);
+    bool same = static_cast<long long>(sym.size()) == mref.tiles();
+    for (int i = 0; i < mref.block_rows && same; ++i)
+        for (int p = mref.tile_ptr[i]; p < mref.tile_ptr[i + 1] && same; ++p) {
+            const auto it = sym.find({i, mref.tile_col[p]});
+            same = it != sym.end() && it->second == mref.tile_mask[p];
+        }
+    t.check(same, "%s: symbolic tiles and masks equal the structural product's", name.c_str());
+
+    sparse::csr abs_a = a, abs_b = b;
+    for (double& v : abs_a.values) v = std::fabs(v);
+    for (double& v : abs_b.values) v = std::fabs(v);
+    const sparse::mbsr_matrix mag = sparse::csr_to_mbsr(sparse::spgemm_reference(abs_a, abs_b));
+    for (const bool mma : {true, false}) {
+        int bad = 0;
+        for (int i = 0; i < mref.block_rows; ++i)
+            for (int p = mref.tile_ptr[i]; p < mref.tile_ptr[i + 1]; ++p) {
+                const std::vector<double> v = numeric_tile(ma, mb, i, mref.tile_col[p], mma);
+                for (int e = 0; e < 16; ++e) {
+                    const double want = mref.tile_val[16 * static_cast<std::size_t>(p) + e];
+                    const double tol = 64 * DBL_EPSILON * mag.tile_val[16 * static_cast<std::size_t>(p) + e] *
+                                       (1 + a.cols);
+                    if (!(std::fabs(v[e] - want) <= tol) && ++bad <= 3)
+                        t.check(false, "%s [%s]: tile (%d, %d) element %d: %.17g vs %.17g", name.c_str(),
+                                mma ? "mma" : "essential", i, mref.tile_col[p], e, v[e], want);
+                }
+            }
+        t.check(bad == 0, "%s [%s]: %d values wrong", name.c_str(), mma ? "mma" : "essential", bad);
+    }
+}
+
+}  // namespace
+
+int main()
+{
+    using namespace sparse::gen;
+    for (const matrix_class c : all_classes()) {
+        const sparse::csr a = generate(c, 8000, 4);
+        check(std::string(class_name(c)) + " A*A", a, a);
+    }
+    const sparse::csr w = io::read_matrix_market("../shared/data/matrices/west0067.mtx");
+    check("west0067 A*A", w, w);
+    const sparse::csr l = io::read_matrix_market("../shared/data/matrices/lp_afiro.mtx");
+    check("lp_afiro A*A^T", l, sparse::transpose(l));
+    check("chain 37x53 * 53x29", random_rows(37, 53, 0, 20, 6), random_rows(53, 29, 0, 15, 7));
+    check("wide row 1x600 * 600x9", random_rows(1, 600, 500, 600, 8), random_rows(600, 9, 0, 9, 9));  // many products a tile
+    check("empty rows 30x30", random_rows(30, 30, 0, 2, 10), random_rows(30, 30, 0, 2, 11));
+    check("all empty", random_rows(6, 6, 0, 0, 1), random_rows(6, 6, 0, 0, 2));
+    return t.finish();
+}
