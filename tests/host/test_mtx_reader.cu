@@ -6,8 +6,10 @@
 // hermitian as real part), comments and blank lines anywhere, CRLF, upper
 // case keywords, duplicates summed in file order, explicit zeros kept, empty
 // matrices and empty rows, number forms ('+3', '.5', 'D' exponents, nan,
-// inf), a writer/reader round trip bit for bit, and the shipped SuiteSparse
-// matrices (../shared/data/matrices, run from the repository root): header,
+// inf), a writer/reader round trip bit for bit, the fuzzing corpus
+// (tests/fuzz/corpus and seeds: each file parses into a valid matrix or
+// throws tcore::error, nothing else), and the shipped SuiteSparse matrices
+// (../shared/data/matrices, run from the repository root): header,
 // dimensions, symmetric expansion (A == A^T) and counts.
 // Malformed files: each must throw tcore::error naming "<name>:<line>:" with
 // the right line and a message that says what is wrong.
@@ -17,6 +19,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -310,6 +314,47 @@ void shipped_matrices()
     }
 }
 
+/// The fuzzing corpus (tests/fuzz): every file parses or throws tcore::error;
+/// parsed matrices are valid and survive write -> parse bit for bit.
+void fuzz_corpus()
+{
+    int files = 0, parsed = 0;
+    for (const char* dir : {"tests/fuzz/corpus", "tests/fuzz/seeds"}) {
+        if (!std::filesystem::is_directory(dir)) {
+            t.check(false, "fuzz corpus: %s missing (run from the repository root)", dir);
+            continue;
+        }
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            if (!entry.is_regular_file()) continue;
+            std::ifstream f(entry.path(), std::ios::binary);
+            const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+            ++files;
+            io::mm_options o;
+            o.max_dimension = 1 << 16;
+            o.max_entries = 1 << 20;
+            if (!text.empty() && (text[0] & 1)) o.complex = io::complex_mode::real_part;
+            try {
+                const sparse::csr a = io::parse_matrix_market(text, o, entry.path().string());
+                sparse::validate(a, "corpus");
+                std::ostringstream out;
+                io::write_matrix_market(out, a);
+                const sparse::csr b = io::parse_matrix_market(out.str(), o, "rewritten");
+                bool same = sparse::structure_difference(a, b).empty() && a.values.size() == b.values.size();
+                for (std::size_t i = 0; same && i < a.values.size(); ++i)
+                    same = std::memcmp(&a.values[i], &b.values[i], sizeof(double)) == 0;
+                t.check(same, "corpus %s: write/parse round trip", entry.path().string().c_str());
+                ++parsed;
+            } catch (const tcore::error&) {
+                // rejected with a message: fine
+            } catch (const std::exception& e) {
+                t.check(false, "corpus %s: unexpected exception %s", entry.path().string().c_str(), e.what());
+            }
+        }
+    }
+    std::printf("fuzz corpus: %d files, %d parsed, %d rejected\n", files, parsed, files - parsed);
+    t.check(files > 0, "fuzz corpus: no files");
+}
+
 }  // namespace
 
 int main()
@@ -318,5 +363,6 @@ int main()
     writer_round_trip();
     malformed_files();
     shipped_matrices();
+    fuzz_corpus();
     return t.finish();
 }
