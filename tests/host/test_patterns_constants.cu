@@ -323,23 +323,29 @@ void check_scan_matrices(test::rng& rng)
         }
 }
 
-/// Fragment-level model of warp_scan::scan for FP64 (three MMAs, relabelled).
+/// Fragment-level model of warp_scan::scan for FP64: three MMAs (relabelled)
+/// on the tile with Inf/NaN read as zero, then apply_specials with the masks
+/// the ballots would give. Returns the outputs by tile position.
 template <bool Exclusive, int SegCols>
-void check_scan_model_f64(test::rng& rng)
+std::vector<double> scan_model_f64(const std::vector<double>& tile)
 {
     using Shape = f64_m16n8k16;
     using K8 = f64_m16n8k8;
     using Scanner = warp_scan<tensor_core, Shape, Exclusive, SegCols>;
-    std::vector<double> tile(scan_tile);
-    for (auto& v : tile) v = rng.nonzero(-2, 2);
     lanes_a<Shape> ones(32), tri(32);
     lanes_b<Shape> xb(32);
     lanes_b<K8> u(32);
+    unsigned pos_mask[scan_per_lane] = {}, neg_mask[scan_per_lane] = {};
     for (int lane = 0; lane < 32; ++lane) {
         ones[lane] = make_a<Shape>(lane, cmat::ones{});
         if constexpr (Exclusive) tri[lane] = make_a<Shape>(lane, relabel_a<Shape, cmat::strict_lower>{});
         else tri[lane] = make_a<Shape>(lane, relabel_a<Shape, cmat::lower>{});
-        for (int i = 0; i < 4; ++i) xb[lane].x[i] = tile[Scanner::in_pos(lane, i)];
+        for (int i = 0; i < 4; ++i) {
+            const double v = tile[Scanner::in_pos(lane, i)];
+            xb[lane].x[i] = std::isfinite(v) ? v : 0.0;
+            if (std::isnan(v) || v == INFINITY) pos_mask[i] |= 1u << lane;
+            if (std::isnan(v) || v == -INFINITY) neg_mask[i] |= 1u << lane;
+        }
         for (int j = 0; j < K8::b_count; ++j) {
             const coord rc = K8::b_coord(lane, j);
             u[lane].x[j] = cmat::block_strict_upper{SegCols}(detail::scan_carry_col(rc.row), rc.col);
@@ -357,17 +363,62 @@ void check_scan_model_f64(test::rng& rng)
         }
     }
     const lanes_c<K8> out = host_mma<K8>(a2, u, c2);
+    std::vector<double> by_pos(scan_tile);
+    for (int lane = 0; lane < 32; ++lane) {
+        double o[scan_per_lane];
+        for (int i = 0; i < 4; ++i) o[i] = out[lane].x[i];
+        Scanner::apply_specials(o, lane, pos_mask, neg_mask);
+        for (int i = 0; i < 4; ++i) by_pos[Scanner::out_pos(lane, i)] = o[i];
+    }
+    return by_pos;
+}
+
+/// Sequential IEEE prefix sums within segments of 16 * seg_cols.
+std::vector<double> sequential_prefix(const std::vector<double>& tile, int seg_cols, bool exclusive)
+{
+    std::vector<double> want(tile.size());
+    double s = 0;
+    for (std::size_t e = 0; e < tile.size(); ++e) {
+        if (e % (16 * seg_cols) == 0) s = 0;
+        if (exclusive) want[e] = s;
+        s += tile[e];
+        if (!exclusive) want[e] = s;
+    }
+    return want;
+}
+
+template <bool Exclusive, int SegCols>
+void check_scan_model_f64(test::rng& rng)
+{
+    std::vector<double> tile(scan_tile);
+    for (auto& v : tile) v = rng.nonzero(-2, 2);
+    std::vector<double> got = scan_model_f64<Exclusive, SegCols>(tile);
+    std::vector<double> want = sequential_prefix(tile, SegCols, Exclusive);
     double worst = 0;
-    for (int lane = 0; lane < 32; ++lane)
-        for (int i = 0; i < 4; ++i) {
-            const int e = Scanner::out_pos(lane, i);
-            const int seg0 = e / (16 * SegCols) * (16 * SegCols);
-            double want = 0;
-            for (int f = seg0; f < (Exclusive ? e : e + 1); ++f) want += tile[f];
-            worst = std::fmax(worst, std::fabs(out[lane].x[i] - want));
-        }
+    for (int e = 0; e < scan_tile; ++e) worst = std::fmax(worst, std::fabs(got[e] - want[e]));
     T.check(worst < 1e-13, "FP64 scan fragment model (%s, seg_cols %d): max error %.3g",
             Exclusive ? "exclusive" : "inclusive", SegCols, worst);
+
+    // Inf and NaN: outputs before them stay finite, from them on follow IEEE addition.
+    const double inf = INFINITY, nan = std::nan("");
+    const std::vector<std::vector<std::pair<int, double>>> cases = {
+        {{5, inf}}, {{70, -inf}}, {{3, inf}, {40, -inf}}, {{100, nan}}, {{0, inf}, {127, inf}}, {{63, inf}, {64, -inf}},
+        {{20, nan}, {90, -inf}}};
+    for (const auto& c : cases) {
+        std::vector<double> t = tile;
+        for (const auto& [pos, val] : c) t[pos] = val;
+        got = scan_model_f64<Exclusive, SegCols>(t);
+        want = sequential_prefix(t, SegCols, Exclusive);
+        int bad = 0;
+        for (int e = 0; e < scan_tile; ++e) {
+            const bool ok = std::isnan(want[e]) ? std::isnan(got[e])
+                            : std::isinf(want[e]) ? got[e] == want[e]
+                                                  : std::fabs(got[e] - want[e]) < 1e-13;
+            bad += !ok;
+        }
+        T.check(bad == 0, "FP64 scan model with Inf/NaN at %d (%s, seg_cols %d): %d wrong", c[0].first,
+                Exclusive ? "exclusive" : "inclusive", SegCols, bad);
+    }
 }
 
 /// Fragment-level model of the FP16 scan: two MMAs, quad carries in FP32.

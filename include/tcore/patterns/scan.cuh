@@ -55,6 +55,7 @@
 
 #include <climits>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -71,6 +72,35 @@ namespace detail {
 /// Column of the 16 x 8 accumulator that k slot s of the relabelled
 /// m16n8k8 A stands for (reuse.cuh: slot t + 4j -> column 2t + j).
 __host__ __device__ constexpr int scan_carry_col(int s) { return 2 * (s & 3) + (s >> 2); }
+
+__device__ inline bool is_finite(double v) { return fabs(v) < __longlong_as_double(0x7ff0000000000000LL); }
+__device__ inline bool is_finite(__half v) { return !__hisinf(v) && !__hisnan(v); }
+
+/// 0 finite, 1 +Inf, 2 -Inf, 3 NaN.
+__device__ inline int special_kind(double v)
+{
+    return isnan(v) ? 3 : isinf(v) ? (v > 0 ? 1 : 2) : 0;
+}
+__device__ inline int special_kind(__half v)
+{
+    return __hisnan(v) ? 3 : __hisinf(v) == 1 ? 1 : __hisinf(v) == -1 ? 2 : 0;
+}
+
+/// +Inf (1), -Inf (2) or a quiet NaN (3).
+template <class S>
+__host__ __device__ inline S special_value(int kind)
+{
+    S r;
+    if constexpr (std::is_same_v<S, double>) {
+        const unsigned long long bits = kind == 3 ? 0x7ff8000000000000ull : kind == 1 ? 0x7ff0000000000000ull
+                                                                                   : 0xfff0000000000000ull;
+        memcpy(&r, &bits, sizeof r);
+    } else {
+        const unsigned bits = kind == 3 ? 0x7fc00000u : kind == 1 ? 0x7f800000u : 0xff800000u;
+        memcpy(&r, &bits, sizeof r);
+    }
+    return r;
+}
 
 template <int Width, class S>
 __device__ inline S shfl_inclusive(S x)
@@ -145,7 +175,37 @@ struct warp_scan {
     }
 
     /// Tile-local scan: v = the lane's inputs (in_pos), out = its outputs (out_pos).
+    /// IEEE special values: the zeros of L and U would turn an Inf or NaN into
+    /// NaN at every position of its tile (0 * Inf = NaN), so the MMAs see Inf
+    /// and NaN as zero, and a tile that holds one (one warp vote per tile) is
+    /// patched: each output learns from ballots which of +Inf, -Inf and NaN
+    /// occur up to its position (NaN if a NaN or both infinities, else that
+    /// infinity), as sequential IEEE addition would give.
     __device__ void scan(sum_type (&out)[scan_per_lane], const in_type (&v)[scan_per_lane]) const
+    {
+        in_type x[scan_per_lane];
+        bool finite = true;
+        static_for<scan_per_lane>([&](auto i) {
+            const bool f = detail::is_finite(v[i]);
+            x[i] = f ? v[i] : convert_to<in_type>(0.0f);
+            finite = finite && f;
+        });
+        scan_finite(out, x);
+        if (!__all_sync(0xffffffffu, finite)) patch_specials(out, v);
+    }
+
+    /// The tile total on every lane (the last element's inclusive prefix).
+    __device__ sum_type total(const sum_type (&out)[scan_per_lane], const in_type (&v)[scan_per_lane]) const
+    {
+        constexpr int last_out = find_last(false), last_in = find_last(true);
+        static_assert(last_out >= 0 && last_in >= 0, "lane 31 must hold the tile's last input and output");
+        sum_type t = out[last_out];
+        if constexpr (Exclusive) t += convert_to<sum_type>(v[last_in]);
+        return __shfl_sync(0xffffffffu, t, 31);
+    }
+
+    /// The three-product scan of a tile without Inf or NaN.
+    __device__ void scan_finite(sum_type (&out)[scan_per_lane], const in_type (&v)[scan_per_lane]) const
     {
         frag_b<Shape> x;
         static_for<scan_per_lane>([&](auto i) { x.x[i] = v[i]; });
@@ -171,14 +231,39 @@ struct warp_scan {
         }
     }
 
-    /// The tile total on every lane (the last element's inclusive prefix).
-    __device__ sum_type total(const sum_type (&out)[scan_per_lane], const in_type (&v)[scan_per_lane]) const
+    /// Overwrites the outputs whose prefix (within its segment) holds an Inf or NaN.
+    __device__ void patch_specials(sum_type (&out)[scan_per_lane], const in_type (&v)[scan_per_lane]) const
     {
-        constexpr int last_out = find_last(false), last_in = find_last(true);
-        static_assert(last_out >= 0 && last_in >= 0, "lane 31 must hold the tile's last input and output");
-        sum_type t = out[last_out];
-        if constexpr (Exclusive) t += convert_to<sum_type>(v[last_in]);
-        return __shfl_sync(0xffffffffu, t, 31);
+        unsigned pos_mask[scan_per_lane], neg_mask[scan_per_lane];
+        static_for<scan_per_lane>([&](auto i) {
+            const int kind = detail::special_kind(v[i]);
+            pos_mask[i] = __ballot_sync(0xffffffffu, kind == 1 || kind == 3);
+            neg_mask[i] = __ballot_sync(0xffffffffu, kind == 2 || kind == 3);
+        });
+        apply_specials(out, lane_id(), pos_mask, neg_mask);
+    }
+
+    /// pos_mask[i] / neg_mask[i]: the lanes whose input i is +Inf or NaN / -Inf
+    /// or NaN (ballots). Output j of `lane` becomes NaN if both kinds occur up
+    /// to its position within its segment, else the infinity that does.
+    __host__ __device__ static void apply_specials(sum_type (&out)[scan_per_lane], int lane,
+                                                   const unsigned (&pos_mask)[scan_per_lane],
+                                                   const unsigned (&neg_mask)[scan_per_lane])
+    {
+        for (int j = 0; j < scan_per_lane; ++j) {
+            const int e = out_pos(lane, j);
+            const int first = e / (16 * SegCols) * (16 * SegCols);  // this output's segment
+            auto seen = [&](int p) { return p >= first && (Exclusive ? p < e : p <= e); };
+            bool pos = false, neg = false;
+            for (int i = 0; i < scan_per_lane; ++i)
+                for (int l = 0; l < 32; ++l) {
+                    if (((pos_mask[i] | neg_mask[i]) >> l & 1u) == 0u) continue;
+                    const bool in_prefix = seen(in_pos(l, i));
+                    pos = pos || (in_prefix && (pos_mask[i] >> l & 1u));
+                    neg = neg || (in_prefix && (neg_mask[i] >> l & 1u));
+                }
+            if (pos || neg) out[j] = detail::special_value<sum_type>(pos && neg ? 3 : pos ? 1 : 2);
+        }
     }
 
 private:
