@@ -283,6 +283,10 @@ inline spgemm_result spgemm(const handle& h, const device_csr& a, const device_c
     TCORE_CUSPARSE_CHECK(cusparseSpMatGetSize(dc.d, &rows, &cols, &nnz));
     require(nnz < (1LL << 31), where, "the product has more than 2^31 - 1 nonzeros");
     c.nnz = nnz;
+    if (nnz == 0) {  // structurally empty product: no copy step needed
+        TCORE_CHECK(cudaMemsetAsync(c.row_ptr.ptr, 0, (static_cast<std::size_t>(a.rows) + 1) * sizeof(int), stream));
+        return c;
+    }
     c.col_idx = async_bytes(static_cast<std::size_t>(nnz) * sizeof(int), stream);
     c.values = async_bytes(static_cast<std::size_t>(nnz) * sizeof(double), stream);
     TCORE_CUSPARSE_CHECK(cusparseCsrSetPointers(dc.d, c.row_ptr.ptr, c.col_idx.ptr, c.values.ptr));

@@ -165,7 +165,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     try {
         base::device_csr da(a);
         for (const bool prep : {true, false}) {
-            TCORE_CHECK(cudaMemset(dy.ptr, 0, dy.count * sizeof(double)));
+            if (dy.count) TCORE_CHECK(cudaMemset(dy.ptr, 0, dy.count * sizeof(double)));
             base::spmv cs(da, dx.ptr, dy.ptr, prep, nullptr);
             cs.run(nullptr);
             TCORE_CHECK(cudaDeviceSynchronize());

@@ -323,7 +323,8 @@ inline void cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t strea
 {
     std::size_t bytes = 0;
     TCORE_CHECK(f(nullptr, bytes));
-    if (bytes > temp.size()) temp = async_array<unsigned char>(bytes, stream);
+    // never pass a null scratch pointer: CUB would take the call for a size query
+    if (bytes > temp.size() || temp.get() == nullptr) temp = async_array<unsigned char>(bytes > 16 ? bytes : 16, stream);
     TCORE_CHECK(f(temp.get(), bytes));
 }
 
