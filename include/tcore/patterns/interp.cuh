@@ -1,0 +1,586 @@
+// tcore/patterns/interp.cuh - image resampling (bilinear, bicubic) as two
+// chained MMAs, the accumulator of the first fed straight into the A
+// operand of the second (frag/reuse.cuh).
+//
+// After "Making GPU tensor cores compute texture interpolation". On the
+// local unit square of a sample, with a, b the fractional x, y positions and
+// F the taps x taps texels around it (F(i, j): i along x, j along y),
+//
+//   A = C F C^T,   p = [1 a a^2 a^3] A [1 b b^2 b^3]^T = wx^T F wy,
+//   wx = C^T [1 a a^2 a^3]^T, wy likewise,
+//
+// with C the bilinear coefficient matrix (2x2) or the bicubic Hermite
+// matrix M = H S (4x4: Hermite basis H times the central-difference slopes
+// S; Catmull-Rom, Keys' kernel with a = -1/2). Both are constexpr
+// generators here, host and device.
+//
+// Resampling a whole image by one scale factor shares the x weights along
+// every output column and the y weights along every output row, so a warp
+// evaluates p for a tile of pixels as
+//
+//   product 1: D1 = Wx (16 output columns x 16 texels, generated)
+//                 * Img^T (16 texels x 8 = 2 image rows x 4 channels, loaded)
+//   product 2: D2 = D1 as A (16 output columns x 16 = 4 image rows x 4 channels)
+//                 * (Wy (x) I4)^T (16 x 8 = 2 output rows x 4 channels, generated)
+//
+// i.e. wx^T F (product 1, every channel of 2 rows at once) then the sum over
+// rows with wy (product 2, block-diagonal over the 4 channels). 3 and 4
+// channels are packed into one MMA (3: the fourth channel slot stays 0). A
+// warp tile is 16 output columns x 8 output rows (4 blocks of 2 rows): the
+// texels under the tile's 16 columns are taken 16 at a time (product 1's k
+// blocks) and its rows 4 at a time (product 2's k blocks), so any scale
+// factor works; weights outside a pixel's taps are 0.
+//
+// Reuse (docs/mma-fragments.md section 7): FP16 m16n8k16 builds the A of
+// product 2 in place from two 16x8 accumulators (reuse_a(d0, d1)), standard
+// layout, so B2 is generated in the standard B map. FP64 m16n8k16 relabels
+// k (reuse_a(d0, d1) for f64): A2 slot t + 4j stands for P column
+// reuse_col(lane, j), and B2 is generated for those rows.
+//
+// Product 1's k slots are relabelled too (only the joint A/B k labelling is
+// observable): FP16 lane (g, t) holds texels 4t..4t+3 of the k block (one
+// 16-byte load of 4 RGBA texels), FP64 texels 2t, 2t+1, 8+2t, 9+2t.
+//
+// Geometry is the texture unit's: texel i covers [i, i+1), output pixel d
+// samples source position u = (d + 0.5) * (in / out) - 0.5, i0 = floor(u),
+// a = u - i0, and indices outside the image are clamped to the edge
+// (cudaAddressModeClamp). FP16 shapes compute positions and weights in
+// FP32 and round the weights to FP16; FP64 computes everything in FP64.
+//
+// tests/host/test_interp.cu checks the generators, the tile maps and a whole
+// warp tile on a simulated warp; tests/gpu/test_interp.cu the kernels.
+#pragma once
+
+#include "../backend.cuh"
+#include "../frag/f16_m16n8k16.cuh"
+#include "../frag/f64_m16n8k16.cuh"
+#include "../frag/reuse.cuh"
+
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <type_traits>
+
+namespace tcore::interp {
+
+enum class filter { bilinear, bicubic };
+
+inline const char* filter_name(filter f) { return f == filter::bilinear ? "bilinear" : "bicubic"; }
+
+/// Texels per axis a sample reads: 2 (bilinear) or 4 (bicubic).
+template <filter F>
+inline constexpr int taps = F == filter::bilinear ? 2 : 4;
+/// Offset of the first tap from i0 = floor(u): 0 (bilinear) or -1 (bicubic).
+template <filter F>
+inline constexpr int first_tap = F == filter::bilinear ? 0 : -1;
+
+// -- constexpr generators ------------------------------------------------------
+
+/// Bilinear coefficient matrix B (2x2), row k = coefficient of a^k:
+/// [1 a] B = [1 - a, a].
+__host__ __device__ constexpr double bilinear_coef(int k, int j)
+{
+    return k == 0 ? (j == 0 ? 1.0 : 0.0) : (j == 0 ? -1.0 : 1.0);
+}
+
+/// Cubic Hermite basis H (4x4): p(a) = [1 a a^2 a^3] H [p0 p1 m0 m1]^T for
+/// end values p0, p1 and end slopes m0, m1 on [0, 1].
+__host__ __device__ constexpr double hermite_basis(int k, int r)
+{
+    constexpr double h[4][4] = {{1, 0, 0, 0}, {0, 0, 1, 0}, {-3, 3, -2, -1}, {2, -2, 1, 1}};
+    return h[k][r];
+}
+
+/// Slopes from samples S (4x4): [p0 p1 m0 m1]^T = S [f_-1 f_0 f_1 f_2]^T with
+/// p0 = f_0, p1 = f_1 and central differences m0 = (f_1 - f_-1)/2, m1 = (f_2 - f_0)/2.
+__host__ __device__ constexpr double hermite_slopes(int r, int j)
+{
+    constexpr double s[4][4] = {{0, 1, 0, 0}, {0, 0, 1, 0}, {-0.5, 0, 0.5, 0}, {0, -0.5, 0, 0.5}};
+    return s[r][j];
+}
+
+/// The bicubic Hermite matrix M = H S (Catmull-Rom):
+/// M = 1/2 [[0 2 0 0] [-1 0 1 0] [2 -5 4 -1] [-1 3 -3 1]].
+__host__ __device__ constexpr double hermite_coef(int k, int j)
+{
+    double sum = 0;
+    for (int r = 0; r < 4; ++r) sum += hermite_basis(k, r) * hermite_slopes(r, j);
+    return sum;
+}
+
+/// The coefficient matrix of filter F: C(k, j) multiplies a^k for tap j.
+template <filter F>
+__host__ __device__ constexpr double coef(int k, int j)
+{
+    if constexpr (F == filter::bilinear) return bilinear_coef(k, j);
+    else return hermite_coef(k, j);
+}
+
+/// The bilinear coefficient matrix as a generator object.
+struct bilinear_matrix {
+    static constexpr int size = 2;
+    __host__ __device__ constexpr double operator()(int k, int j) const { return bilinear_coef(k, j); }
+};
+/// The bicubic Hermite matrix M as a generator object.
+struct hermite_matrix {
+    static constexpr int size = 4;
+    __host__ __device__ constexpr double operator()(int k, int j) const { return hermite_coef(k, j); }
+};
+
+// -- weights and sample positions ----------------------------------------------
+
+__host__ __device__ inline float fma_t(float a, float b, float c) { return fmaf(a, b, c); }
+__host__ __device__ inline double fma_t(double a, double b, double c) { return fma(a, b, c); }
+__host__ __device__ inline float floor_t(float x) { return floorf(x); }
+__host__ __device__ inline double floor_t(double x) { return floor(x); }
+
+/// Tap weights w_j(a) = sum_k a^k C(k, j) (Horner with explicit FMAs, so
+/// host and device agree bit for bit). T = float or double.
+template <filter F, class T>
+__host__ __device__ inline void weights(T a, T (&w)[taps<F>])
+{
+    static_for<taps<F>>([&](auto j_) {
+        constexpr int j = decltype(j_)::value;
+        constexpr T top = static_cast<T>(coef<F>(taps<F> - 1, j));
+        T acc = top;
+        static_for<taps<F> - 1>([&](auto k_) {
+            constexpr int k = taps<F> - 2 - decltype(k_)::value;
+            constexpr T c = static_cast<T>(coef<F>(k, j));
+            acc = fma_t(acc, a, c);
+        });
+        w[j] = acc;
+    });
+}
+
+/// Where output index d samples: i0 = floor(u), a = u - i0, u = (d + 0.5) scale - 0.5.
+template <class T>
+struct sample {
+    int i0;
+    T a;
+};
+
+/// The texture unit's convention (texel i covers [i, i+1)); scale = in / out.
+template <class T>
+__host__ __device__ inline sample<T> locate(int d, T scale)
+{
+    const T u = fma_t(static_cast<T>(d) + static_cast<T>(0.5), scale, static_cast<T>(-0.5));
+    const T f = floor_t(u);
+    return {static_cast<int>(f), u - f};
+}
+
+/// p = [1 a ...] (C F C^T) [1 b ...]^T, the matrix form on the local unit
+/// square (F(i, j): i along x, j along y). Reference for the tests.
+template <filter F, class T>
+__host__ __device__ inline T eval_square(const T (&f)[taps<F>][taps<F>], T a, T b)
+{
+    constexpr int n = taps<F>;
+    T A[n][n] = {};
+    for (int k = 0; k < n; ++k)
+        for (int l = 0; l < n; ++l) {
+            T s = 0;
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j)
+                    s += static_cast<T>(coef<F>(k, i)) * f[i][j] * static_cast<T>(coef<F>(l, j));
+            A[k][l] = s;
+        }
+    T p = 0, ak = 1;
+    for (int k = 0; k < n; ++k, ak *= a) {
+        T bl = 1;
+        for (int l = 0; l < n; ++l, bl *= b) p += ak * A[k][l] * bl;
+    }
+    return p;
+}
+
+// -- images ------------------------------------------------------------------------
+
+/// An 8-bit image, `channels` (1..4) interleaved bytes per pixel, rows `pitch` bytes apart.
+struct image_view {
+    const unsigned char* data = nullptr;
+    int width = 0, height = 0, channels = 0;
+    long long pitch = 0;
+};
+
+/// An output image of T (unsigned char or double), `pitch` elements per row.
+template <class T>
+struct image_out {
+    T* data = nullptr;
+    int width = 0, height = 0, channels = 0;
+    long long pitch = 0;
+};
+
+__host__ __device__ inline int clamp_index(int i, int n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
+
+/// Rounds to the nearest 8-bit level (ties to even), saturating at 0 and 255.
+__host__ __device__ inline unsigned to_u8(float v)
+{
+    v = fminf(fmaxf(v, 0.0f), 255.0f);
+    return static_cast<unsigned>(rintf(v));
+}
+
+// -- the warp tile -------------------------------------------------------------------
+
+/// Tile geometry and operand maps on Shape (f16_m16n8k16<Acc> or f64_m16n8k16).
+template <class Shape>
+struct tile {
+    static_assert(Shape::m == 16 && Shape::n == 8 && Shape::k == 16, "interp tiles use m16n8k16 shapes");
+    static constexpr bool is_half = std::is_same_v<typename Shape::a_type, __half>;
+    using real = std::conditional_t<is_half, float, double>;  ///< positions and weights
+    static constexpr int cols = 16;          ///< output columns per tile (A rows)
+    static constexpr int rows = 8;           ///< output rows per tile
+    static constexpr int row_blocks = 4;     ///< product-2 n blocks (2 output rows each)
+    static constexpr int texels = 16;        ///< texels per product-1 k block
+    static constexpr int chunk_rows = 4;     ///< image rows per product-2 k block
+
+    /// The texel (in a product-1 k block) that k slot s stands for.
+    __host__ __device__ static constexpr int x_of_slot(int s)
+    {
+        if constexpr (is_half) return 4 * ((s & 7) >> 1) + (s & 1) + 2 * (s >> 3);  // 2t+{0,1}, 2t+{8,9} -> 4t..4t+3
+        else return 2 * (s & 3) + ((s >> 2) & 1) + 8 * (s >> 3);                     // t+4i -> 2t, 2t+1, 8+2t, 9+2t
+    }
+    /// A1 element i: {output column in the tile, texel in the k block}.
+    __host__ __device__ static constexpr coord a1(int lane, int i)
+    {
+        const coord rc = Shape::a_coord(lane, i);
+        return {rc.row, x_of_slot(rc.col)};
+    }
+    /// B1 element j of n block n1: texel x (in the k block), image row (in the chunk), channel c.
+    struct b1_elem {
+        int x, row, c;
+    };
+    __host__ __device__ static constexpr b1_elem b1(int lane, int j, int n1)
+    {
+        const coord rc = Shape::b_coord(lane, j);
+        return {x_of_slot(rc.row), 2 * n1 + (rc.col >> 2), rc.col & 3};
+    }
+    /// D1 element i of n block n1: {output column, P column} with P column
+    /// p = 8 n1 + n = 4 (chunk row) + channel.
+    __host__ __device__ static constexpr coord d1(int lane, int i, int n1)
+    {
+        const coord rc = Shape::c_coord(lane, i);
+        return {rc.row, 8 * n1 + rc.col};
+    }
+    /// The P column (chunk row p >> 2, channel p & 3) that B2 element j's k row stands for.
+    __host__ __device__ static constexpr int b2_p(int lane, int j)
+    {
+        if constexpr (is_half) return Shape::b_coord(lane, j).row;  // reuse in place: standard layout
+        else return reuse_col<Shape>(lane, j);                      // FP64 reuse relabels k
+    }
+    /// B2 element j: chunk row and channel of its k row; output row (in the
+    /// 2-row block) and channel of its column.
+    struct b2_elem {
+        int row, c, out_row, out_c;
+    };
+    __host__ __device__ static constexpr b2_elem b2(int lane, int j)
+    {
+        const int p = b2_p(lane, j);
+        const int col = Shape::b_coord(lane, j).col;
+        return {p >> 2, p & 3, col >> 2, col & 3};
+    }
+    /// D2 element i of row block nb: output column, output row (in the tile), channel.
+    struct d2_elem {
+        int col, row, c;
+    };
+    __host__ __device__ static constexpr d2_elem d2(int lane, int i, int nb)
+    {
+        const coord rc = Shape::c_coord(lane, i);
+        return {rc.row, 2 * nb + (rc.col >> 2), rc.col & 3};
+    }
+    /// Where A2 element i comes from: accumulator (n block), lane, register.
+    __host__ __device__ static constexpr reuse_home a2_source(int lane, int i)
+    {
+        if constexpr (is_half) return f16_reuse_source(lane, i);
+        else return f64_relabel_source<Shape>(lane, i);
+    }
+};
+
+// -- per-lane weights of one output index ------------------------------------------
+
+/// FP64 (or FP32) weights of one output index: w[j] belongs to texel base + j.
+template <filter F, class T>
+struct real_weights {
+    int base;
+    T w[taps<F>];
+};
+
+template <filter F, class T>
+__host__ __device__ inline real_weights<F, T> make_real_weights(sample<T> s)
+{
+    real_weights<F, T> r;
+    r.base = s.i0 + first_tap<F>;
+    weights<F>(s.a, r.w);
+    return r;
+}
+
+/// The weight of texel x (0 outside the taps), selected without indexing.
+template <filter F, class T>
+__host__ __device__ inline T weight_at(const real_weights<F, T>& r, int x)
+{
+    const int j = x - r.base;
+    T v = 0;
+    static_for<taps<F>>([&](auto k) {
+        if (j == k) v = r.w[k];
+    });
+    return v;
+}
+
+/// FP16 weights of one output index as the half array P = [0, w_0, .., w_{taps-1}, 0, ..]
+/// in three 32-bit words (P[2i] low half of word i); P[q] belongs to texel base + q.
+struct half_weights {
+    int base;
+    unsigned w[3];
+};
+
+__host__ __device__ inline unsigned half_bits(float v) { return __half_as_ushort(__float2half_rn(v)); }
+
+template <filter F>
+__host__ __device__ inline half_weights make_half_weights(sample<float> s)
+{
+    float w[taps<F>];
+    weights<F>(s.a, w);
+    unsigned h[6] = {0, 0, 0, 0, 0, 0};
+    static_for<taps<F>>([&](auto j) { h[1 + j] = half_bits(w[j]); });
+    return {s.i0 + first_tap<F> - 1, {h[0] | (h[1] << 16), h[2] | (h[3] << 16), h[4] | (h[5] << 16)}};
+}
+
+/// Weights of texels x (low half) and x + 1 (high half) as a half2's bits.
+__host__ __device__ inline unsigned half_pair(const half_weights& p, int x)
+{
+    const int q = x - p.base;
+    if (q < 0 || q > 4) return 0u;
+    const unsigned lo = q >= 4 ? p.w[2] : (q >= 2 ? p.w[1] : p.w[0]);
+    const unsigned hi = q >= 2 ? p.w[2] : p.w[1];
+    return (q & 1) ? ((lo >> 16) | (hi << 16)) : lo;
+}
+
+/// Weight of texel x as half bits (low 16 bits).
+__host__ __device__ inline unsigned half_single(const half_weights& p, int x) { return half_pair(p, x) & 0xffffu; }
+
+/// The weights type a tile of Shape uses.
+template <class Shape, filter F>
+using weights_of = std::conditional_t<tile<Shape>::is_half, half_weights, real_weights<F, double>>;
+
+template <class Shape, filter F>
+__host__ __device__ inline weights_of<Shape, F> make_weights(int d, typename tile<Shape>::real scale)
+{
+    if constexpr (tile<Shape>::is_half) return make_half_weights<F>(locate<float>(d, scale));
+    else return make_real_weights<F, double>(locate<double>(d, scale));
+}
+
+// -- generated operands ----------------------------------------------------------------
+
+/// Sets 32-bit register r of an FP16 fragment (elements 2r, 2r+1) from bits.
+template <class Frag>
+__host__ __device__ inline void set_half_reg(Frag& f, int r, unsigned bits)
+{
+    f.x[2 * r] = __ushort_as_half(static_cast<unsigned short>(bits & 0xffffu));
+    f.x[2 * r + 1] = __ushort_as_half(static_cast<unsigned short>(bits >> 16));
+}
+
+/// A1 = Wx for the k block starting at texel xb: rows[h] are the weights of
+/// the lane's output columns g (h = 0) and g + 8 (h = 1) of the tile.
+template <class Shape, filter F>
+__host__ __device__ inline frag_a<Shape> make_a1(int lane, const weights_of<Shape, F> (&rows)[2], int xb)
+{
+    using T = tile<Shape>;
+    frag_a<Shape> a;
+    if constexpr (T::is_half) {
+        // Register r holds elements 2r, 2r+1: one row, adjacent texels (tests/host checks).
+        // The row half (g or g + 8) is the same on every lane: taken at lane 0.
+        static_for<Shape::a_count / 2>([&](auto r_) {
+            constexpr int r = decltype(r_)::value;
+            constexpr int h = T::a1(0, 2 * r).row >> 3;
+            set_half_reg(a, r, half_pair(rows[h], xb + T::a1(lane, 2 * r).col));
+        });
+    } else {
+        static_for<Shape::a_count>([&](auto i_) {
+            constexpr int i = decltype(i_)::value;
+            constexpr int h = T::a1(0, i).row >> 3;
+            a.x[i] = weight_at(rows[h], xb + T::a1(lane, i).col);
+        });
+    }
+    return a;
+}
+
+/// B2 = (Wy (x) I4)^T for the chunk starting at image row yc: `col` holds the
+/// weights of the output row of the lane's B column (row block nb, row g >> 2).
+template <class Shape, filter F>
+__host__ __device__ inline frag_b<Shape> make_b2(int lane, const weights_of<Shape, F>& col, int yc)
+{
+    using T = tile<Shape>;
+    frag_b<Shape> b;
+    if constexpr (T::is_half) {
+        // Register r: elements 2r, 2r+1 share the chunk row and the column;
+        // their channels differ, so at most one of them is not 0.
+        static_for<Shape::b_count / 2>([&](auto r) {
+            const typename T::b2_elem lo = T::b2(lane, 2 * r), hi = T::b2(lane, 2 * r + 1);
+            const unsigned h = half_single(col, yc + lo.row);
+            set_half_reg(b, r, lo.c == lo.out_c ? h : (hi.c == hi.out_c ? h << 16 : 0u));
+        });
+    } else {
+        static_for<Shape::b_count>([&](auto j) {
+            const typename T::b2_elem e = T::b2(lane, j);
+            b.x[j] = e.c == e.out_c ? weight_at(col, yc + e.row) : 0.0;
+        });
+    }
+    return b;
+}
+
+// -- device parts: loads, the tile loop, stores --------------------------------------------
+
+/// Byte c of w0 and of w1 as an exact half2 (low, high): 1024 + byte built
+/// from the bits, then 1024 subtracted.
+__device__ inline unsigned bytes_to_half2(unsigned w0, unsigned w1, unsigned c)
+{
+    const unsigned two = __byte_perm(w0, w1, c | ((c + 4u) << 4));  // byte 0 = w0.c, byte 1 = w1.c
+    const unsigned h = __byte_perm(two, 0x64646464u, 0x4140u);       // [b0, 0x64, b1, 0x64]
+    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&h), __floats2half2_rn(1024.0f, 1024.0f));
+    return *reinterpret_cast<const unsigned*>(&v);
+}
+
+/// Loads B1 (texels from xb, image rows of n block n1 of the chunk at yc).
+/// Vec: RGBA with 16-byte aligned rows, FP16: a lane's 4 texels are one
+/// uint4 where they lie inside the image. Otherwise element by element.
+/// Indices are clamped to the image (clamp-to-edge).
+template <class Shape, bool Vec>
+__device__ inline void load_b1(frag_b<Shape>& b, const image_view& img, int xb, int yc, int n1, int lane)
+{
+    using T = tile<Shape>;
+    if constexpr (Vec && T::is_half) {
+        const int t = lane & 3, g = lane >> 2;
+        const int y = clamp_index(yc + T::b1(lane, 0, n1).row, img.height);
+        const unsigned char* row = img.data + y * img.pitch;
+        const int x = xb + 4 * t;  // T::b1(lane, j, n1).x == 4t + j (tests/host)
+        uint4 w;
+        if (x >= 0 && x + 3 < img.width) {
+            w = __ldg(reinterpret_cast<const uint4*>(row + 4ll * x));
+        } else {
+            w.x = __ldg(reinterpret_cast<const unsigned*>(row + 4ll * clamp_index(x, img.width)));
+            w.y = __ldg(reinterpret_cast<const unsigned*>(row + 4ll * clamp_index(x + 1, img.width)));
+            w.z = __ldg(reinterpret_cast<const unsigned*>(row + 4ll * clamp_index(x + 2, img.width)));
+            w.w = __ldg(reinterpret_cast<const unsigned*>(row + 4ll * clamp_index(x + 3, img.width)));
+        }
+        const unsigned c = static_cast<unsigned>(g & 3);
+        set_half_reg(b, 0, bytes_to_half2(w.x, w.y, c));
+        set_half_reg(b, 1, bytes_to_half2(w.z, w.w, c));
+    } else {
+        static_for<Shape::b_count>([&](auto j) {
+            const typename T::b1_elem e = T::b1(lane, j, n1);
+            const int y = clamp_index(yc + e.row, img.height);
+            const int x = clamp_index(xb + e.x, img.width);
+            const unsigned v =
+                e.c < img.channels ? __ldg(img.data + y * img.pitch + static_cast<long long>(x) * img.channels + e.c) : 0u;
+            if constexpr (T::is_half) b.x[j] = __float2half_rn(static_cast<float>(v));  // exact: v <= 255
+            else b.x[j] = static_cast<double>(v);
+        });
+    }
+}
+
+/// Stores D2 of row block nb: 8-bit (rounded, saturated) or FP64. Vec (RGBA,
+/// 4-byte aligned 8-bit output): lanes t and t^1 swap a channel pair so each
+/// stores one whole pixel.
+template <class Shape, bool Vec, class Out>
+__device__ inline void store_d2(const image_out<Out>& out, const frag_c<Shape>& d, int nb, int ox0, int oy0, int lane)
+{
+    using T = tile<Shape>;
+    if constexpr (std::is_same_v<Out, unsigned char>) {
+        unsigned q[4];
+        static_for<4>([&](auto i) { q[i] = to_u8(static_cast<float>(d.x[i])); });
+        if constexpr (Vec) {
+            // Elements 0, 1: column g, channels c, c+1 (c = 2(t&1)); elements 2, 3: column g + 8.
+            const int t = lane & 3, g = lane >> 2;
+            const unsigned pair_g = q[0] | (q[1] << 8), pair_g8 = q[2] | (q[3] << 8);
+            const unsigned recv = __shfl_xor_sync(0xffffffffu, (t & 1) ? pair_g : pair_g8, 1);
+            const unsigned word = (t & 1) ? (recv | (pair_g8 << 16)) : (pair_g | (recv << 16));
+            const int ox = ox0 + g + 8 * (t & 1), oy = oy0 + 2 * nb + (t >> 1);
+            if (ox < out.width && oy < out.height)
+                *reinterpret_cast<unsigned*>(out.data + oy * out.pitch + 4ll * ox) = word;
+        } else {
+            static_for<4>([&](auto i) {
+                const typename T::d2_elem e = T::d2(lane, i, nb);
+                const int ox = ox0 + e.col, oy = oy0 + e.row;
+                if (ox < out.width && oy < out.height && e.c < out.channels)
+                    out.data[oy * out.pitch + static_cast<long long>(ox) * out.channels + e.c] = static_cast<unsigned char>(q[i]);
+            });
+        }
+    } else {
+        static_for<4>([&](auto i) {
+            const typename T::d2_elem e = T::d2(lane, i, nb);
+            const int ox = ox0 + e.col, oy = oy0 + e.row;
+            if (ox < out.width && oy < out.height && e.c < out.channels)
+                out.data[oy * out.pitch + static_cast<long long>(ox) * out.channels + e.c] = static_cast<Out>(d.x[i]);
+        });
+    }
+}
+
+/// Resamples `count` vertically stacked warp tiles: output columns ox0 ..
+/// ox0 + 15, rows oy0 .. oy0 + 8 count - 1 (clipped to the output).
+/// scale_x / scale_y = input / output size. All 32 lanes must call it with
+/// the same arguments; every branch around an MMA is warp-uniform.
+/// Vec: RGBA input with 16-byte aligned rows (FP16) and 4-byte aligned RGBA
+/// 8-bit output (see load_b1 / store_d2).
+template <class Backend, class Shape, filter F, bool Vec, class Out>
+__device__ inline void resample_tiles(const image_view& in, const image_out<Out>& out,
+                                      typename tile<Shape>::real scale_x, typename tile<Shape>::real scale_y, int ox0,
+                                      int oy0, int count)
+{
+    using T = tile<Shape>;
+    using real = typename T::real;
+    using W = weights_of<Shape, F>;
+    const int lane = lane_id();
+    const int g = lane >> 2;
+
+    // Product 1's k blocks: the texels under the tile's output columns,
+    // from a 4-aligned start (16-byte loads), 16 per block.
+    const int ox_last = min(ox0 + T::cols - 1, out.width - 1);
+    const int x_lo = locate<real>(ox0, scale_x).i0 + first_tap<F>;
+    const int x_hi = locate<real>(ox_last, scale_x).i0 + first_tap<F> + taps<F> - 1;
+    const int xs = x_lo & ~3;
+    const int k_blocks = (x_hi - xs) / T::texels + 1;
+    const W wx[2] = {make_weights<Shape, F>(ox0 + g, scale_x), make_weights<Shape, F>(ox0 + g + 8, scale_x)};
+    const frag_a<Shape> a1_first = make_a1<Shape, F>(lane, wx, xs);
+
+#pragma unroll 1
+    for (int tile_i = 0; tile_i < count; ++tile_i) {
+        const int oy_t = oy0 + T::rows * tile_i;
+        if (oy_t >= out.height) break;
+        // The lane's B2 column is output row oy_t + 2 nb + (g >> 2) in row block nb.
+        W wy[T::row_blocks];
+        int lo[T::row_blocks], hi[T::row_blocks];  // image rows each row block reads (uniform)
+        static_for<T::row_blocks>([&](auto nb) {
+            wy[nb] = make_weights<Shape, F>(oy_t + 2 * nb + (g >> 2), scale_y);
+            lo[nb] = locate<real>(oy_t + 2 * nb, scale_y).i0 + first_tap<F>;
+            hi[nb] = locate<real>(oy_t + 2 * nb + 1, scale_y).i0 + first_tap<F> + taps<F> - 1;
+        });
+        frag_c<Shape> d2[T::row_blocks];
+        static_for<T::row_blocks>([&](auto nb) { fill(d2[nb], 0.0f); });
+
+#pragma unroll 1
+        for (int yc = lo[0]; yc <= hi[T::row_blocks - 1]; yc += T::chunk_rows) {
+            frag_c<Shape> d1[2];
+            fill(d1[0], 0.0f);
+            fill(d1[1], 0.0f);
+#pragma unroll 1
+            for (int kb = 0; kb < k_blocks; ++kb) {
+                const frag_a<Shape> a1 = kb == 0 ? a1_first : make_a1<Shape, F>(lane, wx, xs + T::texels * kb);
+                frag_b<Shape> b1[2];
+                load_b1<Shape, Vec>(b1[0], in, xs + T::texels * kb, yc, 0, lane);
+                load_b1<Shape, Vec>(b1[1], in, xs + T::texels * kb, yc, 1, lane);
+                mma<Backend>(d1[0], a1, b1[0], d1[0]);
+                mma<Backend>(d1[1], a1, b1[1], d1[1]);
+            }
+            // D1 (16 columns x [2 rows x 4 channels] twice) -> A2, no trip through memory.
+            frag_a<Shape> a2;
+            if constexpr (T::is_half) a2 = reuse_a<typename Shape::c_type>(d1[0], d1[1]);
+            else a2 = reuse_a(d1[0], d1[1]);
+            static_for<T::row_blocks>([&](auto nb) {
+                if (yc <= hi[nb] && yc + T::chunk_rows - 1 >= lo[nb]) {
+                    const frag_b<Shape> b2 = make_b2<Shape, F>(lane, wy[nb], yc);
+                    mma<Backend>(d2[nb], a2, b2, d2[nb]);
+                }
+            });
+        }
+        static_for<T::row_blocks>([&](auto nb) { store_d2<Shape, Vec>(out, d2[nb], nb, ox0, oy_t, lane); });
+    }
+}
+
+}  // namespace tcore::interp

@@ -1,0 +1,297 @@
+// tests/gpu/test_interp.cu - every variant of the interp workload against
+// the FP64 CPU reference (examples/interp/interp_kernels.cuh).
+//
+// Bounds, in 8-bit levels against the reference rounded the same way:
+//   FP64 (tc-f64, cc-f64, cce-f64): |got - ref| <= 1e-10 (rounding only;
+//     the reference is FP64 with the same positions and weights).
+//   FP16, FP32 accumulation (tc, cc) and cce (FP32): at most 1 level. Before
+//     rounding the error is below ~0.5 of a level: weights rounded to FP16
+//     (2^-11 relative, times sum |w| <= 1.25 per axis and 255), D1 rounded
+//     to FP16 for the second MMA (ulp 0.25 at 256..512, times sum |w|).
+//   FP16 accumulation (tc-f16acc): PTX only promises half-precision sums;
+//     with up to 4 non-zero terms per sum each rounding to FP16 can add 1/8
+//     to 1/4 of a level at these magnitudes: 1 level for bilinear, 2 for
+//     bicubic (values overshoot to ~320).
+//   base (tex2D): the texture unit filters with 8-bit fixed-point weights
+//     (fraction quantized to 1/256), up to 255/256 of a level per axis on a
+//     full-range edge, plus rounding: at most 3 levels from the exact
+//     reference. The fraction of pixels off by one or more is printed,
+//     also against a model with the fraction rounded to 1/256.
+// Every run writes into a poisoned buffer whose row padding must stay
+// untouched; RGBA inputs with 16-byte rows take the vector paths, odd
+// pitches and RGB the element paths. Bad arguments throw tcore::error.
+#include "common/test_util.hpp"
+
+#include "examples/interp/interp_host.hpp"
+#include "examples/interp/interp_kernels.cuh"
+
+#include <tcore/tcore.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using tcore::test::tally;
+namespace ex = tcore::examples::interp;
+namespace ti = tcore::interp;
+using ti::filter;
+
+namespace {
+
+const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+
+struct test_case {
+    const char* image;  // checker, smooth, alpha
+    int wi, hi, channels, wo, ho;
+};
+
+ex::image make(const test_case& c)
+{
+    if (std::strcmp(c.image, "checker") == 0) return ex::checkerboard(c.wi, c.hi, c.channels, 4);
+    if (std::strcmp(c.image, "smooth") == 0) return ex::smooth_field(c.wi, c.hi, c.channels);
+    return ex::alpha_image(c.wi, c.hi);
+}
+
+/// A device copy of `im` with rows `pitch` bytes apart (padding 0x5A).
+struct device_image {
+    tcore::test::device_buffer<unsigned char> buf;
+    ti::image_view view;
+    device_image(const ex::image& im, long long pitch)
+        : buf(static_cast<std::size_t>(pitch * im.height + 16))
+    {
+        std::vector<unsigned char> host(buf.count, 0x5A);
+        for (int y = 0; y < im.height; ++y)
+            std::memcpy(&host[static_cast<std::size_t>(y * pitch)], &im.data[static_cast<std::size_t>(y * im.pitch())],
+                        static_cast<std::size_t>(im.pitch()));
+        buf.upload(host);
+        view = {buf.ptr, im.width, im.height, im.channels, pitch};
+    }
+};
+
+/// An output buffer (pitch in elements) poisoned with `poison` bytes.
+template <class T>
+struct device_output {
+    tcore::test::device_buffer<T> buf;
+    ti::image_out<T> view;
+    unsigned char poison;
+    device_output(int w, int h, int c, long long pitch, unsigned char p)
+        : buf(static_cast<std::size_t>(pitch * h)), poison(p)
+    {
+        buf.poison(p);
+        view = {buf.ptr, w, h, c, pitch};
+    }
+    /// The packed result; counts touched padding elements in `clobbered`.
+    std::vector<T> result(long long& clobbered) const
+    {
+        const std::vector<T> all = buf.download();
+        std::vector<T> packed(static_cast<std::size_t>(view.width) * view.height * view.channels);
+        const long long row = static_cast<long long>(view.width) * view.channels;
+        T poisoned;
+        std::memset(&poisoned, poison, sizeof poisoned);
+        clobbered = 0;
+        for (int y = 0; y < view.height; ++y) {
+            for (long long i = 0; i < row; ++i)
+                packed[static_cast<std::size_t>(y * row + i)] = all[static_cast<std::size_t>(y * view.pitch + i)];
+            for (long long i = row; i < view.pitch; ++i)
+                clobbered += std::memcmp(&all[static_cast<std::size_t>(y * view.pitch + i)], &poisoned, sizeof(T)) != 0;
+        }
+        return packed;
+    }
+};
+
+/// Bilinear with the fraction rounded to 1/256 (a model of the texture unit's weights).
+std::vector<double> tex_model(const ex::image& in, int wo, int ho)
+{
+    std::vector<double> out(static_cast<std::size_t>(wo) * ho * in.channels);
+    const double sx = static_cast<double>(in.width) / wo, sy = static_cast<double>(in.height) / ho;
+    for (int oy = 0; oy < ho; ++oy)
+        for (int ox = 0; ox < wo; ++ox) {
+            auto qx = ti::locate<double>(ox, sx), qy = ti::locate<double>(oy, sy);
+            const double a = std::nearbyint(qx.a * 256) / 256, b = std::nearbyint(qy.a * 256) / 256;
+            for (int c = 0; c < in.channels; ++c) {
+                auto f = [&](int dx, int dy) {
+                    return static_cast<double>(
+                        in.at(ti::clamp_index(qx.i0 + dx, in.width), ti::clamp_index(qy.i0 + dy, in.height), c));
+                };
+                out[(static_cast<std::size_t>(oy) * wo + ox) * in.channels + c] =
+                    (1 - b) * ((1 - a) * f(0, 0) + a * f(1, 0)) + b * ((1 - a) * f(0, 1) + a * f(1, 1));
+            }
+        }
+    return out;
+}
+
+using u8_launch = std::function<void(const ti::image_view&, const ti::image_out<unsigned char>&)>;
+using f64_launch = std::function<void(const ti::image_view&, const ti::image_out<double>&)>;
+
+template <filter F>
+void run_case(tally& t, const test_case& tc)
+{
+    using namespace tcore;
+    const ex::image im = make(tc);
+    std::vector<double> ref;
+    ex::reference<F>(im, tc.wo, tc.ho, ref);
+    const std::vector<double> ref8 = ex::rounded_u8(ref);
+    char name[128];
+    std::snprintf(name, sizeof name, "%s %s %dx%dx%d->%dx%d", ti::filter_name(F), tc.image, tc.wi, tc.hi, tc.channels,
+                  tc.wo, tc.ho);
+
+    const int bicubic = F == filter::bicubic;
+    struct u8_variant {
+        const char* name;
+        u8_launch launch;
+        int max_levels;
+    };
+    const std::vector<u8_variant> u8_variants = {
+        {"tc", [](auto& i, auto& o) { ex::resample_mma<tensor_core, f16_m16n8k16_f32acc, F>(i, o); }, 1},
+        {"tc-f16acc", [](auto& i, auto& o) { ex::resample_mma<tensor_core, f16_m16n8k16_f16acc, F>(i, o); }, 1 + bicubic},
+        {"cc", [](auto& i, auto& o) { ex::resample_mma<cuda_core, f16_m16n8k16_f32acc, F>(i, o); }, 1},
+        {"cc-f16acc", [](auto& i, auto& o) { ex::resample_mma<cuda_core, f16_m16n8k16_f16acc, F>(i, o); }, 1},
+        {"cce", [](auto& i, auto& o) { ex::resample_cce<F, float>(i, o); }, 1},
+    };
+    struct f64_variant {
+        const char* name;
+        f64_launch launch;
+    };
+    const std::vector<f64_variant> f64_variants = {
+        {"tc-f64", [](auto& i, auto& o) { ex::resample_mma<tensor_core, f64_m16n8k16, F>(i, o); }},
+        {"cc-f64", [](auto& i, auto& o) { ex::resample_mma<cuda_core, f64_m16n8k16, F>(i, o); }},
+        {"cce-f64", [](auto& i, auto& o) { ex::resample_cce<F, double>(i, o); }},
+    };
+
+    // Two input/output layouts: 16-byte rows (vector paths for RGBA) and odd pitches.
+    const long long row_in = static_cast<long long>(tc.wi) * tc.channels;
+    const long long row_out = static_cast<long long>(tc.wo) * tc.channels;
+    const long long layouts[2][2] = {{(row_in + 15) / 16 * 16, row_out + 4}, {row_in + 1, row_out + 1}};
+    std::vector<unsigned char> tc_result;
+    for (int layout = 0; layout < 2; ++layout) {
+        const device_image din(im, layouts[layout][0]);
+        for (const u8_variant& v : u8_variants) {
+            device_output<unsigned char> dout(tc.wo, tc.ho, tc.channels, layouts[layout][1], 0xAB);
+            v.launch(din.view, dout.view);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            long long clobbered = 0;
+            const std::vector<unsigned char> got = dout.result(clobbered);
+            const ex::level_stats s = ex::compare_levels(ref8, got);
+            t.check(s.max_diff <= v.max_levels, "%s %s layout %d: max %d levels off (bound %d), %.4f%% off", name,
+                    v.name, layout, s.max_diff, v.max_levels, 100 * s.fraction_off());
+            t.check(clobbered == 0, "%s %s layout %d: %lld padding bytes written", name, v.name, layout, clobbered);
+            if (layout == 0)
+                std::printf("  %-44s %-10s max %d level(s) off, %.4f%% of values off by one, %.4f%% by more\n", name,
+                            v.name, s.max_diff, 100.0 * s.off_by_one / s.count, 100.0 * s.off_more / s.count);
+            if (layout == 0 && std::strcmp(v.name, "tc") == 0) tc_result = got;
+        }
+        for (const f64_variant& v : f64_variants) {
+            device_output<double> dout(tc.wo, tc.ho, tc.channels, layouts[layout][1], 0xFF);
+            v.launch(din.view, dout.view);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            long long clobbered = 0;
+            const std::vector<double> got = dout.result(clobbered);
+            double max_err = 0;
+            long long bad = 0;
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                if (!tcore::test::close(got[i], ref[i], 1e-10)) ++bad;
+                if (std::isfinite(got[i])) max_err = std::fmax(max_err, std::fabs(got[i] - ref[i]));
+            }
+            t.check(bad == 0, "%s %s layout %d: %lld of %zu values off by more than 1e-10 (max %g)", name, v.name,
+                    layout, bad, got.size(), max_err);
+            t.check(clobbered == 0, "%s %s layout %d: %lld padding values written", name, v.name, layout, clobbered);
+            if (layout == 0) std::printf("  %-44s %-10s max abs error %.3g\n", name, v.name, max_err);
+        }
+        if constexpr (F == filter::bilinear) {
+            // base: tex2D from an RGBA8 array (expanded from RGB where needed).
+            const ex::texture_image tex(im.data.data(), im.width, im.height, im.channels, im.pitch());
+            device_output<unsigned char> dout(tc.wo, tc.ho, tc.channels, layouts[layout][1], 0xAB);
+            ex::resample_tex(tex, dout.view);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            long long clobbered = 0;
+            const std::vector<unsigned char> got = dout.result(clobbered);
+            const ex::level_stats s = ex::compare_levels(ref8, got);
+            t.check(s.max_diff <= 3, "%s base (tex2D) layout %d: max %d levels off (bound 3)", name, layout, s.max_diff);
+            t.check(clobbered == 0, "%s base layout %d: %lld padding bytes written", name, layout, clobbered);
+            if (layout == 0) {
+                const ex::level_stats m = ex::compare_levels(ex::rounded_u8(tex_model(im, tc.wo, tc.ho)), got);
+                std::printf("  %-44s %-10s max %d level(s) off, %.4f%% off by one, %.4f%% by more; against 1/256 "
+                            "weights: max %d, %.4f%% off\n",
+                            name, "base", s.max_diff, 100.0 * s.off_by_one / s.count, 100.0 * s.off_more / s.count,
+                            m.max_diff, 100 * m.fraction_off());
+                if (!tc_result.empty()) {
+                    int d = 0;
+                    for (std::size_t i = 0; i < got.size(); ++i) d = std::max(d, std::abs(got[i] - tc_result[i]));
+                    t.check(d <= 3, "%s: tc and tex2D differ by %d levels (bound 3)", name, d);
+                    std::printf("  %-44s tc vs tex2D: max %d level(s)\n", name, d);
+                }
+            }
+        }
+    }
+}
+
+void check_bad_arguments(tally& t)
+{
+    tcore::test::device_buffer<unsigned char> in(64 * 64 * 4), out(128 * 128 * 4);
+    const ti::image_view good_in{in.ptr, 64, 64, 4, 256};
+    const ti::image_out<unsigned char> good_out{out.ptr, 128, 128, 4, 512};
+    auto throws = [](const std::function<void()>& f) {
+        try {
+            f();
+        } catch (const tcore::error&) {
+            return true;
+        }
+        return false;
+    };
+    using namespace tcore;
+    auto tc = [](const ti::image_view& i, const ti::image_out<unsigned char>& o) {
+        ex::resample_mma<tensor_core, f16_m16n8k16_f32acc, filter::bicubic>(i, o);
+    };
+    auto cce = [](const ti::image_view& i, const ti::image_out<unsigned char>& o) {
+        ex::resample_cce<filter::bilinear, float>(i, o);
+    };
+    for (auto launch : {std::function<void(const ti::image_view&, const ti::image_out<unsigned char>&)>(tc),
+                        std::function<void(const ti::image_view&, const ti::image_out<unsigned char>&)>(cce)}) {
+        ti::image_view i = good_in;
+        ti::image_out<unsigned char> o = good_out;
+        t.check(throws([&] { ti::image_view b = i; b.data = nullptr; launch(b, o); }), "null input accepted");
+        t.check(throws([&] { ti::image_out<unsigned char> b = o; b.data = nullptr; launch(i, b); }), "null output accepted");
+        t.check(throws([&] { ti::image_view b = i; b.channels = 2; launch(b, o); }), "2 channels accepted");
+        t.check(throws([&] { ti::image_out<unsigned char> b = o; b.channels = 3; launch(i, b); }),
+                "channel mismatch accepted");
+        t.check(throws([&] { ti::image_view b = i; b.pitch = 100; launch(b, o); }), "short input pitch accepted");
+        t.check(throws([&] { ti::image_out<unsigned char> b = o; b.pitch = 511; launch(i, b); }),
+                "short output pitch accepted");
+        t.check(throws([&] { ti::image_view b = i; b.width = 0; launch(b, o); }), "zero width accepted");
+        t.check(throws([&] { ti::image_out<unsigned char> b = o; b.height = -3; launch(i, b); }),
+                "negative height accepted");
+    }
+    t.check(throws([] { ex::texture_image bad(nullptr, 4, 4, 4, 16); }), "texture from null accepted");
+    TCORE_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+int main()
+{
+    tcore::test::require_gpu_or_skip();
+    tally t;
+    std::vector<test_case> cases = {
+        {"alpha", 37, 29, 4, 150, 90},     // ~4x up, odd sizes
+        {"smooth", 64, 64, 3, 96, 80},     // 1.5x / 1.25x up, RGB
+        {"checker", 160, 120, 4, 40, 29},  // 4x down
+        {"smooth", 50, 40, 4, 50, 40},     // identity
+        {"checker", 33, 70, 3, 61, 17},    // mixed
+        {"checker", 40, 40, 4, 120, 100},  // sharp edges, 3x up
+    };
+    if (!quick) {
+        cases.push_back({"alpha", 256, 256, 4, 1024, 1024});  // 4x up
+        cases.push_back({"checker", 1024, 768, 4, 300, 200});  // non-integer down
+        cases.push_back({"smooth", 200, 150, 3, 640, 480});    // RGB up
+    }
+    for (const test_case& c : cases) {
+        run_case<filter::bilinear>(t, c);
+        run_case<filter::bicubic>(t, c);
+    }
+    check_bad_arguments(t);
+    return t.finish();
+}

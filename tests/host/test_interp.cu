@@ -1,0 +1,393 @@
+// tests/host/test_interp.cu - tcore/patterns/interp.cuh without a GPU.
+//
+// 1. Generators: the Hermite matrix M = H S is the Catmull-Rom matrix, its
+//    weights are Keys' cubic kernel (a = -1/2), interpolate (w(0) = e_1),
+//    sum to 1 and reproduce quadratics; bilinear weights are (1-a, a); the
+//    matrix form p = x^T (C F C^T) y equals wx^T F wy.
+// 2. Geometry: locate() follows the texture unit (pixel centres, identity
+//    scale returns the texels themselves).
+// 3. Tile maps (FP16 and FP64 m16n8k16): every map is one-to-one onto its
+//    tile, the FP16 register pairs the packed builders rely on are adjacent,
+//    the row half of A1 is the same on every lane, packed FP16 weights match
+//    the real ones.
+// 4. A whole warp tile on a simulated warp: A1/B1/B2 from the pattern's
+//    builders and maps, the MMAs through tcore::mma_emulated (the cuda_core
+//    backend's arithmetic, same lane maps), A2 through the reuse sources,
+//    compared with the FP64 reference for several scales, both filters,
+//    3 and 4 channels, tiles on the image border.
+#include "common/test_util.hpp"
+
+#include "examples/interp/interp_host.hpp"
+
+#include <tcore/patterns/interp.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <vector>
+
+using tcore::test::rng;
+using tcore::test::tally;
+namespace ti = tcore::interp;
+namespace ex = tcore::examples::interp;
+using ti::filter;
+
+namespace {
+
+double keys(double d)
+{
+    d = std::fabs(d);
+    if (d < 1) return (1.5 * d - 2.5) * d * d + 1;
+    if (d < 2) return ((-0.5 * d + 2.5) * d - 4) * d + 2;
+    return 0;
+}
+
+void check_generators(tally& t, rng& r)
+{
+    const double cr[4][4] = {{0, 1, 0, 0}, {-0.5, 0, 0.5, 0}, {1, -2.5, 2, -0.5}, {-0.5, 1.5, -1.5, 0.5}};
+    int bad = 0;
+    for (int k = 0; k < 4; ++k)
+        for (int j = 0; j < 4; ++j) bad += ti::hermite_coef(k, j) != cr[k][j];
+    t.check(bad == 0, "hermite_coef differs from the Catmull-Rom matrix in %d entries", bad);
+    static_assert(ti::hermite_coef(2, 1) == -2.5, "M is a constant expression");
+    static_assert(ti::hermite_matrix{}(3, 3) == 0.5 && ti::bilinear_matrix{}(1, 0) == -1.0, "generator objects");
+
+    for (int it = 0; it < 200; ++it) {
+        const double a = it == 0 ? 0.0 : (it == 1 ? 0.5 : r.uniform(0, 1));
+        double w[4];
+        ti::weights<filter::bicubic>(a, w);
+        double sum = 0, kmax = 0;
+        for (int j = 0; j < 4; ++j) {
+            sum += w[j];
+            kmax = std::fmax(kmax, std::fabs(w[j] - keys(j - 1 - a)));
+        }
+        t.check(std::fabs(sum - 1) < 1e-15, "bicubic weights at a=%g sum to %.17g", a, sum);
+        t.check(kmax < 1e-15, "bicubic weights at a=%g differ from Keys' kernel by %g", a, kmax);
+        // Quadratics are reproduced: f(x) = c0 + c1 x + c2 x^2 at x = -1, 0, 1, 2.
+        const double c0 = r.uniform(), c1 = r.uniform(), c2 = r.uniform();
+        double p = 0;
+        for (int j = 0; j < 4; ++j) {
+            const double x = j - 1;
+            p += w[j] * (c0 + c1 * x + c2 * x * x);
+        }
+        t.check(std::fabs(p - (c0 + c1 * a + c2 * a * a)) < 1e-14, "bicubic does not reproduce a quadratic at a=%g", a);
+        double wl[2];
+        ti::weights<filter::bilinear>(a, wl);
+        t.check(wl[0] == 1 - a && wl[1] == a, "bilinear weights at a=%g are (%g, %g)", a, wl[0], wl[1]);
+        float wf[4];
+        ti::weights<filter::bicubic>(static_cast<float>(a), wf);
+        double ff = 0;
+        for (int j = 0; j < 4; ++j) ff = std::fmax(ff, std::fabs(wf[j] - keys(j - 1 - static_cast<float>(a))));
+        t.check(ff < 1e-6, "FP32 bicubic weights off by %g", ff);
+    }
+    double w0[4];
+    ti::weights<filter::bicubic>(0.0, w0);
+    t.check(w0[0] == 0 && w0[1] == 1 && w0[2] == 0 && w0[3] == 0, "bicubic weights at a=0 are not e_1");
+
+    // Matrix form A = C F C^T against wx^T F wy.
+    for (int it = 0; it < 50; ++it) {
+        double f4[4][4], f2[2][2];
+        for (auto& row : f4)
+            for (double& v : row) v = r.uniform(0, 255);
+        for (auto& row : f2)
+            for (double& v : row) v = r.uniform(0, 255);
+        const double a = r.uniform(0, 1), b = r.uniform(0, 1);
+        double wx[4], wy[4];
+        ti::weights<filter::bicubic>(a, wx);
+        ti::weights<filter::bicubic>(b, wy);
+        double p = 0;
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) p += wx[i] * f4[i][j] * wy[j];
+        const double q = ti::eval_square<filter::bicubic>(f4, a, b);
+        t.check(std::fabs(p - q) < 1e-10, "bicubic matrix form %.15g vs weights %.15g", q, p);
+        double lx[2], ly[2];
+        ti::weights<filter::bilinear>(a, lx);
+        ti::weights<filter::bilinear>(b, ly);
+        double pl = 0;
+        for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) pl += lx[i] * f2[i][j] * ly[j];
+        const double ql = ti::eval_square<filter::bilinear>(f2, a, b);
+        t.check(std::fabs(pl - ql) < 1e-10, "bilinear matrix form %.15g vs weights %.15g", ql, pl);
+    }
+}
+
+void check_geometry(tally& t)
+{
+    // Identity scale: u = d exactly, a = 0.
+    for (int d = 0; d < 100; ++d) {
+        const auto s = ti::locate<double>(d, 1.0);
+        t.check(s.i0 == d && s.a == 0.0, "identity locate(%d) = (%d, %g)", d, s.i0, s.a);
+    }
+    // 2x upscale: d = 0 -> u = -0.25 (i0 = -1, a = 0.75); d = 1 -> 0.25.
+    const auto s0 = ti::locate<double>(0, 0.5), s1 = ti::locate<double>(1, 0.5);
+    t.check(s0.i0 == -1 && s0.a == 0.75 && s1.i0 == 0 && s1.a == 0.25, "2x upscale positions");
+    // 2x downscale: d = 0 -> u = 0.5.
+    const auto s2 = ti::locate<float>(0, 2.0f);
+    t.check(s2.i0 == 0 && s2.a == 0.5f, "2x downscale position");
+    // Identity resampling reproduces the image.
+    const ex::image im = ex::checkerboard(37, 23, 4, 5);
+    std::vector<double> out;
+    ex::reference<filter::bicubic>(im, 37, 23, out, 1);
+    int bad = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) bad += out[i] != im.data[i];
+    t.check(bad == 0, "identity bicubic resampling changes %d values", bad);
+}
+
+template <class Shape>
+void check_maps(tally& t)
+{
+    using T = ti::tile<Shape>;
+    const char* name = Shape::name();
+    // A1: (output column, texel) one-to-one over 16 x 16.
+    std::set<int> a1, b1[2], b2, d2[4], d1[2];
+    int bad_half = 0, bad_pairs = 0, bad_b1x = 0, bad_b2pair = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+        for (int i = 0; i < Shape::a_count; ++i) {
+            const tcore::coord e = T::a1(lane, i);
+            a1.insert(e.row * 16 + e.col);
+            bad_half += (e.row >> 3) != (T::a1(0, i).row >> 3);
+            if (T::is_half && (i & 1)) {
+                const tcore::coord p = T::a1(lane, i - 1);
+                bad_pairs += !(p.row == e.row && p.col + 1 == e.col);
+            }
+        }
+        for (int n1 = 0; n1 < 2; ++n1)
+            for (int j = 0; j < Shape::b_count; ++j) {
+                const auto e = T::b1(lane, j, n1);
+                b1[n1].insert((e.x * 4 + e.row) * 4 + e.c);
+                if (T::is_half) bad_b1x += e.x != 4 * (lane & 3) + j;
+                bad_b1x += e.row != 2 * n1 + ((lane >> 2) >> 2);
+            }
+        for (int j = 0; j < Shape::b_count; ++j) {
+            const auto e = T::b2(lane, j);
+            b2.insert(((e.row * 4 + e.c) * 2 + e.out_row) * 4 + e.out_c);
+            if (T::is_half && (j & 1)) {
+                const auto p = T::b2(lane, j - 1);
+                bad_b2pair += !(p.row == e.row && p.out_row == e.out_row && p.out_c == e.out_c && p.c != e.c);
+            }
+        }
+        for (int nb = 0; nb < 4; ++nb)
+            for (int i = 0; i < Shape::c_count; ++i) {
+                const auto e = T::d2(lane, i, nb);
+                d2[nb].insert((e.col * 8 + e.row) * 4 + e.c);
+            }
+        for (int n1 = 0; n1 < 2; ++n1)
+            for (int i = 0; i < Shape::c_count; ++i) {
+                const tcore::coord e = T::d1(lane, i, n1);
+                d1[n1].insert(e.row * 16 + e.col);
+            }
+    }
+    t.check(a1.size() == 256, "%s: A1 covers %zu of 256 (column, texel) pairs", name, a1.size());
+    t.check(bad_half == 0, "%s: A1 row half differs between lanes (%d)", name, bad_half);
+    t.check(bad_pairs == 0, "%s: A1 register pairs not adjacent texels (%d)", name, bad_pairs);
+    t.check(b1[0].size() == 128 && b1[1].size() == 128, "%s: B1 covers %zu / %zu of 128", name, b1[0].size(),
+            b1[1].size());
+    t.check(bad_b1x == 0, "%s: B1 texel/row map not as the loader assumes (%d)", name, bad_b1x);
+    t.check(b2.size() == 128, "%s: B2 covers %zu of 128", name, b2.size());
+    t.check(bad_b2pair == 0, "%s: B2 register pairs do not share row and column (%d)", name, bad_b2pair);
+    for (int nb = 0; nb < 4; ++nb) t.check(d2[nb].size() == 128, "%s: D2 block %d covers %zu of 128", name, nb, d2[nb].size());
+    t.check(d1[0].size() == 128 && d1[1].size() == 128, "%s: D1 maps", name);
+    // A2 (through the reuse source) holds P column b2_p at the k slot B2 uses.
+    int bad_reuse = 0;
+    for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < Shape::a_count; ++i) {
+            const tcore::reuse_home src = T::a2_source(lane, i);
+            const tcore::coord from = T::d1(src.lane, src.index, src.acc);  // (column, P column) held
+            const tcore::coord slot = Shape::a_coord(lane, i);              // (row, k slot) wanted
+            // The B2 register with this k slot in column g' holds P column b2_p(lane', j):
+            const tcore::home bh = Shape::b_home(slot.col, 0);
+            bad_reuse += from.row != slot.row || from.col != T::b2_p(bh.lane, bh.index);
+        }
+    t.check(bad_reuse == 0, "%s: A2 k slots and B2 rows disagree (%d)", name, bad_reuse);
+}
+
+template <filter F>
+void check_half_weights(tally& t, rng& r)
+{
+    int bad = 0;
+    for (int it = 0; it < 300; ++it) {
+        const float a = static_cast<float>(r.uniform(0, 1));
+        const int i0 = static_cast<int>(r.uniform(-5, 40));
+        const ti::half_weights h = ti::make_half_weights<F>({i0, a});
+        const ti::real_weights<F, float> w = ti::make_real_weights<F, float>({i0, a});
+        for (int x = i0 - 8; x < i0 + 8; ++x) {
+            const unsigned want_lo = ti::half_bits(ti::weight_at(w, x)), want_hi = ti::half_bits(ti::weight_at(w, x + 1));
+            const unsigned got = ti::half_pair(h, x);
+            bad += got != (want_lo | (want_hi << 16));
+            bad += ti::half_single(h, x) != want_lo;
+        }
+    }
+    t.check(bad == 0, "%s packed FP16 weights wrong in %d places", ti::filter_name(F), bad);
+}
+
+// -- a warp tile on a simulated warp -------------------------------------------
+
+template <class T, int Count>
+struct lane_reader {
+    const T (*lanes)[Count];
+    __host__ __device__ T operator()(int src, int i) const { return lanes[src][i]; }
+};
+
+/// D = A B + D for all 32 lanes (the cuda_core backend's arithmetic).
+template <class Shape>
+void warp_mma(tcore::frag_c<Shape> (&d)[32], const tcore::frag_a<Shape> (&a)[32], const tcore::frag_b<Shape> (&b)[32])
+{
+    using A = typename Shape::a_type;
+    using B = typename Shape::b_type;
+    A av[32][Shape::a_count];
+    B bv[32][Shape::b_count];
+    for (int l = 0; l < 32; ++l) {
+        for (int i = 0; i < Shape::a_count; ++i) av[l][i] = a[l].x[i];
+        for (int i = 0; i < Shape::b_count; ++i) bv[l][i] = b[l].x[i];
+    }
+    for (int l = 0; l < 32; ++l) {
+        typename Shape::acc_type acc[Shape::c_count];
+        for (int i = 0; i < Shape::c_count; ++i) acc[i] = Shape::to_acc(d[l].x[i]);
+        tcore::mma_emulated<Shape>(l, acc, lane_reader<A, Shape::a_count>{av}, lane_reader<B, Shape::b_count>{bv});
+        for (int i = 0; i < Shape::c_count; ++i) d[l].x[i] = tcore::convert_to<typename Shape::c_type>(acc[i]);
+    }
+}
+
+/// The tile loop of resample_tiles for one tile, lane by lane; writes the
+/// tile's pixels into `out` (width_out x height_out x channels).
+template <class Shape, filter F>
+void model_tile(const ex::image& in, int wo, int ho, int ox0, int oy0, std::vector<double>& out)
+{
+    using T = ti::tile<Shape>;
+    using real = typename T::real;
+    using W = ti::weights_of<Shape, F>;
+    constexpr int taps = ti::taps<F>, first = ti::first_tap<F>;
+    const real sx = static_cast<real>(static_cast<double>(in.width) / wo);
+    const real sy = static_cast<real>(static_cast<double>(in.height) / ho);
+    const int ox_last = std::min(ox0 + 15, wo - 1);
+    const int x_lo = ti::locate<real>(ox0, sx).i0 + first;
+    const int x_hi = ti::locate<real>(ox_last, sx).i0 + first + taps - 1;
+    const int xs = x_lo & ~3;
+    const int k_blocks = (x_hi - xs) / 16 + 1;
+    W wx[32][2], wy[32][4];
+    for (int l = 0; l < 32; ++l) {
+        const int g = l >> 2;
+        wx[l][0] = ti::make_weights<Shape, F>(ox0 + g, sx);
+        wx[l][1] = ti::make_weights<Shape, F>(ox0 + g + 8, sx);
+        for (int nb = 0; nb < 4; ++nb) wy[l][nb] = ti::make_weights<Shape, F>(oy0 + 2 * nb + (g >> 2), sy);
+    }
+    int lo[4], hi[4];
+    for (int nb = 0; nb < 4; ++nb) {
+        lo[nb] = ti::locate<real>(oy0 + 2 * nb, sy).i0 + first;
+        hi[nb] = ti::locate<real>(oy0 + 2 * nb + 1, sy).i0 + first + taps - 1;
+    }
+    static tcore::frag_c<Shape> d2[4][32];
+    for (auto& blk : d2)
+        for (auto& f : blk) tcore::fill(f, 0.0f);
+    for (int yc = lo[0]; yc <= hi[3]; yc += 4) {
+        static tcore::frag_c<Shape> d1[2][32];
+        for (auto& blk : d1)
+            for (auto& f : blk) tcore::fill(f, 0.0f);
+        for (int kb = 0; kb < k_blocks; ++kb) {
+            static tcore::frag_a<Shape> a1[32];
+            static tcore::frag_b<Shape> b1[2][32];
+            for (int l = 0; l < 32; ++l) {
+                a1[l] = ti::make_a1<Shape, F>(l, wx[l], xs + 16 * kb);
+                for (int n1 = 0; n1 < 2; ++n1)
+                    for (int j = 0; j < Shape::b_count; ++j) {
+                        const auto e = T::b1(l, j, n1);
+                        const int x = ti::clamp_index(xs + 16 * kb + e.x, in.width);
+                        const int y = ti::clamp_index(yc + e.row, in.height);
+                        const double v = e.c < in.channels ? in.at(x, y, e.c) : 0;
+                        b1[n1][l].x[j] = tcore::convert_to<typename Shape::b_type>(v);
+                    }
+            }
+            warp_mma(d1[0], a1, b1[0]);
+            warp_mma(d1[1], a1, b1[1]);
+        }
+        static tcore::frag_a<Shape> a2[32];
+        for (int l = 0; l < 32; ++l)
+            for (int i = 0; i < Shape::a_count; ++i) {
+                const tcore::reuse_home src = T::a2_source(l, i);
+                a2[l].x[i] = tcore::convert_to<typename Shape::a_type>(d1[src.acc][src.lane].x[src.index]);
+            }
+        for (int nb = 0; nb < 4; ++nb) {
+            if (!(yc <= hi[nb] && yc + 3 >= lo[nb])) continue;
+            static tcore::frag_b<Shape> b2[32];
+            for (int l = 0; l < 32; ++l) b2[l] = ti::make_b2<Shape, F>(l, wy[l][nb], yc);
+            warp_mma(d2[nb], a2, b2);
+        }
+    }
+    for (int nb = 0; nb < 4; ++nb)
+        for (int l = 0; l < 32; ++l)
+            for (int i = 0; i < Shape::c_count; ++i) {
+                const auto e = T::d2(l, i, nb);
+                const int ox = ox0 + e.col, oy = oy0 + e.row;
+                if (ox < wo && oy < ho && e.c < in.channels)
+                    out[(static_cast<std::size_t>(oy) * wo + ox) * in.channels + e.c] =
+                        static_cast<double>(d2[nb][l].x[i]);
+            }
+}
+
+template <class Shape, filter F>
+void check_model(tally& t, const ex::image& in, int wo, int ho, const char* what)
+{
+    std::vector<double> ref, got(static_cast<std::size_t>(wo) * ho * in.channels, -1e9);
+    ex::reference<F>(in, wo, ho, ref, 1);
+    // A few tiles: the corners and one inside.
+    const int tiles[][2] = {{0, 0}, {(wo - 1) / 16 * 16, (ho - 1) / 8 * 8}, {(wo / 32) * 16, (ho / 16) * 8},
+                            {(wo - 1) / 16 * 16, 0}};
+    double max_err = 0;
+    long long checked = 0;
+    for (const auto& tl : tiles) {
+        model_tile<Shape, F>(in, wo, ho, tl[0], tl[1], got);
+        for (int oy = tl[1]; oy < std::min(ho, tl[1] + 8); ++oy)
+            for (int ox = tl[0]; ox < std::min(wo, tl[0] + 16); ++ox)
+                for (int c = 0; c < in.channels; ++c) {
+                    const std::size_t k = (static_cast<std::size_t>(oy) * wo + ox) * in.channels + c;
+                    max_err = std::fmax(max_err, std::fabs(got[k] - ref[k]));
+                    ++checked;
+                }
+    }
+    // FP64: rounding only. FP16: weights rounded to FP16, D1 rounded to FP16
+    // for A2 (at most ~0.5 of a level, tests/gpu explains the bound).
+    const bool half = ti::tile<Shape>::is_half;
+    const double tol = half ? 0.75 : 1e-10;
+    t.check(max_err <= tol && checked > 0, "model %s %s %s: max error %g (tolerance %g, %lld values)", Shape::name(),
+            ti::filter_name(F), what, max_err, tol, checked);
+}
+
+template <filter F>
+void check_models(tally& t)
+{
+    struct sizes {
+        int wi, hi, wo, ho, channels;
+    };
+    const sizes cases[] = {{37, 29, 150, 90, 4},   // ~4x up, odd sizes
+                           {64, 64, 96, 80, 3},    // 1.5x / 1.25x up, RGB
+                           {160, 120, 40, 29, 4},  // 4x down
+                           {50, 40, 50, 40, 4},    // identity
+                           {33, 70, 61, 17, 3}};   // mixed
+    for (const sizes& s : cases) {
+        const ex::image im = s.channels == 4 ? ex::alpha_image(s.wi, s.hi) : ex::smooth_field(s.wi, s.hi, 3);
+        char what[64];
+        std::snprintf(what, sizeof what, "%dx%dx%d->%dx%d", s.wi, s.hi, s.channels, s.wo, s.ho);
+        check_model<tcore::f64_m16n8k16, F>(t, im, s.wo, s.ho, what);
+        check_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what);
+    }
+    const ex::image chk = ex::checkerboard(40, 40, 4, 3);
+    check_model<tcore::f64_m16n8k16, F>(t, chk, 120, 100, "checker 40->120x100");
+    check_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 120, 100, "checker 40->120x100");
+}
+
+}  // namespace
+
+int main()
+{
+    tally t;
+    rng r(tcore::test::seed());
+    check_generators(t, r);
+    check_geometry(t);
+    check_maps<tcore::f16_m16n8k16_f32acc>(t);
+    check_maps<tcore::f64_m16n8k16>(t);
+    check_half_weights<filter::bilinear>(t, r);
+    check_half_weights<filter::bicubic>(t, r);
+    check_models<filter::bilinear>(t);
+    check_models<filter::bicubic>(t);
+    return t.finish();
+}
