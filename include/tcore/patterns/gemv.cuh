@@ -175,15 +175,17 @@ __global__ void __launch_bounds__(gemv_max_threads)
     if (r0 < m) {  // warp-uniform
         for (long long kt = kpart; kt < ktiles; kt += 2 * ksplit) {
             const long long kt1 = kt + ksplit;
-            const long long k1 = (kt1 < ktiles ? kt1 : kt) * K;  // a spare second tile is re-read, then dropped
+            const bool two = kt1 < ktiles;  // warp-uniform
             frag_a<Shape> a0, a1;
             frag_b<Shape> b0, b1;
             gemv_load_a<Shape, L, Vec>(a0, A, lda, r0, kt * K, m, n);
             gemv_load_x<Shape, Vec>(b0, x, kt * K, n);
-            gemv_load_a<Shape, L, Vec>(a1, A, lda, r0, k1, m, n);
-            gemv_load_x<Shape, Vec>(b1, x, k1, n);
+            if (two) {
+                gemv_load_a<Shape, L, Vec>(a1, A, lda, r0, kt1 * K, m, n);
+                gemv_load_x<Shape, Vec>(b1, x, kt1 * K, n);
+            }
             mma<Backend>(acc, a0, b0, acc);
-            if (kt1 < ktiles) mma<Backend>(acc, a1, b1, acc);
+            if (two) mma<Backend>(acc, a1, b1, acc);
         }
     }
     constexpr int nres = M == 16 ? 2 : 1;  // y registers of a t = 0 lane: c0 (and c2)
