@@ -158,7 +158,7 @@ inline constexpr int gemv_max_threads = 512;
 
 /// tc/cc: block = (warps / ksplit) row tiles x ksplit warps per tile.
 template <class Backend, class Shape, layout L, bool Vec>
-__global__ void __launch_bounds__(gemv_max_threads)
+__global__ void __launch_bounds__(gemv_max_threads, 1)
     gemv_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n, int ksplit)
 {
     using G = gemv_tile<Shape>;
@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(256)
 
 /// cce col-major: a warp owns 64 rows (two per lane), `ksplit` warps split the columns.
 template <bool Vec>
-__global__ void __launch_bounds__(gemv_max_threads)
+__global__ void __launch_bounds__(gemv_max_threads, 1)
     gemv_cce_col_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n,
                         int ksplit)
 {
