@@ -10,6 +10,13 @@
 //   cc, cc-m16n8k8
 //                 tc / tc-m16n8k8 on the cuda_core backend (same data flow)
 //   cce           the same packed data, one FMA per stored slot (essential)
+//   tc-bundle     tcore's extension: consecutive rows with identical columns
+//                 (FEM node unknowns, lattice colours, dense blocks) packed
+//                 as bundles sharing one column index and x gather per slot,
+//                 two rows per sm_90 m16n8k4 MMA (automatic bundle size;
+//                 skipped where a matrix has no such rows)
+//   cc-bundle, cce-bundle
+//                 tc-bundle's data on the cuda_core backend / essential FMAs
 // Cases: the generated Cubie-like classes (tcore/sparse/generate.hpp:
 // fem3d ~ bcsstk39, lattice4d ~ conf5_4-8x8-10, dense_blocks ~ raefsky3,
 // banded ~ spmsrtls, power_law = the long-row class) at 1e6, 1e7 and 1e8
@@ -55,6 +62,7 @@ struct tc_variant {
     void (*run)(const tcore::dasp_spmv&, const double*, double*, cudaStream_t);
     tb::peak compute;
     const char* note;
+    bool bundled = false;  ///< runs on the packing with bundles of identical rows
 };
 
 template <class Mode, class Shape>
@@ -74,6 +82,12 @@ const tc_variant tc_variants[] = {
      "tc-m16n8k8's kernel on the cuda_core backend"},
     {"cce", run_dasp<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
      "same packed data, one FMA per slot (essential)"},
+    {"tc-bundle", run_dasp<tcore::tensor_core, tcore::f64_m8n8k4>, tb::peak::fp64_tc,
+     "bundles of identical rows on f64 m16n8k4 (shared index and x gather), rest as tc", true},
+    {"cc-bundle", run_dasp<tcore::cuda_core, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+     "tc-bundle's kernel on the cuda_core backend", true},
+    {"cce-bundle", run_dasp<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+     "tc-bundle's packed data, one FMA per value (essential)", true},
 };
 
 struct spmv_case {
@@ -246,26 +260,36 @@ void run(tb::context& ctx)
                                   fixed(cs_spmv.setup_ms(), 2));
         }
 
-        // -- tcore ----------------------------------------------------------------------
-        bool any_tc = false;
-        for (const tc_variant& v : tc_variants) any_tc = any_tc || ctx.want_variant(v.name);
-        if (any_tc) {
+        // -- tcore: the DASP-like packing, then the one with bundles of identical rows ----
+        for (const bool bundled : {false, true}) {
+            bool any_tc = false;
+            for (const tc_variant& v : tc_variants) any_tc = any_tc || (v.bundled == bundled && ctx.want_variant(v.name));
+            if (!any_tc) continue;
+            tcore::sparse::dasp_options opts;
+            opts.bundle = bundled ? 0 : 1;  // automatic bundle size
             const auto t0 = std::chrono::steady_clock::now();
-            const tcore::sparse::dasp_format f = tcore::sparse::build_dasp(a);
+            const tcore::sparse::dasp_format f = tcore::sparse::build_dasp(a, opts);
             const double pack_ms = elapsed_ms(t0);
+            if (bundled && f.bundle == 1) {
+                ctx.summary("bundles " + cs.name, "none (fewer than 10% of medium rows in runs of identical rows)");
+                continue;
+            }
             const auto t1 = std::chrono::steady_clock::now();
             const tcore::dasp_spmv s(f, ctx.stream());
             const double upload_ms = elapsed_ms(t1);
-            char layout[256];
+            char layout[320];
             std::snprintf(layout, sizeof layout,
-                          "long rows %d (%d pieces), medium groups %d (x%d per warp), short tiles %d, empty %d; "
-                          "%.3f slots/nnz in MMA blocks, %.1f%% irregular; prep %.1f ms pack + %.1f ms upload (excluded)",
-                          s.long_rows(), f.piece_count(), s.medium_groups(), s.groups_per_warp(), s.short_tiles(),
-                          s.empty_rows(), nnz > 0 ? static_cast<double>(s.block_slots()) / nnz : 0.0,
+                          "long rows %d (%d pieces), bundles of %d: %d groups, medium groups %d (x%d per warp), "
+                          "short tiles %d, empty %d; %.2f bytes/nnz packed, %.1f%% irregular; prep %.1f ms pack + "
+                          "%.1f ms upload (excluded)",
+                          s.long_rows(), f.piece_count(), s.bundle(), s.bundle_groups(), s.medium_groups(),
+                          s.groups_per_warp(), s.short_tiles(), s.empty_rows(),
+                          nnz > 0 ? static_cast<double>(s.device_bytes()) / nnz : 0.0,
                           nnz > 0 ? 100.0 * static_cast<double>(s.irregular_entries()) / nnz : 0.0, pack_ms, upload_ms);
-            ctx.summary("preprocess " + cs.name + ": tcore pack + upload ms", fixed(pack_ms + upload_ms, 2));
+            ctx.summary("preprocess " + cs.name + (bundled ? ": tcore pack (bundles) + upload ms" : ": tcore pack + upload ms"),
+                        fixed(pack_ms + upload_ms, 2));
             for (const tc_variant& v : tc_variants) {
-                if (!ctx.want_variant(v.name)) continue;
+                if (v.bundled != bundled || !ctx.want_variant(v.name)) continue;
                 TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0xFF, rows * sizeof(double), ctx.stream()));
                 v.run(s, dx.ptr, dy.ptr, ctx.stream());
                 TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
@@ -285,7 +309,8 @@ void run(tb::context& ctx)
     }
 
     // -- summaries --------------------------------------------------------------------
-    const std::vector<std::string> ours = {"tc", "tc-m16n8k8", "tc-m16n8k16", "cc", "cc-m16n8k8", "cce"};
+    const std::vector<std::string> ours = {"tc",  "tc-m16n8k8", "tc-m16n8k16", "cc",        "cc-m16n8k8",
+                                           "cce", "tc-bundle",  "cc-bundle",   "cce-bundle"};
     auto speedups = [&](const std::string& cls, long long min_nnz, bool hot, const std::string& base) {
         std::vector<double> v;
         for (const result& r : results) {
@@ -323,7 +348,8 @@ void run(tb::context& ctx)
                         fixed(best));
     }
     for (const auto& [cc, tc] : {std::pair<const char*, const char*>{"cc", "tc"}, {"cc-m16n8k8", "tc-m16n8k8"},
-                                 {"tc", "tc-m16n8k8"}, {"tc", "tc-m16n8k16"}, {"cce", "tc"}}) {
+                                 {"tc", "tc-m16n8k8"}, {"tc", "tc-m16n8k16"}, {"cce", "tc"},
+                                 {"cc-bundle", "tc-bundle"}, {"tc", "tc-bundle"}, {"cce-bundle", "tc-bundle"}}) {
         std::vector<double> v;
         for (const result& r : results)
             if (cold_of(r, cc) > 0 && cold_of(r, tc) > 0) v.push_back(cold_of(r, cc) / cold_of(r, tc));

@@ -10,8 +10,9 @@
 // ways, only short rows, long rows of one and of many pieces, lengths that
 // are not multiples of 4, 8, 16, 32 or the piece size, x of length 0.
 // Each packing is tried with the default options and with small long-row
-// thresholds (many long rows and pieces), and with 1, 3 and an automatic
-// number of medium groups per warp. y is poisoned (NaN) before every run; every run is repeated
+// thresholds (many long rows and pieces), with 1, 3 and an automatic
+// number of medium groups per warp, and with bundles of 2, 3, 4 and 8
+// identical rows (and the automatic choice). y is poisoned (NaN) before every run; every run is repeated
 // and must give bit-identical results (the long-row counters must reset);
 // the error bound per row is 8 (len + 8) eps sum_p |a_p x_p|.
 // Bad arguments (null or misaligned x or y, unsorted columns, a bad option)
@@ -133,15 +134,16 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     device_buffer<double> dx(x.size()), dy(static_cast<std::size_t>(a.rows));
     dx.upload(x);
 
-    const sparse::dasp_options opts[] = {{}, {5, 128}, {40, 256}};
+    const sparse::dasp_options opts[] = {{}, {5, 128}, {40, 256}, {2048, 512, 0}, {2048, 512, 2}, {40, 256, 3},
+                                         {2048, 512, 4}, {2048, 512, 8}};
     for (const sparse::dasp_options& o : opts)
         for (const int gpw : {1, 3, 0}) {
-            if (gpw != 1 && o.long_min != 2048) continue;
+            if (gpw != 1 && (o.long_min != 2048 || o.bundle != 1)) continue;
             dasp_spmv s(a, o, nullptr, gpw);
             for (const variant& v : variants) {
                 const std::string what = m.name + " [" + v.name + ", long_min " + std::to_string(o.long_min) +
                                          ", piece " + std::to_string(o.long_piece) + ", groups/warp " +
-                                         std::to_string(gpw) + "]";
+                                         std::to_string(gpw) + ", bundle " + std::to_string(s.bundle()) + "]";
                 try {
                     dy.poison();
                     v.run(s, dx.ptr, dy.ptr);

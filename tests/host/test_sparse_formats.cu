@@ -4,7 +4,8 @@
 // kernels rely on.
 //
 // DASP-like SpMV format (tcore/sparse/dasp.hpp): every row class (empty,
-// short 1-4, medium, long with one and many pieces), the short-line packing
+// short 1-4, medium, long with one and many pieces, bundles of 2, 3 and 8
+// identical rows, and the automatic bundle size), the short-line packing
 // (segment masks, 1 to 4 segments a line, sorted by segment count), the
 // medium groups (sorted lengths, regular width a multiple of 4 and at most
 // the shortest row), padding (value 0, column -1), options, bad input.
@@ -21,6 +22,7 @@
 #include <tcore/sparse/generate.hpp>
 #include <tcore/sparse/mbsr.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -117,6 +119,25 @@ void dasp_checks(const named& m, const sparse::dasp_options& o)
     for (const int r : f.med_rows)
         if (r >= 0) seen[r]++;
     for (const int r : f.long_rows) seen[r]++, t.check(a.row_length(r) >= o.long_min, "%s: long row %d", name, r);
+    for (const int r : f.bun_rows)
+        if (r >= 0) seen[r]++;
+    // bundles: P consecutive rows with identical columns
+    bool bundles_ok = true;
+    const int P = f.bundle;
+    for (std::size_t i = 0; i + P <= f.bun_rows.size(); i += P) {
+        const int r0 = f.bun_rows[i];
+        for (int p = 1; p < P; ++p) {
+            const int r = f.bun_rows[i + p];
+            if (r0 < 0) {
+                bundles_ok = bundles_ok && r < 0;
+                continue;
+            }
+            bundles_ok = bundles_ok && r == r0 + p && a.row_length(r) == a.row_length(r0) &&
+                         std::equal(a.col_idx.begin() + a.row_ptr[r], a.col_idx.begin() + a.row_ptr[r + 1],
+                                    a.col_idx.begin() + a.row_ptr[r0]);
+        }
+    }
+    t.check(bundles_ok, "%s (bundle %d): bundles are runs of identical rows", name, P);
     bool once = true;
     for (int r = 0; r < a.rows; ++r) once = once && seen[r] == 1;
     t.check(once, "%s: every row in exactly one class", name);
@@ -180,6 +201,7 @@ void dasp_format()
         dasp_checks(m, {});
         dasp_checks(m, {5, 128});    // smallest long threshold: many long rows, many pieces
         dasp_checks(m, {64, 256});
+        for (const int p : {0, 2, 3, 8}) dasp_checks(m, {2048, 512, p});
     }
     // Bad input.
     sparse::csr a = sparse::gen::random_rows(5, 9, 2, 4, 1);
@@ -195,6 +217,7 @@ void dasp_format()
     expect_error([&] { sparse::build_dasp(a, {4, 128}); }, "long_min", "build_dasp: long_min 4");
     expect_error([&] { sparse::build_dasp(a, {64, 100}); }, "multiple of 128", "build_dasp: piece 100");
     expect_error([&] { sparse::build_dasp(a, {64, 0}); }, "multiple of 128", "build_dasp: piece 0");
+    expect_error([&] { sparse::build_dasp(a, {64, 128, 5}); }, "bundle must be", "build_dasp: bundle 5");
 
     // A specific short packing: lengths 4, 3, 3, 1, 2, 2, 2, 1, 1, 1, 1, 1.
     sparse::csr s;

@@ -7,7 +7,9 @@
 // host+device helpers (diag_operands, diag_of, holds_diag, short_lane_info)
 // and the very CUDA-core MMA (tcore::mma_emulated, checked against the
 // hardware layouts by the fragment tests), for f64_m8n8k4, f64_m16n8k8 and
-// f64_m16n8k16 (short tiles: m8n8k4 / m16n8k4) and the essential mode.
+// f64_m16n8k16 (short tiles: m8n8k4 / m16n8k4) and the essential mode, and
+// bundles of 2, 3, 4 and 8 identical rows (m16n8k4, B shared; helpers
+// bundle_a, bundle_diag), chosen explicitly and automatically.
 // The result must match the FP64 reference on every row and every row must
 // be written. This checks the index arithmetic of the kernel without a GPU.
 #include "common/test_util.hpp"
@@ -122,6 +124,67 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
         }
     }
 
+    // bundle groups: ceil(P/2) m16n8k4 MMAs per block, B shared
+    const int P = f.bundle;
+    for (int gr = 0; gr < f.bundle_group_count(); ++gr) {
+        using B16 = f64_m16n8k4;
+        const int Q = (P + 1) / 2;
+        std::vector<frag_c<B16>> acc(static_cast<std::size_t>(32) * Q);
+        for (auto& c : acc) fill(c, 0.0);
+        std::vector<double> ess(static_cast<std::size_t>(32) * P, 0.0);
+        const int base = f.bgroup_ptr[gr];
+        const int nblk = (f.bgroup_ptr[gr + 1] - base) >> 5;
+        for (int blk = 0; blk < nblk; ++blk) {
+            const long long b0 = base + 32LL * blk;
+            double xv[32];
+            std::vector<double> v(static_cast<std::size_t>(32) * P);
+            for (int lane = 0; lane < 32; ++lane) {
+                const int c = f.bun_col[b0 + lane];
+                xv[lane] = c >= 0 ? x[c] : 0.0;
+                for (int p = 0; p < P; ++p) v[lane * P + p] = f.bun_val[P * b0 + 32 * p + lane];
+            }
+            if (mma) {
+                for (int q = 0; q < Q; ++q) {
+                    double a[32][B16::a_count], b[32][B16::b_count];
+                    for (int lane = 0; lane < 32; ++lane) {
+                        frag_a<B16> fa;
+                        switch (P) {
+                        case 2: fa = spmv_detail::bundle_a<2>(&v[lane * P], q); break;
+                        case 3: fa = spmv_detail::bundle_a<3>(&v[lane * P], q); break;
+                        case 4: fa = spmv_detail::bundle_a<4>(&v[lane * P], q); break;
+                        default: fa = spmv_detail::bundle_a<8>(&v[lane * P], q); break;
+                        }
+                        for (int i = 0; i < B16::a_count; ++i) a[lane][i] = fa.x[i];
+                        b[lane][0] = xv[lane];
+                    }
+                    for (int lane = 0; lane < 32; ++lane)
+                        mma_emulated<B16>(lane, acc[lane * Q + q].x, lane_reader<double, B16::a_count>{a},
+                                          lane_reader<double, B16::b_count>{b});
+                }
+            } else {
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int p = 0; p < P; ++p) ess[lane * P + p] = std::fma(v[lane * P + p], xv[lane], ess[lane * P + p]);
+            }
+        }
+        for (int p = 0; p < P; ++p) {
+            double s[32];
+            for (int lane = 0; lane < 32; ++lane) {
+                const int idx = (8 * gr + (lane >> 2)) * P + p;
+                s[lane] = mma ? 0.0 : ess[lane * P + p];
+                for (int k = f.birr_ptr[idx] + (lane & 3); k < f.birr_ptr[idx + 1]; k += 4)
+                    s[lane] = std::fma(f.birr_val[k], x[f.birr_col[k]], s[lane]);
+            }
+            for (int lane = 0; lane < 32; ++lane) {
+                if (!spmv_detail::holds_diag(lane)) continue;
+                const int q4 = lane & ~3;
+                double sum = s[q4] + s[q4 + 1] + s[q4 + 2] + s[q4 + 3];
+                if (mma) sum += spmv_detail::bundle_diag(acc[lane * Q + p / 2], (p & 1) != 0, lane);
+                const int row = f.bun_rows[(8 * gr + (lane >> 2)) * P + p];
+                if (row >= 0) y[row] = sum;
+            }
+        }
+    }
+
     // short tiles
     using S = spmv_detail::short_shape_t<Shape>;
     for (int tile = 0; tile < f.tile_count(); ++tile) {
@@ -175,6 +238,9 @@ void check(const std::string& name, const sparse::csr& a, const sparse::dasp_opt
     for (double& v : x) v = rng.nonzero();
     const std::vector<double> ref = sparse::spmv_reference(a, x);
     const sparse::dasp_format f = sparse::build_dasp(a, o);
+    if (name == "fem3d" && (o.bundle == 0 || o.bundle == 2 || o.bundle == 3))
+        t.check(f.bundle_group_count() > 0 && (o.bundle != 0 || f.bundle == 3),
+                "fem3d: bundles formed (requested %d, got %d, %d groups)", o.bundle, f.bundle, f.bundle_group_count());
     auto run = [&](const char* what, const std::vector<double>& y) {
         int bad = 0;
         for (int r = 0; r < a.rows; ++r) {
@@ -182,10 +248,11 @@ void check(const std::string& name, const sparse::csr& a, const sparse::dasp_opt
             for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
             const double tol = 8.0 * (a.row_length(r) + 8) * DBL_EPSILON * mag;
             if (!(std::fabs(y[r] - ref[r]) <= tol) && ++bad <= 3)
-                t.check(false, "%s [%s, long_min %d]: row %d (len %d) got %.17g expected %.17g", name.c_str(), what,
-                        o.long_min, r, a.row_length(r), y[r], ref[r]);
+                t.check(false, "%s [%s, long_min %d, bundle %d]: row %d (len %d) got %.17g expected %.17g",
+                        name.c_str(), what, o.long_min, f.bundle, r, a.row_length(r), y[r], ref[r]);
         }
-        t.check(bad == 0, "%s [%s, long_min %d]: %d rows wrong", name.c_str(), what, o.long_min, bad);
+        t.check(bad == 0, "%s [%s, long_min %d, bundle %d]: %d rows wrong", name.c_str(), what, o.long_min, f.bundle,
+                bad);
     };
     run("m8n8k4", model<f64_m8n8k4>(f, x, true));
     run("m16n8k8", model<f64_m16n8k8>(f, x, true));
@@ -219,6 +286,7 @@ int main()
         check(m.name, m.a, {}, rng);
         check(m.name, m.a, {5, 128}, rng);
         check(m.name, m.a, {37, 256}, rng);
+        for (const int p : {0, 2, 3, 4, 8}) check(m.name, m.a, {2048, 512, p}, rng);  // bundles
     }
     return t.finish();
 }

@@ -15,8 +15,13 @@
 //   cuda_core     the same data flow with tcore's CUDA-core MMA (`cc`)
 //   spmv_essential the same data structure, only the essential products:
 //                 one FMA per stored slot, a 4-lane sum per row (`cce`)
+// Bundles (dasp_options::bundle = P > 1): P identical rows share a column
+// index and an x gather; f64_m16n8k4 puts two of them in A rows g and g + 8
+// against the same B column (ceil(P/2) MMAs per block, B loaded once), so
+// D(g, g) and D(g + 8, g) are both results. Index traffic per value falls
+// from 4 to 4/P bytes.
 // One fused kernel handles all row classes (block ranges: long pieces,
-// medium groups, short tiles, empty rows), so an SpMV is one launch. Long
+// bundle groups, medium groups, short tiles, empty rows): one launch. Long
 // rows: each warp sums one piece; the last warp to finish a row (atomic
 // counter, reset by that warp for the next launch) adds the piece sums in
 // piece order, so results are deterministic. y gets every row written once;
@@ -33,6 +38,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -73,9 +79,18 @@ struct dasp_view {
     const int* short_col = nullptr;
     int empty_count = 0;
     const int* empty_rows = nullptr;
-    // grid: [0, long_end) long pieces, [long_end, med_end) medium groups,
-    // [med_end, short_end) short tiles, [short_end, grid) empty rows
-    int long_end = 0, med_end = 0, short_end = 0;
+    int bundle = 1, bgroup_count = 0;
+    const int* bun_rows = nullptr;
+    const int* bgroup_ptr = nullptr;
+    const int* bun_col = nullptr;
+    const double* bun_val = nullptr;
+    const int* birr_ptr = nullptr;
+    const double* birr_val = nullptr;
+    const int* birr_col = nullptr;
+    // grid: [0, long_end) long pieces, [long_end, bun_end) bundle groups,
+    // [bun_end, med_end) medium groups, [med_end, short_end) short tiles,
+    // [short_end, grid) empty rows
+    int long_end = 0, bun_end = 0, med_end = 0, short_end = 0;
     int groups_per_warp = 1;
 };
 
@@ -294,7 +309,86 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
     }
 }
 
-template <class Mode, class Shape>
+/// D(g, g) (upper = false) or D(g + 8, g) (upper = true) of an m16n8 accumulator where the lane holds it.
+__host__ __device__ __forceinline__ double bundle_diag(const frag_c<f64_m16n8k4>& d, bool upper, int lane)
+{
+    const int g = lane >> 2;
+    if (!holds_diag(lane)) return 0.0;
+    return upper ? ((g & 1) ? d.x[3] : d.x[2]) : ((g & 1) ? d.x[1] : d.x[0]);
+}
+
+/// The m16n8k4 A operand for rows 2q (A rows 0-7) and 2q + 1 (rows 8-15) of
+/// a bundle of P: a0 -> (g, t), a1 -> (g + 8, t).
+template <int P>
+__host__ __device__ __forceinline__ frag_a<f64_m16n8k4> bundle_a(const double* v, int q)
+{
+    frag_a<f64_m16n8k4> a;
+    a.x[0] = v[2 * q];
+    a.x[1] = 2 * q + 1 < P ? v[2 * q + 1] : 0.0;
+    return a;
+}
+
+/// One group of 8 bundles of P identical rows: per 32-block one column
+/// index and one x gather per lane, ceil(P / 2) m16n8k4 MMAs (B shared).
+template <class Mode, int P>
+__device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int group,
+                             int lane)
+{
+    constexpr int Q = (P + 1) / 2;
+    constexpr int per_iter = 2;
+    using S = f64_m16n8k4;
+    const int g = lane >> 2, t = lane & 3;
+    const int base = m.bgroup_ptr[group];
+    const int nblk = (m.bgroup_ptr[group + 1] - base) >> 5;
+    frag_c<S> acc[Q];
+#pragma unroll
+    for (int q = 0; q < Q; ++q) fill(acc[q], 0.0);
+    double ess[P];
+#pragma unroll
+    for (int p = 0; p < P; ++p) ess[p] = 0.0;
+    for (int b0 = 0; b0 < nblk; b0 += per_iter) {
+        double v[per_iter][P], xv[per_iter];
+        int c[per_iter];
+#pragma unroll
+        for (int j = 0; j < per_iter; ++j) {
+            const bool in = b0 + j < nblk;
+            const long long blk = base + 32LL * (b0 + j);
+            c[j] = in ? __ldcs(m.bun_col + blk + lane) : -1;
+#pragma unroll
+            for (int p = 0; p < P; ++p) v[j][p] = in ? __ldcs(m.bun_val + P * blk + 32 * p + lane) : 0.0;
+        }
+#pragma unroll
+        for (int j = 0; j < per_iter; ++j) xv[j] = c[j] >= 0 ? __ldg(x + c[j]) : 0.0;
+#pragma unroll
+        for (int j = 0; j < per_iter; ++j) {
+            if constexpr (is_mma_mode_v<Mode>) {
+                frag_b<S> b;
+                b.x[0] = xv[j];
+#pragma unroll
+                for (int q = 0; q < Q; ++q) mma<Mode>(acc[q], bundle_a<P>(v[j], q), b, acc[q]);
+            } else {
+#pragma unroll
+                for (int p = 0; p < P; ++p) ess[p] = fma(v[j][p], xv[j], ess[p]);
+            }
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+        const int row_index = (8 * group + g) * P + p;
+        double s = is_mma_mode_v<Mode> ? 0.0 : ess[p];
+        const int k1 = m.birr_ptr[row_index + 1];
+        for (int k = m.birr_ptr[row_index] + t; k < k1; k += 4)
+            s = fma(__ldcs(m.birr_val + k), __ldg(x + __ldcs(m.birr_col + k)), s);
+        s = quad_sum(s);
+        if (holds_diag(lane)) {
+            if constexpr (is_mma_mode_v<Mode>) s += bundle_diag(acc[p / 2], (p & 1) != 0, lane);
+            const int row = m.bun_rows[row_index];
+            if (row >= 0) y[row] = s;
+        }
+    }
+}
+
+template <class Mode, class Shape, int P>
 __global__ void __launch_bounds__(threads) dasp_kernel(dasp_view m, const double* __restrict__ x,
                                                        double* __restrict__ y)
 {
@@ -304,8 +398,13 @@ __global__ void __launch_bounds__(threads) dasp_kernel(dasp_view m, const double
     if (block < m.long_end) {
         const int piece = block * warps + warp;
         if (piece < m.piece_count) long_piece<Mode, Shape>(m, x, y, piece, lane);
+    } else if (block < m.bun_end) {
+        if constexpr (P > 1) {
+            const int group = (block - m.long_end) * warps + warp;
+            if (group < m.bgroup_count) bundle_group<Mode, P>(m, x, y, group, lane);
+        }
     } else if (block < m.med_end) {
-        const int first = ((block - m.long_end) * warps + warp) * m.groups_per_warp;
+        const int first = ((block - m.bun_end) * warps + warp) * m.groups_per_warp;
         for (int i = 0; i < m.groups_per_warp; ++i) {
             const int group = first + i;
             if (group >= m.group_count) break;
@@ -373,6 +472,9 @@ public:
     int short_tiles() const { return view_.tile_count; }
     int empty_rows() const { return view_.empty_count; }
     int groups_per_warp() const { return view_.groups_per_warp; }
+    /// Rows per bundle of identical rows (1: no bundles) and bundle groups.
+    int bundle() const { return view_.bundle; }
+    int bundle_groups() const { return view_.bgroup_count; }
     const dasp_view& view() const { return view_; }
 
     /// y = A x on `Mode` (tensor_core, cuda_core or spmv_essential) with
@@ -396,8 +498,16 @@ public:
         detail::require_pointer(y, where, "y");
         const long long grid = grid_blocks();
         if (grid == 0) return;
-        spmv_detail::dasp_kernel<Mode, Shape>
-            <<<static_cast<unsigned>(grid), spmv_detail::threads, 0, stream>>>(view_, x, y);
+        const unsigned blocks = static_cast<unsigned>(grid);
+        constexpr int th = spmv_detail::threads;
+        switch (view_.bundle) {
+        case 1: spmv_detail::dasp_kernel<Mode, Shape, 1><<<blocks, th, 0, stream>>>(view_, x, y); break;
+        case 2: spmv_detail::dasp_kernel<Mode, Shape, 2><<<blocks, th, 0, stream>>>(view_, x, y); break;
+        case 3: spmv_detail::dasp_kernel<Mode, Shape, 3><<<blocks, th, 0, stream>>>(view_, x, y); break;
+        case 4: spmv_detail::dasp_kernel<Mode, Shape, 4><<<blocks, th, 0, stream>>>(view_, x, y); break;
+        case 8: spmv_detail::dasp_kernel<Mode, Shape, 8><<<blocks, th, 0, stream>>>(view_, x, y); break;
+        default: require(false, where, "unsupported bundle size " + std::to_string(view_.bundle));
+        }
         TCORE_CHECK_LAUNCH();
     }
 
@@ -450,7 +560,10 @@ private:
                           i_irr_col = add_vec(f.irr_col), i_tile_mask = add_vec(f.tile_mask),
                           i_tile_row_ptr = add_vec(f.tile_row_ptr), i_short_rows = add_vec(f.short_rows),
                           i_short_val = add_vec(f.short_val), i_short_col = add_vec(f.short_col),
-                          i_empty = add_vec(f.empty_rows);
+                          i_empty = add_vec(f.empty_rows), i_bun_rows = add_vec(f.bun_rows),
+                          i_bgroup_ptr = add_vec(f.bgroup_ptr), i_bun_col = add_vec(f.bun_col),
+                          i_bun_val = add_vec(f.bun_val), i_birr_ptr = add_vec(f.birr_ptr),
+                          i_birr_val = add_vec(f.birr_val), i_birr_col = add_vec(f.birr_col);
         if (total > 0) TCORE_CHECK(cudaMalloc(&arena_, total));
         char* base = static_cast<char*>(arena_);
         for (const part& p : parts)
@@ -491,24 +604,36 @@ private:
         v.short_col = static_cast<const int*>(at(i_short_col));
         v.empty_count = static_cast<int>(f.empty_rows.size());
         v.empty_rows = static_cast<const int*>(at(i_empty));
+        require(sparse::valid_bundle(f.bundle), "tcore::dasp_spmv", "unsupported bundle size " + std::to_string(f.bundle));
+        v.bundle = f.bundle;
+        v.bgroup_count = std::max(0, f.bundle_group_count());
+        v.bun_rows = static_cast<const int*>(at(i_bun_rows));
+        v.bgroup_ptr = static_cast<const int*>(at(i_bgroup_ptr));
+        v.bun_col = static_cast<const int*>(at(i_bun_col));
+        v.bun_val = static_cast<const double*>(at(i_bun_val));
+        v.birr_ptr = static_cast<const int*>(at(i_birr_ptr));
+        v.birr_val = static_cast<const double*>(at(i_birr_val));
+        v.birr_col = static_cast<const int*>(at(i_birr_col));
         if (groups_per_warp == 0) {
             const double blocks = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
             groups_per_warp = blocks <= 2 ? 4 : blocks <= 4 ? 2 : 1;
         }
         v.groups_per_warp = groups_per_warp;
         const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
+        const long long bun_blocks = detail::ceil_div(v.bgroup_count, spmv_detail::warps);
         const long long med_warps = detail::ceil_div(v.group_count, groups_per_warp);
         const long long med_blocks = detail::ceil_div(med_warps, spmv_detail::warps);
         const long long short_blocks = detail::ceil_div(v.tile_count, spmv_detail::warps);
         const long long empty_blocks = detail::ceil_div(v.empty_count, spmv_detail::threads);
-        require(long_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",
+        require(long_blocks + bun_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",
                 "the matrix needs more than 2^31 - 1 thread blocks");
         v.long_end = static_cast<int>(long_blocks);
-        v.med_end = static_cast<int>(long_blocks + med_blocks);
-        v.short_end = static_cast<int>(long_blocks + med_blocks + short_blocks);
+        v.bun_end = static_cast<int>(long_blocks + bun_blocks);
+        v.med_end = static_cast<int>(long_blocks + bun_blocks + med_blocks);
+        v.short_end = static_cast<int>(long_blocks + bun_blocks + med_blocks + short_blocks);
         nnz_ = f.nnz;
         block_slots_ = f.block_slots();
-        irregular_ = static_cast<long long>(f.irr_val.size());
+        irregular_ = static_cast<long long>(f.irr_val.size() + f.birr_val.size());
         bytes_ = static_cast<std::size_t>(f.bytes());
     }
 };

@@ -24,6 +24,16 @@
 //                32-blocks (no padding); the rest of each row (the irregular
 //                part, < 4 + the spread in the group) is kept row by row and
 //                summed on CUDA cores, as DASP does.
+//   bundles      (optional, dasp_options::bundle): P consecutive medium rows
+//                with identical columns (the unknowns of one FEM node, the
+//                colours of one lattice site, the rows of a dense block)
+//                share one column index and one x gather per slot. Groups of
+//                8 bundles: for every 32-block, 32 column indices and P x 32
+//                values (row p of bundle g at slot 32 p + 4g + t of the
+//                block's values). On the sm_90 m16n8k4 MMA, A rows g and
+//                g + 8 are two rows of bundle g and meet the same B column
+//                g, so D(g, g) and D(g + 8, g) are both results. Irregular
+//                remainders as for medium rows, row by row.
 //   long rows    (long_min or more): cut into pieces of long_piece slots
 //                (a multiple of 128), each piece one warp's work, in the
 //                row's own order; the last piece is padded. Piece sums are
@@ -47,7 +57,14 @@ namespace tcore::sparse {
 struct dasp_options {
     int long_min = 2048;    ///< rows with at least this many entries are long (>= 5)
     int long_piece = 512;   ///< slots per warp piece of a long row (a positive multiple of 128)
+    /// Rows per bundle of identical medium rows: 1 = no bundles, 2, 3, 4 or
+    /// 8; 0 = choose from the matrix (the P of {2, 3, 4, 8} that saves the
+    /// most index bytes, 1 if bundles would cover under 10% of medium rows).
+    int bundle = 1;
 };
+
+/// The bundle sizes the SpMV kernels are compiled for.
+inline bool valid_bundle(int p) { return p == 1 || p == 2 || p == 3 || p == 4 || p == 8; }
 
 /// The packed matrix on the host (device copies: patterns/spmv.cuh).
 struct dasp_format {
@@ -78,8 +95,19 @@ struct dasp_format {
     std::vector<double> short_val;    ///< tiles * 32 slots
     std::vector<int> short_col;
 
+    // bundles of `bundle` identical medium rows, groups of 8 bundles
+    int bundle = 1;
+    std::vector<int> bun_rows;        ///< original row of row p of bundle i: [i * bundle + p] (-1: phantom)
+    std::vector<int> bgroup_ptr;      ///< column slots of group i: [ptr[i], ptr[i+1]), multiples of 32
+    std::vector<int> bun_col;         ///< column slots
+    std::vector<double> bun_val;      ///< bundle values per column slot: block b of a group at bundle * (ptr + 32 b)
+    std::vector<int> birr_ptr;        ///< irregular entries of bundle row j (= i * bundle + p)
+    std::vector<double> birr_val;
+    std::vector<int> birr_col;
+
     std::vector<int> empty_rows;
 
+    int bundle_group_count() const { return static_cast<int>(bgroup_ptr.size()) - 1; }
     int long_count() const { return static_cast<int>(long_rows.size()); }
     int piece_count() const { return static_cast<int>(piece_row.size()); }
     int group_count() const { return static_cast<int>(group_ptr.size()) - 1; }
@@ -88,7 +116,7 @@ struct dasp_format {
     long long block_slots() const
     {
         return static_cast<long long>(long_val.size()) + static_cast<long long>(reg_val.size()) +
-               static_cast<long long>(short_val.size());
+               static_cast<long long>(short_val.size()) + static_cast<long long>(bun_val.size());
     }
     /// Bytes of all arrays (what the device holds).
     long long bytes() const
@@ -96,7 +124,8 @@ struct dasp_format {
         auto b = [](const auto& v) { return static_cast<long long>(v.size() * sizeof(v[0])); };
         return b(long_rows) + b(long_piece_ptr) + b(piece_row) + b(long_val) + b(long_col) + b(med_rows) +
                b(group_ptr) + b(reg_val) + b(reg_col) + b(irr_ptr) + b(irr_val) + b(irr_col) + b(tile_mask) +
-               b(tile_row_ptr) + b(short_rows) + b(short_val) + b(short_col) + b(empty_rows);
+               b(tile_row_ptr) + b(short_rows) + b(short_val) + b(short_col) + b(empty_rows) + b(bun_rows) +
+               b(bgroup_ptr) + b(bun_col) + b(bun_val) + b(birr_ptr) + b(birr_val) + b(birr_col);
     }
 };
 
@@ -117,6 +146,8 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
     require(opts.long_min >= 5, where, "long_min must be at least 5 (rows of 1 to 4 entries are short)");
     require(opts.long_piece > 0 && opts.long_piece % 128 == 0, where,
             "long_piece must be a positive multiple of 128, got " + std::to_string(opts.long_piece));
+    require(opts.bundle == 0 || valid_bundle(opts.bundle), where,
+            "bundle must be 0 (automatic), 1, 2, 3, 4 or 8, got " + std::to_string(opts.bundle));
     dasp_format f;
     f.rows = a.rows;
     f.cols = a.cols;
@@ -130,6 +161,42 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
         else if (len <= 4) shorts[len].push_back(r);
         else if (len < opts.long_min) med.push_back(r);
         else f.long_rows.push_back(r);
+    }
+
+    // -- bundles: runs of consecutive medium rows with identical columns ------------
+    auto same_columns = [&](int x, int y) {
+        return a.row_length(x) == a.row_length(y) &&
+               std::equal(a.col_idx.begin() + a.row_ptr[x], a.col_idx.begin() + a.row_ptr[x + 1],
+                          a.col_idx.begin() + a.row_ptr[y]);
+    };
+    std::vector<std::pair<int, int>> runs;  // (first row, length) over consecutive medium rows
+    for (std::size_t i = 0; i < med.size();) {
+        std::size_t j = i + 1;
+        while (j < med.size() && med[j] == med[j - 1] + 1 && same_columns(med[j], med[i])) ++j;
+        runs.push_back({med[i], static_cast<int>(j - i)});
+        i = j;
+    }
+    int P = opts.bundle;
+    if (P == 0) {
+        double best = 0;
+        P = 1;
+        for (const int q : {2, 3, 4, 8}) {
+            long long covered = 0;
+            for (const auto& r : runs) covered += r.second / q * q;
+            const double saved = static_cast<double>(covered) * (1.0 - 1.0 / q);
+            if (covered * 10 >= static_cast<long long>(med.size()) && saved > best) best = saved, P = q;
+        }
+    }
+    f.bundle = P;
+    std::vector<int> bundles;  // first row of each bundle
+    if (P > 1) {
+        std::vector<int> rest;
+        for (const auto& r : runs) {
+            const int n = r.second / P;
+            for (int b = 0; b < n; ++b) bundles.push_back(r.first + b * P);
+            for (int k = n * P; k < r.second; ++k) rest.push_back(r.first + k);
+        }
+        med = std::move(rest);
     }
 
     // -- long rows -----------------------------------------------------------
@@ -199,6 +266,57 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
                 f.irr_col[q] = a.col_idx[p];
             }
         }
+
+    // -- bundle groups ---------------------------------------------------------------
+    std::stable_sort(bundles.begin(), bundles.end(), [&](int x, int y) { return a.row_length(x) > a.row_length(y); });
+    const int bgroups = static_cast<int>((bundles.size() + 7) / 8);
+    f.bun_rows.assign(static_cast<std::size_t>(bgroups) * 8 * P, -1);
+    f.bgroup_ptr.assign(static_cast<std::size_t>(bgroups) + 1, 0);
+    f.birr_ptr.assign(f.bun_rows.size() + 1, 0);
+    long long bslots = 0, birr_total = 0;
+    std::vector<int> bwidth(static_cast<std::size_t>(bgroups));
+    for (int gr = 0; gr < bgroups; ++gr) {
+        int shortest = INT_MAX;
+        for (int g = 0; g < 8; ++g) {
+            const std::size_t i = 8 * static_cast<std::size_t>(gr) + g;
+            if (i >= bundles.size()) continue;
+            shortest = std::min(shortest, a.row_length(bundles[i]));
+            for (int p = 0; p < P; ++p) f.bun_rows[i * P + p] = bundles[i] + p;
+        }
+        bwidth[gr] = 4 * (shortest / 4);
+        bslots += 8LL * bwidth[gr];
+        detail::require_slots(bslots * P, where);
+        f.bgroup_ptr[gr + 1] = static_cast<int>(bslots);
+        for (int g = 0; g < 8; ++g)
+            for (int p = 0; p < P; ++p) {
+                const std::size_t j = (8 * static_cast<std::size_t>(gr) + g) * P + p;
+                const int r = f.bun_rows[j];
+                birr_total += r >= 0 ? a.row_length(r) - bwidth[gr] : 0;
+                f.birr_ptr[j + 1] = static_cast<int>(birr_total);
+            }
+    }
+    f.bun_col.assign(static_cast<std::size_t>(bslots), -1);
+    f.bun_val.assign(static_cast<std::size_t>(bslots) * P, 0.0);
+    f.birr_val.resize(static_cast<std::size_t>(birr_total));
+    f.birr_col.resize(static_cast<std::size_t>(birr_total));
+    for (int gr = 0; gr < bgroups; ++gr)
+        for (int g = 0; g < 8; ++g)
+            for (int p = 0; p < P; ++p) {
+                const std::size_t j = (8 * static_cast<std::size_t>(gr) + g) * P + p;
+                const int r = f.bun_rows[j];
+                if (r < 0) continue;
+                const int begin = a.row_ptr[r];
+                for (int e = 0; e < bwidth[gr]; ++e) {  // entry e: block e/4, slot 4g + e%4
+                    const std::size_t blk = static_cast<std::size_t>(f.bgroup_ptr[gr]) + 32 * (e / 4);
+                    f.bun_col[blk + 4 * g + e % 4] = a.col_idx[begin + e];
+                    f.bun_val[blk * P + 32 * p + 4 * g + e % 4] = a.values[begin + e];
+                }
+                int q = f.birr_ptr[j];
+                for (int pp = begin + bwidth[gr]; pp < a.row_ptr[r + 1]; ++pp, ++q) {
+                    f.birr_val[q] = a.values[pp];
+                    f.birr_col[q] = a.col_idx[pp];
+                }
+            }
 
     // -- short rows --------------------------------------------------------------
     // A line is a list of (row, length) segments filling at most 4 slots.
@@ -292,6 +410,23 @@ inline csr dasp_to_csr(const dasp_format& f)
                 }
             for (int q = f.irr_ptr[8 * gr + g]; q < f.irr_ptr[8 * gr + g + 1]; ++q) put(r, f.irr_col[q], f.irr_val[q]);
         }
+    }
+    const int P = f.bundle;
+    for (int gr = 0; gr < f.bundle_group_count(); ++gr) {
+        const int blocks = (f.bgroup_ptr[gr + 1] - f.bgroup_ptr[gr]) / 32;
+        for (int g = 0; g < 8; ++g)
+            for (int p = 0; p < P; ++p) {
+                const std::size_t j = (8 * static_cast<std::size_t>(gr) + g) * P + p;
+                const int r = f.bun_rows[j];
+                if (r < 0) continue;
+                for (int b = 0; b < blocks; ++b)
+                    for (int t = 0; t < 4; ++t) {
+                        const std::size_t blk = static_cast<std::size_t>(f.bgroup_ptr[gr]) + 32 * b;
+                        if (f.bun_col[blk + 4 * g + t] >= 0)
+                            put(r, f.bun_col[blk + 4 * g + t], f.bun_val[blk * P + 32 * p + 4 * g + t]);
+                    }
+                for (int q = f.birr_ptr[j]; q < f.birr_ptr[j + 1]; ++q) put(r, f.birr_col[q], f.birr_val[q]);
+            }
     }
     for (int tile = 0; tile < f.tile_count(); ++tile) {
         const unsigned mask = f.tile_mask[tile];
