@@ -30,6 +30,9 @@
 // and would have to be rounded to FP16 to be an A operand, so the column
 // carries are an FP32 scan over the 4 lanes of a quad (2 shuffles) instead
 // of the third product.
+// Inf and NaN: the constants' zeros would spread them backwards (0 * Inf =
+// NaN), so the MMAs see them as zero and a tile holding one is patched from
+// warp ballots (warp_scan::scan); outputs follow sequential IEEE addition.
 //
 // Entry points
 //   warp:      warp_scan<Backend, Shape, Exclusive, SegCols> (one tile:
