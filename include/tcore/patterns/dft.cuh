@@ -1,0 +1,238 @@
+// tcore/patterns/dft.cuh - small DFT matrices as FP64 MMA operands and the
+// index arithmetic of a Stockham FFT built from them (tcFFT's idea, as the
+// Cubie study adapts it, on the sm_90 FP64 shapes), plus a long double CPU
+// reference FFT.
+//
+// Complex as real: an R-point DFT Y = F x with F[k][n] = exp(sign 2 pi i kn/R)
+// is the real product
+//     [Re Y]   [Re F  -Im F] [Re x]
+//     [Im Y] = [Im F   Re F] [Im x]
+// For R = 8 that is one 16x16 real matrix: the A operand of one m16n8k16,
+// whose B holds 8 columns = 8 independent 8-point DFTs. With the standard
+// B map (b_i -> row t + 4i, column g) lane (g, t) holds Re and Im of inputs
+// t and t+4 of column g: whole complex numbers, loaded as 16-byte pairs. D
+// (c_i -> row g + 8(i/2), column 2t + i%2) gives lane (g, t) output g of
+// columns 2t and 2t+1, again as complex pairs. For R = 16 the real matrix is
+// 32x32, four m16n8k16 on 16x16 blocks: with B0 = Re x and B1 = Im x,
+//     Re Y = ReF B0 + ImF (-B1),   Im Y = ImF B0 + ReF B1,
+// so only ReF and ImF are held (16 doubles per lane); lane (g, t) holds
+// inputs t, t+4, t+8, t+12 and outputs g and g+8 of two columns.
+//
+// The entries are cos/sin of multiples of 2 pi/16, generated per lane from
+// five exact-to-the-last-bit constants (1, cos pi/8, cos pi/4, cos 3pi/8, 0):
+// no table, no trigonometric call.
+//
+// Stockham step (radix R, p = product of the radices already applied, N/R
+// columns i per signal): u_q = x[i + q N/R] * w^(q k) with k = i mod p and
+// w = exp(sign 2 pi i/(pR)); v = DFT_R(u); y[(i - k) R + k + r p] = v_r.
+// Applied for each radix in turn (p = 1, R1, R1 R2, ...) it leaves the DFT
+// in natural order. The twiddle w^(qk) is table[q k N/(pR)] of one table
+// exp(sign 2 pi i e/N), e < N, computed in long double on the host.
+//
+// N = 2^L = 16^b 8^a with b = 0, 1, 2 (L mod 3): radix-16 stages first.
+// Supported: 64 <= N <= 4096 (L = 6..12).
+#pragma once
+
+#include "../frag/f64_m16n8k.cuh"
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace tcore {
+
+/// Direction of a transform: the sign of the exponent. Inverse transforms
+/// are not scaled (as cuFFT).
+enum class fft_direction : int { forward = -1, inverse = 1 };
+
+namespace dft {
+
+/// cos(2 pi j / 16) for any integer j (correctly rounded doubles).
+__host__ __device__ constexpr double cos16(int j)
+{
+    j &= 15;
+    const int q = j <= 4 ? j : j <= 8 ? 8 - j : j <= 12 ? j - 8 : 16 - j;  // reference angle, 0..4
+    const double v = q == 0 ? 1.0
+                   : q == 1 ? 0.92387953251128675613  // cos(pi/8)
+                   : q == 2 ? 0.70710678118654752440  // cos(pi/4)
+                   : q == 3 ? 0.38268343236508977173  // cos(3pi/8)
+                            : 0.0;
+    return (j > 4 && j < 12) ? -v : v;
+}
+/// sin(2 pi j / 16) = cos(2 pi (j - 4) / 16).
+__host__ __device__ constexpr double sin16(int j) { return cos16(j - 4); }
+
+/// Re and Im of exp(sign 2 pi i e / R), R in {2, 4, 8, 16}, e >= 0.
+__host__ __device__ constexpr double root_re(int R, int e) { return cos16((e % R) * (16 / R)); }
+__host__ __device__ constexpr double root_im(int R, int e, int sign) { return sign * sin16((e % R) * (16 / R)); }
+
+/// Element (row, col) of the 2R x 2R real form of the R-point DFT matrix.
+__host__ __device__ constexpr double real_form(int R, int sign, int row, int col)
+{
+    const int e = (row % R) * (col % R);
+    const double re = root_re(R, e), im = root_im(R, e, sign);
+    const bool im_out = row >= R, im_in = col >= R;
+    return !im_out ? (!im_in ? re : -im) : (!im_in ? im : re);
+}
+
+// -- the radix plan of N = 2^L ---------------------------------------------------
+
+/// Radix-16 stages of N = 2^L (the rest are radix 8).
+__host__ __device__ constexpr int sixteens(int L) { return L % 3 == 0 ? 0 : L % 3 == 1 ? 1 : 2; }
+/// Sizes the FFT kernels support: N = 2^L, 64 <= N <= 4096.
+__host__ __device__ constexpr bool supported(int L) { return L >= 6 && L <= 12; }
+__host__ __device__ constexpr int stages(int L) { return sixteens(L) + (L - 4 * sixteens(L)) / 3; }
+__host__ __device__ constexpr int radix(int L, int stage) { return stage < sixteens(L) ? 16 : 8; }
+/// p of stage `stage`: the product of the radices before it.
+__host__ __device__ constexpr int stride_before(int L, int stage)
+{
+    int p = 1;
+    for (int s = 0; s < stage; ++s) p *= radix(L, s);
+    return p;
+}
+__host__ __device__ constexpr int log2i(int v)
+{
+    int l = 0;
+    while ((1 << l) < v) ++l;
+    return l;
+}
+
+// -- per-stage index arithmetic (shared by the kernels and the host model) --------
+
+/// Signal and column index of MMA column c in a CTA of M signals of N/R
+/// columns: mode a (columns of one signal side by side) or mode b (the same
+/// column of M signals side by side: coalesced on strided signals).
+struct column {
+    int s, i;
+};
+__host__ __device__ constexpr column column_of(int c, int cols_per_signal, int signals, bool mode_b)
+{
+    return mode_b ? column{c % signals, c / signals} : column{c / cols_per_signal, c % cols_per_signal};
+}
+/// Output index of DFT output r of column i at a stage of radix R, stride p.
+__host__ __device__ constexpr int stockham_out(int i, int r, int R, int p)
+{
+    const int k = i & (p - 1);
+    return (i - k) * R + k + r * p;
+}
+/// Twiddle exponent (in units of 2 pi/N) of input q of column i.
+__host__ __device__ constexpr int twiddle_exp(int i, int q, int R, int p, int N)
+{
+    return q * (i & (p - 1)) * (N / (p * R));
+}
+
+/// Shared-memory slot of element n of signal s (16-byte units inside the
+/// signal's N slots): n with its low 3 bits XORed by
+///   bit 0: parity of n >> 3, bits 1-2: bits (L-4, L-3) ^ (L-2, L-1) of n,
+/// and by s. A bijection on every aligned group of 8. It makes the stage
+/// reads (8 lanes: two columns g x four inputs q) and the writes of stages
+/// with p >= 8 (two outputs r x four columns) fall on 8 distinct 16-byte
+/// bank groups; tests/host/test_dft_matrices.cu counts it.
+__host__ __device__ inline int swizzle(int L, int s, int n)
+{
+#if defined(__CUDA_ARCH__)
+    int h = __popc(n >> 3) & 1;
+#else
+    int h = __builtin_popcount(static_cast<unsigned>(n) >> 3) & 1;
+#endif
+    if (L >= 7) h |= (((n >> (L - 4)) ^ (n >> (L - 2))) & 3) << 1;
+    return n ^ ((h ^ s) & 7);
+}
+
+// -- A operands ----------------------------------------------------------------------
+
+/// Lane's A fragment (m16n8k16) of the 8-point DFT's real form.
+template <int Sign>
+__host__ __device__ inline frag_a<f64_m16n8<16>> a_radix8(int lane)
+{
+    frag_a<f64_m16n8<16>> a;
+    static_for<8>([&](auto i) {
+        const coord rc = f64_m16n8<16>::a_coord(lane, i);
+        a.x[i] = real_form(8, Sign, rc.row, rc.col);
+    });
+    return a;
+}
+/// Lane's A fragments of Re F and Im F of the 16-point DFT.
+template <int Sign>
+__host__ __device__ inline void a_radix16(int lane, frag_a<f64_m16n8<16>>& re, frag_a<f64_m16n8<16>>& im)
+{
+    static_for<8>([&](auto i) {
+        const coord rc = f64_m16n8<16>::a_coord(lane, i);
+        re.x[i] = root_re(16, rc.row * rc.col);
+        im.x[i] = root_im(16, rc.row * rc.col, Sign);
+    });
+}
+
+// -- host side -------------------------------------------------------------------------
+
+/// table[e] = exp(sign 2 pi i e / N), e < N, from long double trigonometry.
+inline std::vector<std::complex<double>> twiddle_table(int N, int sign)
+{
+    std::vector<std::complex<double>> t(static_cast<std::size_t>(N));
+    const long double two_pi = 6.283185307179586476925286766559005768L;
+    for (int e = 0; e < N; ++e) {
+        const long double a = two_pi * static_cast<long double>(e) / static_cast<long double>(N);
+        t[static_cast<std::size_t>(e)] = {static_cast<double>(std::cos(a)), static_cast<double>(sign * std::sin(a))};
+    }
+    return t;
+}
+
+/// In-place long double radix-2 FFT of x (size a power of two), twiddles
+/// exp(sign 2 pi i e/n) computed per index in long double.
+inline void fft_inplace(std::vector<std::complex<long double>>& x, int sign)
+{
+    const std::size_t n = x.size();
+    for (std::size_t i = 1, j = 0; i < n; ++i) {
+        std::size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) std::swap(x[i], x[j]);
+    }
+    const long double two_pi = 6.283185307179586476925286766559005768L;
+    std::vector<std::complex<long double>> w(n / 2 > 0 ? n / 2 : 1);
+    for (std::size_t e = 0; e < n / 2; ++e) {
+        const long double a = two_pi * static_cast<long double>(e) / static_cast<long double>(n);
+        w[e] = {std::cos(a), sign * std::sin(a)};
+    }
+    for (std::size_t len = 2; len <= n; len <<= 1) {
+        const std::size_t step = n / len;
+        for (std::size_t i = 0; i < n; i += len)
+            for (std::size_t k = 0; k < len / 2; ++k) {
+                const std::complex<long double> u = x[i + k], v = x[i + k + len / 2] * w[k * step];
+                x[i + k] = u + v;
+                x[i + k + len / 2] = u - v;
+            }
+    }
+}
+
+/// The DFT of one nx (fast) x ny signal (ny = 1: 1D) in long double, rounded
+/// to double: the accuracy reference. Not scaled.
+inline std::vector<std::complex<double>> fft_reference(const std::complex<double>* in, long long nx, long long ny,
+                                                       fft_direction dir)
+{
+    const int sign = static_cast<int>(dir);
+    std::vector<std::complex<long double>> a(static_cast<std::size_t>(nx * ny));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = {in[i].real(), in[i].imag()};
+    std::vector<std::complex<long double>> line(static_cast<std::size_t>(nx));
+    for (long long y = 0; y < ny; ++y) {
+        for (long long x = 0; x < nx; ++x) line[x] = a[y * nx + x];
+        fft_inplace(line, sign);
+        for (long long x = 0; x < nx; ++x) a[y * nx + x] = line[x];
+    }
+    if (ny > 1) {
+        std::vector<std::complex<long double>> col(static_cast<std::size_t>(ny));
+        for (long long x = 0; x < nx; ++x) {
+            for (long long y = 0; y < ny; ++y) col[y] = a[y * nx + x];
+            fft_inplace(col, sign);
+            for (long long y = 0; y < ny; ++y) a[y * nx + x] = col[y];
+        }
+    }
+    std::vector<std::complex<double>> out(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+        out[i] = {static_cast<double>(a[i].real()), static_cast<double>(a[i].imag())};
+    return out;
+}
+
+}  // namespace dft
+}  // namespace tcore

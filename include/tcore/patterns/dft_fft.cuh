@@ -1,0 +1,329 @@
+// tcore/patterns/dft_fft.cuh - batched complex FP64 FFTs (1D, and 2D as
+// two 1D passes) whose butterflies are the DFT matrix products of dft.cuh on
+// the FP64 MMA: `tc` (tensor_core) or, the same kernel with the MMA emulated
+// lane by lane, `cc` (cuda_core).
+//
+//   tcore::fft_plan plan(nx, ny, batch);           // ny = 1: 1D; twiddles uploaded here
+//   plan.execute<tcore::tensor_core>(in, out, tcore::fft_direction::forward, stream);
+//
+// Data: interleaved complex doubles (double2, cufftDoubleComplex), each
+// signal nx contiguous elements (2D: ny rows of nx), signals back to back.
+// in == out (in place) is allowed, other overlaps are not.
+//
+// One kernel per pass. A CTA of 256 threads holds 2048 complex values (512
+// threads and 4096 for N = 4096): M = 2048/N signals. Stage 1 reads its
+// inputs straight from global memory into B fragments, the last stage writes
+// its outputs straight to global memory, the stages between exchange data
+// through shared memory in place (all reads of a stage, a barrier, all
+// writes), with the swizzle of dft::swizzle. Each warp owns 32/R groups of
+// 8 columns per stage; every lane keeps 8 complex results in registers
+// between the read and the write half of a stage.
+//
+// Passes of a 2D transform: rows (contiguous signals of nx), then columns
+// (signals of ny with stride nx): the column pass maps the 8 MMA columns of
+// its first and last stage to 8 adjacent columns of the image (mode b of
+// dft::column_of), so its global reads and writes are 128-byte rows.
+#pragma once
+
+#include "../check.cuh"
+#include "dft.cuh"
+#include "launch.cuh"
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tcore {
+
+namespace dft_detail {
+
+template <int L>
+struct fft_config {
+    static_assert(dft::supported(L), "FFT sizes are 2^6 .. 2^12");
+    static constexpr int n = 1 << L;
+    static constexpr int per_cta = L >= 12 ? 4096 : 2048;  ///< complex values per CTA
+    static constexpr int signals = per_cta / n;             ///< M
+    static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
+    static constexpr int warps = threads / 32;
+    static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta;
+};
+
+/// Where the signals of a pass live: signal gs starts at
+/// (gs / row) * batch_stride + (gs % row) * sig_stride, element n at
+/// + n * n_stride.
+struct fft_pass_args {
+    const double2* in;
+    double2* out;
+    long long signals;
+    long long row, batch_stride, sig_stride, n_stride;
+    const double2* twiddle;  ///< exp(-2 pi i e/N), e < N
+};
+
+__device__ inline double2 cmul(double2 a, double2 b)
+{
+    return make_double2(fma(a.x, b.x, -a.y * b.y), fma(a.x, b.y, a.y * b.x));
+}
+
+template <int L, class Backend, int Sign, bool Strided>
+__global__ void __launch_bounds__(fft_config<L>::threads) fft_pass_kernel(const fft_pass_args a)
+{
+    using C = fft_config<L>;
+    using K16 = f64_m16n8<16>;
+    constexpr int N = C::n, M = C::signals;
+    constexpr int S = dft::stages(L);
+    extern __shared__ __align__(16) double2 buf[];
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+
+    // this CTA's signals: M consecutive ones (a row of the image never splits:
+    // the launcher checks that M divides `row` for strided passes)
+    const long long gs0 = static_cast<long long>(blockIdx.x) * M;
+    const long long left = a.signals - gs0;
+    const int valid = left < M ? static_cast<int>(left) : M;
+    const long long base0 = (gs0 / a.row) * a.batch_stride + (gs0 % a.row) * a.sig_stride;
+    auto gindex = [&](int s, int n) { return base0 + s * a.sig_stride + static_cast<long long>(n) * a.n_stride; };
+
+    // DFT operands, generated once
+    const frag_a<K16> a8 = dft::a_radix8<Sign>(lane);
+    frag_a<K16> f16re, f16im;
+    dft::a_radix16<Sign>(lane, f16re, f16im);
+    frag_c<K16> zero;
+    fill(zero, 0.0);
+
+    static_for<S>([&](auto st_) {
+        constexpr int stage = decltype(st_)::value;
+        constexpr int R = dft::radix(L, stage);
+        constexpr int p = dft::stride_before(L, stage);
+        constexpr int NR = N / R;
+        constexpr bool first = stage == 0, last = stage == S - 1;
+        constexpr bool mode_b = Strided && (first || last);
+        constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
+        constexpr int Q = R / 4;                             // inputs per lane per column
+        constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
+        static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
+        double res[G][RES];
+
+        // -- read half: gather every input of the warp's groups first (G*Q
+        // independent 16-byte loads in flight per lane), then twiddle and
+        // run the DFTs on the MMA
+        double2 vin[G][Q];
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+            const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
+#pragma unroll
+            for (int qq = 0; qq < Q; ++qq) {
+                const int n = col.i + (t + 4 * qq) * NR;
+                if constexpr (first) vin[u][qq] = col.s < valid ? a.in[gindex(col.s, n)] : make_double2(0.0, 0.0);
+                else vin[u][qq] = buf[col.s * N + dft::swizzle(L, col.s, n)];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+            const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
+            double2 v[Q];
+#pragma unroll
+            for (int qq = 0; qq < Q; ++qq) {
+                v[qq] = vin[u][qq];
+                if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
+                    double2 w = __ldg(a.twiddle + dft::twiddle_exp(col.i, t + 4 * qq, R, p, N));
+                    if constexpr (Sign > 0) w.y = -w.y;
+                    v[qq] = cmul(v[qq], w);
+                }
+            }
+            if constexpr (R == 8) {
+                frag_b<K16> b;
+                b.x[0] = v[0].x, b.x[1] = v[1].x, b.x[2] = v[0].y, b.x[3] = v[1].y;
+                frag_c<K16> d;
+                mma<Backend>(d, a8, b, zero);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
+            } else {
+                frag_b<K16> b0, b1, nb1;
+#pragma unroll
+                for (int qq = 0; qq < 4; ++qq) b0.x[qq] = v[qq].x, b1.x[qq] = v[qq].y, nb1.x[qq] = -v[qq].y;
+                frag_c<K16> re, im;
+                mma<Backend>(re, f16re, b0, zero);
+                mma<Backend>(re, f16im, nb1, re);
+                mma<Backend>(im, f16im, b0, zero);
+                mma<Backend>(im, f16re, b1, im);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
+            }
+        }
+        __syncthreads();  // every read of this stage is done: write in place
+
+        // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+            const int grp = warp + C::warps * u;
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
+#pragma unroll
+                for (int h = 0; h < RES / 4; ++h) {
+                    const int r = g + 8 * h;
+                    double2 val;
+                    if constexpr (R == 8) val = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
+                    else val = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
+                    const int n = dft::stockham_out(col.i, r, R, p);
+                    if constexpr (last) {
+                        if (col.s < valid) a.out[gindex(col.s, n)] = val;
+                    } else {
+                        buf[col.s * N + dft::swizzle(L, col.s, n)] = val;
+                    }
+                }
+            }
+        }
+        if constexpr (!last) __syncthreads();
+    });
+}
+
+}  // namespace dft_detail
+
+/// A batched FP64 complex FFT of nx (1D) or ny x nx (2D, x fastest), both
+/// powers of two from 64 to 4096. Owns the twiddle tables (device memory);
+/// create it once, outside any timed loop.
+class fft_plan {
+public:
+    fft_plan(long long nx, long long ny, long long batch) : nx_(nx), ny_(ny), batch_(batch)
+    {
+        constexpr const char* where = "fft_plan";
+        require(batch >= 1, where, "batch must be >= 1 (got " + std::to_string(batch) + ")");
+        require(ny >= 1, where, "ny must be >= 1 (1 for a 1D transform)");
+        lx_ = size_log2(nx);
+        require(lx_ >= 0 && dft::supported(lx_), where,
+                "nx must be a power of two from 64 to 4096 (got " + std::to_string(nx) + ")");
+        if (ny > 1) {
+            ly_ = size_log2(ny);
+            require(ly_ >= 0 && dft::supported(ly_), where,
+                    "ny must be 1 or a power of two from 64 to 4096 (got " + std::to_string(ny) + ")");
+            const long long m = (ly_ >= 12 ? 4096 : 2048) / ny;
+            require(nx % m == 0, where, "nx must be a multiple of " + std::to_string(m) + " for ny = " +
+                                            std::to_string(ny));
+        }
+        require(nx * ny <= (1LL << 40) / batch, where, "transform too large");
+        tw_x_ = upload(static_cast<int>(nx));
+        if (ny > 1) tw_y_ = upload(static_cast<int>(ny));
+    }
+    ~fft_plan()
+    {
+        cudaFree(tw_x_);
+        cudaFree(tw_y_);
+    }
+    fft_plan(const fft_plan&) = delete;
+    fft_plan& operator=(const fft_plan&) = delete;
+    fft_plan(fft_plan&& o) noexcept { swap(o); }
+    fft_plan& operator=(fft_plan&& o) noexcept
+    {
+        swap(o);
+        return *this;
+    }
+
+    long long nx() const { return nx_; }
+    long long ny() const { return ny_; }
+    long long batch() const { return batch_; }
+    /// Complex elements of in (and out).
+    long long elements() const { return nx_ * ny_ * batch_; }
+    /// Kernel launches per execute (1D: 1, 2D: 2).
+    int passes() const { return ny_ > 1 ? 2 : 1; }
+
+    /// out = FFT(in) on `Backend` (tcore::tensor_core: tc, tcore::cuda_core: cc).
+    template <class Backend = tensor_core>
+    void execute(const double2* in, double2* out, fft_direction dir, cudaStream_t stream = 0) const
+    {
+        static_assert(is_backend_v<Backend>, "Backend must be tcore::tensor_core or tcore::cuda_core");
+        constexpr const char* where = "fft_plan::execute";
+        require(tw_x_ != nullptr, where, "the plan was moved from");
+        require(in != nullptr && out != nullptr, where, "null data pointer");
+        require(detail::aligned(in, 16) && detail::aligned(out, 16), where, "data must be 16-byte aligned");
+        const long long count = elements();
+        require(in == out || in + count <= out || out + count <= in, where,
+                "in and out overlap without being the same array");
+        require(dir == fft_direction::forward || dir == fft_direction::inverse, where, "bad direction");
+        // rows: signal gs starts at gs * nx
+        dft_detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_};
+        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, stream);
+        else launch<Backend, 1, false>(lx_, rows, stream);
+        if (ny_ > 1) {
+            // columns: signal gs = (image b, column c), gs = b * nx + c
+            dft_detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_};
+            if (dir == fft_direction::forward) launch<Backend, -1, true>(ly_, cols, stream);
+            else launch<Backend, 1, true>(ly_, cols, stream);
+        }
+    }
+
+private:
+    long long nx_ = 0, ny_ = 0, batch_ = 0;
+    int lx_ = -1, ly_ = -1;
+    double2* tw_x_ = nullptr;
+    double2* tw_y_ = nullptr;
+
+    void swap(fft_plan& o) noexcept
+    {
+        std::swap(nx_, o.nx_), std::swap(ny_, o.ny_), std::swap(batch_, o.batch_);
+        std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
+    }
+
+    static int size_log2(long long n)
+    {
+        if (n < 1 || (n & (n - 1)) != 0) return -1;
+        int l = 0;
+        while ((1LL << l) < n) ++l;
+        return l;
+    }
+
+    static double2* upload(int n)
+    {
+        const auto t = dft::twiddle_table(n, -1);
+        double2* d = nullptr;
+        TCORE_CHECK(cudaMalloc(&d, sizeof(double2) * t.size()));
+        const cudaError_t st = cudaMemcpy(d, t.data(), sizeof(double2) * t.size(), cudaMemcpyHostToDevice);
+        if (st != cudaSuccess) {
+            cudaFree(d);
+            TCORE_CHECK(st);
+        }
+        return d;
+    }
+
+    template <int L, class Backend, int Sign, bool Strided>
+    static void launch_l(const dft_detail::fft_pass_args& a, cudaStream_t stream)
+    {
+        using C = dft_detail::fft_config<L>;
+        const long long blocks = detail::ceil_div(a.signals, C::signals);
+        require(blocks <= 0x7fffffffLL, "fft_plan::execute", "too many signals for one launch");
+        auto kernel = dft_detail::fft_pass_kernel<L, Backend, Sign, Strided>;
+        if constexpr (C::smem_bytes > 48 * 1024) {
+            // above the default dynamic shared-memory limit: raise it once per device
+            static bool raised[64] = {};
+            int dev = 0;
+            TCORE_CHECK(cudaGetDevice(&dev));
+            if (dev < 0 || dev >= 64 || !raised[dev]) {
+                TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(C::smem_bytes)));
+                if (dev >= 0 && dev < 64) raised[dev] = true;
+            }
+        }
+        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+        TCORE_CHECK_LAUNCH();
+    }
+
+    template <class Backend, int Sign, bool Strided>
+    static void launch(int l, const dft_detail::fft_pass_args& a, cudaStream_t stream)
+    {
+        switch (l) {
+        case 6: return launch_l<6, Backend, Sign, Strided>(a, stream);
+        case 7: return launch_l<7, Backend, Sign, Strided>(a, stream);
+        case 8: return launch_l<8, Backend, Sign, Strided>(a, stream);
+        case 9: return launch_l<9, Backend, Sign, Strided>(a, stream);
+        case 10: return launch_l<10, Backend, Sign, Strided>(a, stream);
+        case 11: return launch_l<11, Backend, Sign, Strided>(a, stream);
+        case 12: return launch_l<12, Backend, Sign, Strided>(a, stream);
+        default: throw error("fft_plan: unsupported size 2^" + std::to_string(l));
+        }
+    }
+};
+
+}  // namespace tcore

@@ -1,0 +1,615 @@
+// tcore/patterns/stencil_tiled.cuh - iterative FP64 stencils with temporal
+// blocking: t steps fused per launch, the data staged in shared memory.
+//
+//   stencil_apply<S, Method, T, BC>(in, out, grid, weights, stream)
+//     out = T steps of stencil S applied to in (out-of-place; in is not
+//     changed). Method: tcore::tensor_core / tcore::cuda_core (the MMA
+//     layout of stencil.cuh on that backend: the `tc` and `cc` variants) or
+//     tcore::stencil_cce (plain CUDA-core arithmetic, same tiling and
+//     temporal blocking: the fair CUDA-core opponent).
+//
+// 2D: overlapped tiles. A block owns TX x TY outputs (64x64, 32x32 for
+// large halos), loads the (TX+2tr) x (TY+2tr) region around them once
+// (cp.async, zero-filled outside the array, wrapped for periodic grids),
+// computes steps 1..t in shared memory, each on a region r smaller on every
+// side, and writes step t to global memory. Blocks are persistent and
+// prefetch the next tile's region while computing the current one (two
+// input buffers, plus one work buffer for t >= 2; step s ping-pongs between
+// the work buffer and the tile's own input buffer).
+//
+// 3D: the same XY tiling, streamed along z (2.5D blocking, as in AN5D /
+// EBISU): per stage s = 0..t-1 a ring of 2r+1 planes (the input ring one or
+// two planes deeper for prefetching); at each z step one plane is loaded
+// and every stage computes one plane, r planes behind the stage before.
+// Long z ranges are split into chunks (each re-reading t*r planes of halo)
+// only when there are too few XY tiles to fill the GPU.
+//
+// Work inside a step: `tc`/`cc` cover the step's region with 16x8 blocks
+// (the last block in a row or column shifted back to end at the region's
+// edge and writing only what the previous block did not), one warp per
+// block, A gathered from the tile; `cce` gives each thread one column of a
+// strip of rows, slides a register window down the strip and keeps the
+// weights in the kernel's constant bank.
+//
+// Boundary: Dirichlet points of the halo are copied into every step's
+// buffer, so intermediate steps see the fixed values; periodic tiles load
+// wrapped indices, so every position is an interior point. Any grid size
+// works (tails, grids smaller than a tile).
+//
+// Shared memory: row pitch p = the region width rounded up to p % 8 == 4
+// (conflict-free 8-byte A gathers: lanes g = 0..3 of a half-warp hit word
+// offsets {0, 12, 8, 4} (+t) modulo 16).
+#pragma once
+
+#include "../check.cuh"
+#include "launch.cuh"
+#include "stencil.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+namespace tcore {
+
+/// Method tag: plain CUDA-core stencil (no MMA layout), the `cce` variant.
+struct stencil_cce {
+    static constexpr const char* name() { return "cce"; }
+};
+
+template <class M>
+inline constexpr bool is_stencil_method_v =
+    std::is_same_v<M, tensor_core> || std::is_same_v<M, cuda_core> || std::is_same_v<M, stencil_cce>;
+
+namespace stencil_detail {
+
+/// Smallest pitch >= w with pitch % 8 == 4.
+__host__ __device__ constexpr int tile_pitch(int w)
+{
+    int p = w;
+    while (p % 8 != 4) ++p;
+    return p;
+}
+
+/// v mod n for n >= 1, by repeated addition/subtraction: the tiles ask for
+/// indices at most a tile plus its halo outside [0, n), so this is one
+/// compare each way except on grids smaller than a tile.
+__host__ __device__ inline long long wrap(long long v, long long n)
+{
+    while (v < 0) v += n;
+    while (v >= n) v -= n;
+    return v;
+}
+
+/// 8-byte asynchronous copy global -> shared; valid == false writes 0.
+__device__ inline void cp_async8(double* dst, const double* src, bool valid)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(s), "l"(src), "r"(valid ? 8 : 0) : "memory");
+#else
+    *dst = valid ? *src : 0.0;
+#endif
+}
+__device__ inline void cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ inline void cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+/// Rows per thread strip of the cce variant.
+template <class S>
+__host__ __device__ constexpr int cce_strip()
+{
+    return S::radius <= 1 ? 8 : 16;
+}
+
+/// Does input row dr (relative to a strip of V outputs) at column offset dx
+/// (plane dz) feed any output of the strip?
+template <class S, int V>
+__host__ __device__ constexpr bool cce_needed(int dz, int dr, int dx)
+{
+    for (int v = 0; v < V; ++v)
+        if (S::contains(dz, dr - v, dx)) return true;
+    return false;
+}
+
+/// Block k of `size` positions covering the region [lo, hi) (hi - lo >= size):
+/// blocks start every `size` positions; the last one is moved back to end at
+/// hi and owns only the positions >= its nominal start, so every position
+/// of the region is written exactly once and no block reads past the region.
+struct block_span {
+    int nominal, start;
+};
+__host__ __device__ constexpr block_span region_block(int lo, int hi, int size, int k)
+{
+    const int nominal = lo + size * k;
+    return {nominal, nominal < hi - size ? nominal : hi - size};
+}
+
+/// Geometry shared by the 2D and 3D tiles.
+template <class S, int T, int TX, int TY>
+struct tile_geometry {
+    static constexpr int R = S::radius;
+    static constexpr int tile_x = TX, tile_y = TY;
+    static constexpr int halo = T * R;
+    static constexpr int bw = TX + 2 * halo, bh = TY + 2 * halo;  ///< region of step 0
+    static constexpr int pitch = tile_pitch(bw);
+    static constexpr int plane = bh * pitch;  ///< doubles per buffer / plane
+    static_assert(TX >= 8 && TY >= 16, "a tile holds at least one 16x8 block");
+    static_assert(TY >= cce_strip<S>(), "a tile holds at least one cce strip");
+};
+
+/// Where a step writes its values: a shared buffer (with the halo copy) or global memory.
+struct step_target {
+    double* smem;    ///< next buffer (intermediate steps), else nullptr
+    double* global;  ///< output plane origin (final step)
+};
+
+/// Position of buffer element (row, col) relative to the grid, and what to do with it.
+struct point_state {
+    bool compute;  ///< interior point: write the stencil value
+    bool copy;     ///< Dirichlet halo inside the array (intermediate steps): copy the source
+};
+
+}  // namespace stencil_detail
+
+/// Kernel arguments (2D and 3D).
+template <class S>
+struct stencil_args {
+    const double* in;
+    double* out;
+    long long nx, ny, nz;        ///< interior grid
+    long long ex, ey;            ///< array extents in x and y (row pitch ex, plane ex*ey)
+    long long tiles_x, tiles_y;  ///< XY tiles
+    long long zchunk, zchunks;   ///< 3D: z planes per work item, items per XY tile
+    long long items;             ///< work items (2D: tiles; 3D: tiles * zchunks)
+    stencil_weights<S> w;
+};
+
+namespace stencil_detail {
+
+/// Interior / halo / outside test of grid point (x, y, z) for a value of step
+/// s < T (copy allowed) or the final step.
+template <boundary BC, int R>
+__device__ inline point_state classify(long long x, long long y, bool z_interior, bool z_in_array, long long nx,
+                                       long long ny, bool final_step)
+{
+    if constexpr (BC == boundary::periodic) {
+        // every position of a periodic tile is a real point; the final step
+        // writes only the grid's own (unwrapped) positions
+        return {final_step ? (x < nx && y < ny) : true, false};
+    } else {
+        const bool inside = x >= 0 && x < nx && y >= 0 && y < ny && z_interior;
+        if (final_step) return {inside, false};
+        const bool in_array = x >= -R && x < nx + R && y >= -R && y < ny + R && z_in_array;
+        return {inside, !inside && in_array};
+    }
+}
+
+/// Loads the step-0 region of the XY tile (x0, y0) from array plane `src_plane`
+/// (nullptr: a plane outside the array, zero-filled) into `buf`.
+template <class G, boundary BC, int Threads>
+__device__ inline void load_region(double* buf, const double* src_plane, const double* any_valid, long long x0,
+                                   long long y0, long long nx, long long ny, long long ex)
+{
+    constexpr int R = G::R;
+    constexpr int cols = (G::bw + 31) / 32;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long xs[cols];
+    bool xok[cols];
+#pragma unroll
+    for (int c = 0; c < cols; ++c) {
+        const int bx = lane + 32 * c;
+        const long long x = x0 - G::halo + bx;
+        if constexpr (BC == boundary::periodic) {
+            xs[c] = wrap(x, nx);
+            xok[c] = bx < G::bw;
+        } else {
+            xs[c] = x + R;
+            xok[c] = bx < G::bw && x >= -R && x < nx + R;
+        }
+    }
+    for (int by = warp; by < G::bh; by += Threads / 32) {
+        const long long y = y0 - G::halo + by;
+        long long ys;
+        bool yok;
+        if constexpr (BC == boundary::periodic) {
+            ys = wrap(y, ny);
+            yok = src_plane != nullptr;
+        } else {
+            ys = y + R;
+            yok = src_plane != nullptr && y >= -R && y < ny + R;
+        }
+        const double* row = yok ? src_plane + ys * ex : any_valid;
+#pragma unroll
+        for (int c = 0; c < cols; ++c) {
+            const int bx = lane + 32 * c;
+            if (bx < G::bw) {
+                const bool ok = yok && xok[c];
+                cp_async8(buf + by * G::pitch + bx, ok ? row + xs[c] : any_valid, ok);
+            }
+        }
+    }
+}
+
+/// One step on plane z of an XY tile: the region r*s inside the step-0
+/// region, from source planes src[dz - dz_lo] (same geometry) to `dst`.
+/// Final step: dst.global is the output plane's origin (array element
+/// (0, 0) of that plane); the interior point (x, y) goes to x+h, y+h.
+template <class S, class Method, int T, int Step, boundary BC, class G, int Threads, int NP>
+__device__ inline void tile_step(const double* const (&src)[NP], step_target dst, long long x0, long long y0,
+                                 bool z_interior, bool z_in_array, const stencil_args<S>& a,
+                                 const stencil_lane<S>* lane_plan)
+{
+    constexpr int R = S::radius;
+    constexpr int P = G::pitch;
+    constexpr bool final_step = Step == T;
+    constexpr int lo_r = Step * R, hi_r = G::bh - Step * R;
+    constexpr int lo_c = Step * R, hi_c = G::bw - Step * R;
+    constexpr int h = stencil_halo(BC, R);
+    using plan = stencil_mma_plan<S>;
+    const double* center = src[0 - plan::dz_lo];
+
+    // Writes the value v of buffer position (br, bc).
+    auto emit = [&](int br, int bc, double v) {
+        const long long x = x0 - G::halo + bc, y = y0 - G::halo + br;
+        const point_state st = classify<BC, R>(x, y, z_interior, z_in_array, a.nx, a.ny, final_step);
+        if constexpr (final_step) {
+            if (st.compute) dst.global[(y + h) * a.ex + (x + h)] = v;
+        } else {
+            if (st.compute) dst.smem[br * P + bc] = v;
+            else if (st.copy) dst.smem[br * P + bc] = center[br * P + bc];
+        }
+    };
+
+    if constexpr (std::is_same_v<Method, stencil_cce>) {
+        constexpr int V = cce_strip<S>();
+        constexpr int W = hi_c - lo_c;
+        constexpr int strips = (hi_r - lo_r + V - 1) / V;
+        for (int it = threadIdx.x; it < W * strips; it += Threads) {
+            const int col = lo_c + it % W;
+            const block_span rs = region_block(lo_r, hi_r, V, it / W);
+            const int r_nom = rs.nominal, r0 = rs.start;
+            double acc[V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[v] = 0.0;
+            static_for<NP>([&](auto p_) {
+                constexpr int dz = decltype(p_)::value + plan::dz_lo;
+                const double* base = src[decltype(p_)::value] + r0 * P + col;
+                static_for<V + 2 * R>([&](auto r_) {
+                    constexpr int dr = decltype(r_)::value - R;
+                    static_for<2 * R + 1>([&](auto x_) {
+                        constexpr int dx = decltype(x_)::value - R;
+                        if constexpr (cce_needed<S, V>(dz, dr, dx)) {
+                            const double val = base[dr * P + dx];
+                            static_for<V>([&](auto v_) {
+                                constexpr int v = decltype(v_)::value;
+                                if constexpr (S::contains(dz, dr - v, dx))
+                                    acc[v] = fma(a.w.w[S::weight_index(dz, dr - v, dx)], val, acc[v]);
+                            });
+                        }
+                    });
+                });
+            });
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                if (r0 + v >= r_nom) emit(r0 + v, col, acc[v]);
+        }
+    } else {
+        constexpr int nbr = (hi_r - lo_r + 15) / 16, nbc = (hi_c - lo_c + 7) / 8;
+        const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+        for (int b = warp; b < nbr * nbc; b += Threads / 32) {
+            const block_span rs = region_block(lo_r, hi_r, 16, b / nbc);
+            const block_span cs = region_block(lo_c, hi_c, 8, b % nbc);
+            const int r_nom = rs.nominal, r0 = rs.start, c_nom = cs.nominal, c0 = cs.start;
+            const double* blk[NP];
+#pragma unroll
+            for (int p = 0; p < NP; ++p) blk[p] = src[p] + r0 * P + c0;
+            double d[4];
+            stencil_block_mma<Method, S>(d, blk, P, *lane_plan);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const coord rc = stencil_out_coord(lane, i);
+                const int br = r0 + rc.row, bc = c0 + rc.col;
+                if (br >= r_nom && bc >= c_nom) emit(br, bc, d[i]);
+            }
+        }
+    }
+}
+
+// -- configurations ------------------------------------------------------------
+
+template <class S, int T>
+struct config2d {
+    static constexpr int tile = T * S::radius <= 12 ? 64 : 32;
+    using geometry = tile_geometry<S, T, tile, tile>;
+    static constexpr int threads = 256;
+    static constexpr int buffers = T >= 2 ? 3 : 2;
+    static constexpr std::size_t smem_bytes = sizeof(double) * (buffers * geometry::plane + S::weight_count);
+    static_assert(smem_bytes <= 227 * 1024, "2D tile does not fit in shared memory: lower T");
+    /// Blocks per SM the registers are budgeted for: 2 where shared memory
+    /// allows 2 (ptxas would otherwise assume 2 and spill the T >= 2 tiles).
+    static constexpr int min_blocks = 2 * smem_bytes <= 227 * 1024 ? 2 : 1;
+};
+
+template <class S, int T>
+struct config3d {
+    static constexpr int tile_x = T == 1 ? 64 : 32, tile_y = 32;
+    using geometry = tile_geometry<S, T, tile_x, tile_y>;
+    static constexpr int threads = 256;
+    static constexpr int prefetch = T == 1 ? 2 : 1;
+    static constexpr int ring0 = 2 * S::radius + 1 + prefetch;  ///< input planes
+    static constexpr int ring = 2 * S::radius + 1;              ///< planes of stages 1..T-1
+    static constexpr int planes = ring0 + (T - 1) * ring;
+    static constexpr std::size_t smem_bytes = sizeof(double) * (planes * geometry::plane + S::weight_count);
+    static_assert(smem_bytes <= 227 * 1024, "3D tile does not fit in shared memory: lower T");
+    static constexpr int min_blocks = 2 * smem_bytes <= 227 * 1024 ? 2 : 1;
+};
+
+// -- kernels -------------------------------------------------------------------
+
+/// The MMA methods' per-lane layout, built from a copy of the weights in
+/// shared memory (`scratch`, S::weight_count doubles) so that the kernel
+/// parameter is only ever read at compile-time offsets. Ends with a barrier.
+template <class S, class Method>
+__device__ inline stencil_lane<S> setup_lane(const stencil_weights<S>& w, double* scratch, int pitch)
+{
+    stencil_lane<S> ln{};
+    if constexpr (!std::is_same_v<Method, stencil_cce>) {
+        if (threadIdx.x == 0) static_for<S::weight_count>([&](auto i) { scratch[i] = w.w[i]; });
+        __syncthreads();
+        ln = make_stencil_lane<S>(threadIdx.x & 31, *reinterpret_cast<const stencil_weights<S>*>(scratch), pitch);
+    }
+    __syncthreads();
+    return ln;
+}
+
+/// Blocks per SM a kernel's registers are budgeted for: the configuration's
+/// min_blocks, except 1 for the MMA methods of shapes whose per-lane layout
+/// is large (more than 16 slot groups: box2d3r, box3d1r), which would spill
+/// their offsets and weights under 128 registers.
+template <class S, class Method, class Config>
+__host__ __device__ constexpr int min_blocks()
+{
+    return !std::is_same_v<Method, stencil_cce> && stencil_mma_plan<S>::slot_groups > 16 ? 1 : Config::min_blocks;
+}
+
+template <class S, class Method, int T, boundary BC>
+__global__ void __launch_bounds__(config2d<S, T>::threads, (min_blocks<S, Method, config2d<S, T>>()))
+    stencil2d_kernel(const stencil_args<S> a)
+{
+    using C = config2d<S, T>;
+    using G = typename C::geometry;
+    constexpr int Threads = C::threads;
+    extern __shared__ __align__(16) double smem[];
+    // input buffers at smem and smem + plane (picked arithmetically: an
+    // array of two pointers indexed at run time would live on the stack)
+    double* const work = smem + 2 * G::plane;
+    // Every buffer starts finite (an MMA block may read positions no step wrote).
+    for (int i = threadIdx.x; i < C::buffers * G::plane; i += Threads) smem[i] = 0.0;
+    const stencil_lane<S> ln = setup_lane<S, Method>(a.w, smem + C::buffers * G::plane, G::pitch);
+
+    auto load_tile = [&](double* buf, long long it) {
+        const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
+        load_region<G, BC, Threads>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex);
+    };
+    long long item = blockIdx.x;
+    if (item < a.items) load_tile(smem, item);
+    cp_async_commit();
+    for (int k = 0; item < a.items; ++k, item += gridDim.x) {
+        // prefetch the next tile into the other input buffer (freed by the
+        // barrier that ended the previous iteration)
+        if (item + gridDim.x < a.items) load_tile(smem + ((k + 1) & 1) * G::plane, item + gridDim.x);
+        cp_async_commit();
+        cp_async_wait<1>();
+        __syncthreads();
+        const long long x0 = (item % a.tiles_x) * G::tile_x, y0 = (item / a.tiles_x) * G::tile_y;
+        double* const cur = smem + (k & 1) * G::plane;
+        static_for<T>([&](auto s_) {
+            constexpr int step = decltype(s_)::value + 1;
+            // odd steps read the tile's input buffer, even steps the work buffer
+            const double* const src[1] = {step % 2 == 1 ? cur : work};
+            step_target dst{nullptr, nullptr};
+            if constexpr (step == T) dst.global = a.out;
+            else dst.smem = step % 2 == 1 ? work : cur;
+            tile_step<S, Method, T, step, BC, G, Threads>(src, dst, x0, y0, true, true, a, &ln);
+            __syncthreads();
+        });
+    }
+    cp_async_wait<0>();
+}
+
+template <class S, class Method, int T, boundary BC>
+__global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method, config3d<S, T>>()))
+    stencil3d_kernel(const stencil_args<S> a)
+{
+    using C = config3d<S, T>;
+    using G = typename C::geometry;
+    constexpr int Threads = C::threads;
+    constexpr int R = S::radius;
+    constexpr int PF = C::prefetch;
+    constexpr int h = stencil_halo(BC, R);
+    extern __shared__ __align__(16) double smem[];
+    for (int i = threadIdx.x; i < C::planes * G::plane; i += Threads) smem[i] = 0.0;
+    const stencil_lane<S> ln = setup_lane<S, Method>(a.w, smem + C::planes * G::plane, G::pitch);
+    const long long plane_elems = a.ex * a.ey;
+
+    for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
+        const long long tile = item / a.zchunks, chunk = item % a.zchunks;
+        const long long x0 = (tile % a.tiles_x) * G::tile_x, y0 = (tile / a.tiles_x) * G::tile_y;
+        const long long za = chunk * a.zchunk;
+        const long long zb = za + a.zchunk < a.nz ? za + a.zchunk : a.nz;
+        const long long q_begin = za - T * R, q_end = zb + T * R;
+        // Ring slots: planes are keyed by z - q_begin + (T+1)R >= 0 (small ints).
+        auto slot = [&](int stage, long long z) -> double* {
+            const int key = static_cast<int>(z - q_begin) + (T + 1) * R;
+            if (stage == 0) return smem + (key % C::ring0) * G::plane;
+            return smem + (C::ring0 + (stage - 1) * C::ring + key % C::ring) * G::plane;
+        };
+        // Stage s holds planes [za - (T-s)R, zb + (T-s)R) that lie in the array.
+        auto active = [&](int stage, long long z) {
+            const bool in_array = BC == boundary::periodic || (z >= -R && z < a.nz + R);
+            return z >= za - (T - stage) * R && z < zb + (T - stage) * R && in_array;
+        };
+        auto load_plane = [&](long long z) {
+            if (z < q_end && active(0, z)) {
+                const long long zs = BC == boundary::periodic ? wrap(z, a.nz) : z + R;
+                load_region<G, BC, Threads>(slot(0, z), a.in + zs * plane_elems, a.in, x0, y0, a.nx, a.ny, a.ex);
+            }
+            cp_async_commit();  // one group per plane, empty or not, so wait_group counts planes
+        };
+        __syncthreads();  // the previous item is done with every ring slot
+        for (int p = 0; p < PF; ++p) load_plane(q_begin + p);
+        for (long long q = q_begin; q < q_end; ++q) {
+            __syncthreads();  // iteration q-1 is done with the slot the next load overwrites
+            load_plane(q + PF);
+            cp_async_wait<PF>();
+            __syncthreads();
+            static_for<T>([&](auto s_) {
+                constexpr int stage = decltype(s_)::value + 1;
+                const long long z = q - stage * R;
+                if (active(stage, z)) {
+                    const double* src[2 * R + 1];
+#pragma unroll
+                    for (int dz = -R; dz <= R; ++dz) src[dz + R] = slot(stage - 1, z + dz);
+                    step_target dst{nullptr, nullptr};
+                    if constexpr (stage == T) dst.global = a.out + (z + h) * plane_elems;
+                    else dst.smem = slot(stage, z);
+                    // Dirichlet halo planes (never the final stage's) are copied
+                    // position by position: tile_step sees z_interior == false.
+                    const bool z_interior = z >= 0 && z < a.nz;
+                    tile_step<S, Method, T, stage, BC, G, Threads>(src, dst, x0, y0, z_interior, true, a, &ln);
+                }
+                if (stage < T) __syncthreads();
+            });
+        }
+    }
+    cp_async_wait<0>();
+}
+
+/// Resident blocks per SM of `kernel` with `smem` bytes of dynamic shared
+/// memory (sets the kernel's shared-memory limit first), cached per device.
+template <class Tag, class Kernel>
+inline int prepare_kernel(Kernel kernel, std::size_t smem, int threads)
+{
+    static int cached[64] = {};
+    int dev = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    if (dev >= 0 && dev < 64 && cached[dev] > 0) return cached[dev];
+    int optin = 0;
+    TCORE_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    require(smem <= static_cast<std::size_t>(optin), "stencil_apply",
+            "the tile needs " + std::to_string(smem) + " bytes of shared memory, the device allows " +
+                std::to_string(optin) + " per block (use a smaller T)");
+    TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int blocks = 0;
+    TCORE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem));
+    require(blocks > 0, "stencil_apply", "the kernel cannot be resident on this device");
+    if (dev >= 0 && dev < 64) cached[dev] = blocks;
+    return blocks;
+}
+
+template <class S, class Method, int T, boundary BC>
+struct kernel_tag {};
+
+}  // namespace stencil_detail
+
+/// Shared memory (bytes) one block of stencil_apply<S, *, T> uses.
+template <class S, int T>
+constexpr std::size_t stencil_smem_bytes()
+{
+    if constexpr (S::dims == 2) return stencil_detail::config2d<S, T>::smem_bytes;
+    else return stencil_detail::config3d<S, T>::smem_bytes;
+}
+
+/// out = T steps of stencil S on `in` (see the top of this file). Arrays as
+/// in stencil_grid (Dirichlet: with a halo of r, which this never writes:
+/// give out the same halo as in). in and out must not overlap.
+template <class S, class Method, int T, boundary BC>
+void stencil_apply(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                   cudaStream_t stream = 0)
+{
+    static_assert(is_stencil_method_v<Method>, "Method: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
+    static_assert(T >= 1 && T <= 8, "T (fused steps) must be 1..8");
+    constexpr const char* where = "stencil_apply";
+    detail::require_pointer(in, where, "in");
+    detail::require_pointer(out, where, "out");
+    require(grid.nx >= 1 && grid.ny >= 1 && grid.nz >= 1, where,
+            "grid sizes must be >= 1 (got " + std::to_string(grid.nx) + " x " + std::to_string(grid.ny) + " x " +
+                std::to_string(grid.nz) + ")");
+    require(S::dims == 3 || grid.nz == 1, where, "a 2D stencil needs grid.nz == 1");
+    const stencil_extent e = stencil_array_extent<S>(grid, BC);
+    const long long count = e.count();
+    require(count < (1LL << 40), where, "grid too large");
+    require(out + count <= in || in + count <= out, where, "in and out overlap (the kernel is out-of-place)");
+
+    stencil_args<S> a{};
+    a.in = in;
+    a.out = out;
+    a.nx = grid.nx;
+    a.ny = grid.ny;
+    a.nz = S::dims == 3 ? grid.nz : 1;
+    a.ex = e.ex;
+    a.ey = e.ey;
+    a.w = w;
+    const int sms = detail::sm_count();
+    if constexpr (S::dims == 2) {
+        using C = stencil_detail::config2d<S, T>;
+        using G = typename C::geometry;
+        auto kernel = stencil_detail::stencil2d_kernel<S, Method, T, BC>;
+        const int per_sm = stencil_detail::prepare_kernel<stencil_detail::kernel_tag<S, Method, T, BC>>(
+            kernel, C::smem_bytes, C::threads);
+        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
+        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
+        a.zchunk = 1;
+        a.zchunks = 1;
+        a.items = a.tiles_x * a.tiles_y;
+        const long long blocks = std::min<long long>(a.items, static_cast<long long>(sms) * per_sm);
+        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+    } else {
+        using C = stencil_detail::config3d<S, T>;
+        using G = typename C::geometry;
+        auto kernel = stencil_detail::stencil3d_kernel<S, Method, T, BC>;
+        const int per_sm = stencil_detail::prepare_kernel<stencil_detail::kernel_tag<S, Method, T, BC>>(
+            kernel, C::smem_bytes, C::threads);
+        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
+        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
+        const long long tiles = a.tiles_x * a.tiles_y;
+        const long long resident = static_cast<long long>(sms) * per_sm;
+        // split z only while there are too few work items to fill the GPU 4 times over
+        long long zc = a.nz;
+        while (zc > 32 && tiles * detail::ceil_div(a.nz, zc) < 4 * resident) zc = detail::ceil_div(zc, 2);
+        a.zchunk = zc;
+        a.zchunks = detail::ceil_div(a.nz, zc);
+        a.items = tiles * a.zchunks;
+        const long long blocks = std::min<long long>(a.items, resident);
+        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+/// Runtime-T front end for the common depths 1..4.
+template <class S, class Method, boundary BC>
+void stencil_apply(int t, const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                   cudaStream_t stream = 0)
+{
+    switch (t) {
+    case 1: return stencil_apply<S, Method, 1, BC>(in, out, grid, w, stream);
+    case 2: return stencil_apply<S, Method, 2, BC>(in, out, grid, w, stream);
+    case 3: return stencil_apply<S, Method, 3, BC>(in, out, grid, w, stream);
+    case 4: return stencil_apply<S, Method, 4, BC>(in, out, grid, w, stream);
+    default: throw error("stencil_apply: t (fused steps) must be 1..4, got " + std::to_string(t));
+    }
+}
+
+}  // namespace tcore

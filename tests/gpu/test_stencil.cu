@@ -1,0 +1,190 @@
+// tests/gpu/test_stencil.cu - iterative stencils (tcore/patterns/
+// stencil_tiled.cuh) against the CPU reference, every shape of the
+// ConvStencil/EBISU set on all three methods (tensor_core = tc, cuda_core =
+// cc, stencil_cce = cce), t = 1 and 3 fused steps (t = 2 for two shapes),
+// Dirichlet and periodic boundaries, odd grid sizes (smaller than a tile,
+// several tiles with tails, 3D grids split into z chunks), two launches in a
+// row (2t steps; the second starts from the first's output).
+//
+// Random inputs in [-1, 1) (halo included), random weights w/|S| with |w| < 1,
+// so values stay in [-1, 1]. Before each launch the destination's interior
+// is poisoned (NaN) and its Dirichlet halo set to the input's: every
+// interior point must be written and the halo must be kept. Error bound
+// after n steps: each step adds at most |S| roundings of values <= 1 and
+// the weights do not amplify earlier errors (sum |w| < 1), so
+// |got - ref| <= 4 n |S| 2^-52; the error of each launch is checked
+// against its own n (errors must not grow faster than the step count).
+// Bad arguments must throw tcore::error.
+//
+// TCORE_TEST_QUICK=1 drops the largest grids.
+#include "common/test_util.hpp"
+
+#include <tcore/patterns/stencil_tiled.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace tcore;
+using tcore::test::device_buffer;
+
+namespace {
+
+test::tally tally_;
+const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+
+template <class M>
+const char* method_name()
+{
+    if constexpr (std::is_same_v<M, tensor_core>) return "tc";
+    else if constexpr (std::is_same_v<M, cuda_core>) return "cc";
+    else return "cce";
+}
+
+/// True for an array element that is part of the Dirichlet halo.
+template <class S>
+bool is_halo(long long i, const stencil_grid& g, boundary bc)
+{
+    if (bc == boundary::periodic) return false;
+    const stencil_extent e = stencil_array_extent<S>(g, bc);
+    const long long x = i % e.ex, y = (i / e.ex) % e.ey, z = i / (e.ex * e.ey);
+    const int r = S::radius;
+    const bool zh = S::dims == 3 && (z < r || z >= e.ez - r);
+    return x < r || x >= e.ex - r || y < r || y >= e.ey - r || zh;
+}
+
+template <class S, class M, int T, boundary BC>
+void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
+{
+    const stencil_extent e = stencil_array_extent<S>(g, BC);
+    const std::size_t count = static_cast<std::size_t>(e.count());
+    test::rng r(test::seed() + salt);
+    std::vector<double> host(count);
+    for (double& v : host) v = r.nonzero();
+    stencil_weights<S> w;
+    for (int i = 0; i < S::weight_count; ++i) w.w[i] = r.nonzero() / S::points;
+
+    // destination template: the halo of the input, NaN inside
+    std::vector<double> poison(count, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < count; ++i)
+        if (is_halo<S>(static_cast<long long>(i), g, BC)) poison[i] = host[i];
+
+    device_buffer<double> d0(count), d1(count);
+    d0.upload(host);
+    std::vector<double> ref = host, tmp(count);
+    const std::string name = S::name() + " " + method_name<M>() + " t=" + std::to_string(T) + " " +
+                             boundary_name(BC) + " " + std::to_string(g.nx) + "x" + std::to_string(g.ny) +
+                             (S::dims == 3 ? "x" + std::to_string(g.nz) : std::string());
+    double* src = d0.ptr;
+    double* dst = d1.ptr;
+    for (int l = 1; l <= launches; ++l) {
+        TCORE_CHECK(cudaMemcpy(dst, poison.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+        stencil_apply<S, M, T, BC>(src, dst, g, w);
+        TCORE_CHECK(cudaDeviceSynchronize());
+        for (int s = 0; s < T; ++s) {
+            stencil_reference_step<S>(ref.data(), tmp.data(), g, BC, w);
+            ref.swap(tmp);
+        }
+        std::vector<double> got(count);
+        TCORE_CHECK(cudaMemcpy(got.data(), dst, count * sizeof(double), cudaMemcpyDeviceToHost));
+        const int steps = l * T;
+        const double tol = 4.0 * steps * S::points * 0x1.0p-52;
+        double worst = 0;
+        std::size_t bad = 0, first_bad = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const double err = std::fabs(got[i] - ref[i]);
+            if (!(err <= tol)) {
+                if (bad++ == 0) first_bad = i;
+            }
+            if (err > worst || std::isnan(err)) worst = std::isnan(err) ? INFINITY : err;
+        }
+        tally_.check(bad == 0, "%s launch %d (%d steps): %zu of %zu elements off, max error %.3g > %.3g (first at %zu: got %.17g, ref %.17g)",
+                     name.c_str(), l, steps, bad, count, worst, tol, first_bad, got[first_bad], ref[first_bad]);
+        if (l == launches && bad == 0)
+            std::printf("ok  %-48s max error %.2e after %d steps (bound %.1e)\n", name.c_str(), worst, steps, tol);
+        std::swap(src, dst);
+    }
+}
+
+template <class S, class M, int T>
+void run_grids(std::uint64_t salt)
+{
+    std::vector<stencil_grid> grids;
+    if constexpr (S::dims == 2) {
+        grids = {{37, 29, 1}, {5, 3, 1}};
+        if (!quick) grids.push_back({150, 97, 1});
+    } else {
+        grids = {{19, 21, 13}, {3, 4, 2}};
+        if (!quick) grids.push_back({45, 37, 70});
+    }
+    for (const stencil_grid& g : grids) {
+        run_case<S, M, T, boundary::dirichlet>(g, 2, salt++);
+        run_case<S, M, T, boundary::periodic>(g, 2, salt++);
+    }
+}
+
+template <class S>
+void run_shape(std::uint64_t salt)
+{
+    run_grids<S, tensor_core, 1>(salt + 100);
+    run_grids<S, tensor_core, 3>(salt + 200);
+    run_grids<S, cuda_core, 1>(salt + 300);
+    run_grids<S, cuda_core, 3>(salt + 400);
+    run_grids<S, stencil_cce, 1>(salt + 500);
+    run_grids<S, stencil_cce, 3>(salt + 600);
+}
+
+template <class Fn>
+void expect_error(const char* what, Fn&& fn)
+{
+    bool threw = false;
+    try {
+        fn();
+    } catch (const tcore::error& e) {
+        threw = true;
+        std::printf("ok  rejects %s: %s\n", what, e.what());
+    }
+    tally_.check(threw, "no tcore::error for %s", what);
+}
+
+void bad_arguments()
+{
+    device_buffer<double> a(1000), b(1000);
+    const stencil_weights<star2d1r> w{};
+    const stencil_grid g{10, 10, 1};
+    expect_error("a null input", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::dirichlet>(nullptr, b.ptr, g, w); });
+    expect_error("a null output", [&] { stencil_apply<star2d1r, stencil_cce, 1, boundary::dirichlet>(a.ptr, nullptr, g, w); });
+    expect_error("in == out", [&] { stencil_apply<star2d1r, tensor_core, 3, boundary::periodic>(a.ptr, a.ptr, g, w); });
+    expect_error("overlapping arrays", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, a.ptr + 7, g, w); });
+    expect_error("an empty grid", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, b.ptr, {0, 10, 1}, w); });
+    expect_error("nz != 1 for a 2D stencil", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, b.ptr, {4, 4, 2}, w); });
+    expect_error("a misaligned pointer", [&] {
+        const double* p = reinterpret_cast<const double*>(reinterpret_cast<const char*>(a.ptr) + 4);
+        stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(p, b.ptr, {4, 4, 1}, w);
+    });
+    expect_error("t = 5 at run time", [&] { stencil_apply<star2d1r, tensor_core, boundary::periodic>(5, a.ptr, b.ptr, g, w); });
+}
+
+}  // namespace
+
+int main()
+{
+    test::require_gpu_or_skip();
+    test::seed();
+    bad_arguments();
+    run_shape<star2d1r>(1000);
+    run_shape<box2d1r>(2000);
+    run_shape<star2d3r>(3000);
+    run_shape<box2d3r>(4000);
+    run_shape<star3d1r>(5000);
+    run_shape<box3d1r>(6000);
+    // t = 2 (the work buffer is the final step's source)
+    run_grids<star2d1r, tensor_core, 2>(7000);
+    run_grids<star2d1r, stencil_cce, 2>(7100);
+    run_grids<box3d1r, tensor_core, 2>(7200);
+    run_grids<box3d1r, stencil_cce, 2>(7300);
+    return tally_.finish();
+}

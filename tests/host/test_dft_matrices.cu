@@ -1,0 +1,433 @@
+// tests/host/test_dft_matrices.cu - CPU checks of tcore/patterns/dft.cuh:
+//   * cos16/sin16 are the correctly rounded cos/sin of multiples of 2 pi/16;
+//   * the R-point DFT matrices (R = 2, 4, 8, 16) are unitary up to scaling,
+//     F F^H = R I, and their real forms satisfy A A^T = R I and reproduce
+//     the complex product;
+//   * a_radix8 / a_radix16 spread exactly those matrices over the warp
+//     through the m16n8k16 lane map (each element held once);
+//   * the twiddle table matches long double trigonometry;
+//   * swizzle is a bijection of every signal's slots;
+//   * a host model of fft_pass_kernel (dft_fft.cuh): the same stage loop,
+//     column mapping, swizzled shared-memory slots, twiddles, fragments and
+//     the CUDA-core MMA's code (mma_emulated) for all 32 lanes of every warp,
+//     gives the long double reference DFT for N = 64 .. 4096, forward and
+//     inverse, contiguous and strided (2D column) passes;
+//   * the same model counts shared-memory bank groups per 8-lane phase of
+//     the 16-byte accesses: the reads of every stage after the first and the
+//     writes of every stage with p >= 8 are conflict-free (N >= 128);
+//   * the long double reference itself against a direct O(N^2) DFT.
+#include "common/test_util.hpp"
+
+#include <tcore/patterns/dft.cuh>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace tcore;
+using cd = std::complex<double>;
+using K16 = f64_m16n8<16>;
+
+namespace {
+
+test::tally T;
+const long double two_pi = 6.283185307179586476925286766559005768L;
+
+template <class Frag>
+struct fetch_from {
+    const Frag* frags;
+    template <class I>
+    __host__ __device__ typename Frag::value_type operator()(int src, I i) const
+    {
+        return frags[src].x[static_cast<int>(i)];
+    }
+};
+
+/// D = A*B + C for 32 lanes with the CUDA-core MMA's own code.
+void host_mma(frag_c<K16> (&d)[32], const frag_a<K16> (&a)[32], const frag_b<K16> (&b)[32], const frag_c<K16> (&c)[32])
+{
+    for (int lane = 0; lane < 32; ++lane) {
+        double acc[4];
+        for (int i = 0; i < 4; ++i) acc[i] = c[lane].x[i];
+        mma_emulated<K16>(lane, acc, fetch_from<frag_a<K16>>{a}, fetch_from<frag_b<K16>>{b});
+        for (int i = 0; i < 4; ++i) d[lane].x[i] = acc[i];
+    }
+}
+
+// -- constants and matrices ------------------------------------------------------------
+
+void check_constants()
+{
+    for (int j = -40; j <= 40; ++j) {
+        const long double ang = two_pi * j / 16.0L;
+        const double c = static_cast<double>(std::cos(ang)), s = static_cast<double>(std::sin(ang));
+        // exact zeros come out of long double as tiny values; compare with a hair of slack there
+        T.check(dft::cos16(j) == c || std::fabs(dft::cos16(j) - c) < 1e-18, "cos16(%d) = %.17g, expected %.17g", j,
+                dft::cos16(j), c);
+        T.check(dft::sin16(j) == s || std::fabs(dft::sin16(j) - s) < 1e-18, "sin16(%d) = %.17g, expected %.17g", j,
+                dft::sin16(j), s);
+    }
+}
+
+void check_matrices()
+{
+    for (int R : {2, 4, 8, 16})
+        for (int sign : {-1, 1}) {
+            // F F^H = R I
+            double worst = 0;
+            for (int i = 0; i < R; ++i)
+                for (int j = 0; j < R; ++j) {
+                    std::complex<long double> sum = 0;
+                    for (int k = 0; k < R; ++k) {
+                        const std::complex<long double> a(dft::root_re(R, i * k), dft::root_im(R, i * k, sign));
+                        const std::complex<long double> b(dft::root_re(R, j * k), dft::root_im(R, j * k, sign));
+                        sum += a * std::conj(b);
+                    }
+                    const long double expect = i == j ? R : 0;
+                    worst = std::fmax(worst, static_cast<double>(std::abs(sum - expect)));
+                }
+            T.check(worst < 4e-15, "F%d (sign %d): |F F^H - R I| = %.3g", R, sign, worst);
+            // the entries are the roots of unity
+            for (int k = 0; k < R; ++k)
+                for (int n = 0; n < R; ++n) {
+                    const long double ang = sign * two_pi * ((k * n) % R) / R;
+                    T.check(std::fabs(dft::root_re(R, k * n) - static_cast<double>(std::cos(ang))) < 1e-16 &&
+                                std::fabs(dft::root_im(R, k * n, sign) - static_cast<double>(std::sin(ang))) < 1e-16,
+                            "F%d[%d][%d]", R, k, n);
+                }
+            // real form: A A^T = R I, and A [Re x; Im x] = [Re Fx; Im Fx]
+            worst = 0;
+            for (int i = 0; i < 2 * R; ++i)
+                for (int j = 0; j < 2 * R; ++j) {
+                    long double sum = 0;
+                    for (int k = 0; k < 2 * R; ++k)
+                        sum += static_cast<long double>(dft::real_form(R, sign, i, k)) * dft::real_form(R, sign, j, k);
+                    worst = std::fmax(worst, static_cast<double>(std::fabs(sum - (i == j ? R : 0))));
+                }
+            T.check(worst < 4e-15, "real form of F%d (sign %d): |A A^T - R I| = %.3g", R, sign, worst);
+            test::rng r(test::seed() + R);
+            std::vector<cd> x(R);
+            for (cd& v : x) v = {r.uniform(), r.uniform()};
+            for (int k = 0; k < R; ++k) {
+                std::complex<long double> y = 0;
+                for (int n = 0; n < R; ++n)
+                    y += std::complex<long double>(dft::root_re(R, k * n), dft::root_im(R, k * n, sign)) *
+                         std::complex<long double>(x[n].real(), x[n].imag());
+                long double re = 0, im = 0;
+                for (int n = 0; n < R; ++n) {
+                    re += static_cast<long double>(dft::real_form(R, sign, k, n)) * x[n].real() +
+                          static_cast<long double>(dft::real_form(R, sign, k, R + n)) * x[n].imag();
+                    im += static_cast<long double>(dft::real_form(R, sign, R + k, n)) * x[n].real() +
+                          static_cast<long double>(dft::real_form(R, sign, R + k, R + n)) * x[n].imag();
+                }
+                T.check(std::fabs(static_cast<double>(re - y.real())) < 1e-15 &&
+                            std::fabs(static_cast<double>(im - y.imag())) < 1e-15,
+                        "real form of F%d times x, output %d", R, k);
+            }
+        }
+}
+
+/// The lane generators put every element of the 16x16 operands in exactly one place.
+void check_lane_operands()
+{
+    for (int sign : {-1, 1}) {
+        int held8[16][16] = {}, held16[16][16] = {};
+        for (int lane = 0; lane < 32; ++lane) {
+            const frag_a<K16> a8 = sign < 0 ? dft::a_radix8<-1>(lane) : dft::a_radix8<1>(lane);
+            frag_a<K16> re, im;
+            if (sign < 0) dft::a_radix16<-1>(lane, re, im);
+            else dft::a_radix16<1>(lane, re, im);
+            for (int i = 0; i < 8; ++i) {
+                const coord rc = K16::a_coord(lane, i);
+                ++held8[rc.row][rc.col];
+                ++held16[rc.row][rc.col];
+                T.check(a8.x[i] == dft::real_form(8, sign, rc.row, rc.col), "a_radix8 lane %d elem %d", lane, i);
+                T.check(re.x[i] == dft::root_re(16, rc.row * rc.col) &&
+                            im.x[i] == dft::root_im(16, rc.row * rc.col, sign),
+                        "a_radix16 lane %d elem %d", lane, i);
+            }
+        }
+        for (int i = 0; i < 16; ++i)
+            for (int j = 0; j < 16; ++j)
+                T.check(held8[i][j] == 1 && held16[i][j] == 1, "operand element (%d,%d) held %d/%d times", i, j,
+                        held8[i][j], held16[i][j]);
+    }
+}
+
+void check_twiddles()
+{
+    for (int N : {64, 4096})
+        for (int sign : {-1, 1}) {
+            const auto t = dft::twiddle_table(N, sign);
+            double worst = 0;
+            for (int e = 0; e < N; ++e) {
+                const long double a = two_pi * e / N;
+                worst = std::fmax(worst, std::fabs(t[e].real() - static_cast<double>(std::cos(a))));
+                worst = std::fmax(worst, std::fabs(t[e].imag() - static_cast<double>(sign * std::sin(a))));
+            }
+            T.check(worst == 0, "twiddle table N=%d sign %d off by %.3g", N, sign, worst);
+        }
+}
+
+void check_swizzle()
+{
+    for (int L = 6; L <= 12; ++L) {
+        const int N = 1 << L;
+        for (int s = 0; s < 9; ++s) {
+            std::vector<int> seen(N, 0);
+            bool groups = true;
+            for (int n = 0; n < N; ++n) {
+                const int p = dft::swizzle(L, s, n);
+                if (p >= 0 && p < N) ++seen[p];
+                groups = groups && (p >> 3) == (n >> 3);
+            }
+            bool bij = true;
+            for (int v : seen) bij = bij && v == 1;
+            T.check(bij && groups, "swizzle L=%d s=%d is not a bijection within groups of 8", L, s);
+        }
+    }
+}
+
+void check_reference()
+{
+    test::rng r(test::seed() + 5);
+    for (int N : {8, 64, 128})
+        for (int sign : {-1, 1}) {
+            std::vector<cd> x(N);
+            for (cd& v : x) v = {r.uniform(), r.uniform()};
+            const auto y = dft::fft_reference(x.data(), N, 1, static_cast<fft_direction>(sign));
+            double worst = 0;
+            for (int k = 0; k < N; ++k) {
+                std::complex<long double> s = 0;
+                for (int n = 0; n < N; ++n) {
+                    const long double a = sign * two_pi * ((static_cast<long long>(k) * n) % N) / N;
+                    s += std::complex<long double>(x[n].real(), x[n].imag()) *
+                         std::complex<long double>(std::cos(a), std::sin(a));
+                }
+                worst = std::fmax(worst, static_cast<double>(std::abs(std::complex<long double>(y[k].real(), y[k].imag()) - s)));
+            }
+            T.check(worst < 1e-14, "reference FFT N=%d sign %d vs direct DFT: %.3g", N, sign, worst);
+        }
+    // 2D: rows then columns equals the separable double sum on an 8x4 example... use 64 x 2 (nx x ny)
+    std::vector<cd> x(64 * 2);
+    for (cd& v : x) v = {r.uniform(), r.uniform()};
+    const auto y = dft::fft_reference(x.data(), 64, 2, fft_direction::forward);
+    double worst = 0;
+    for (int ky = 0; ky < 2; ++ky)
+        for (int kx = 0; kx < 64; ++kx) {
+            std::complex<long double> s = 0;
+            for (int yy = 0; yy < 2; ++yy)
+                for (int xx = 0; xx < 64; ++xx) {
+                    const long double a = -two_pi * (static_cast<long double>((kx * xx) % 64) / 64 +
+                                                     static_cast<long double>((ky * yy) % 2) / 2);
+                    s += std::complex<long double>(x[yy * 64 + xx].real(), x[yy * 64 + xx].imag()) *
+                         std::complex<long double>(std::cos(a), std::sin(a));
+                }
+            const cd g = y[ky * 64 + kx];
+            worst = std::fmax(worst, static_cast<double>(std::abs(std::complex<long double>(g.real(), g.imag()) - s)));
+        }
+    T.check(worst < 1e-14, "2D reference vs direct sum: %.3g", worst);
+}
+
+// -- host model of fft_pass_kernel -------------------------------------------------
+
+struct bank_stats {
+    int worst_read = 1, worst_write = 1;
+};
+
+/// Tracks the bank groups (16-byte slot mod 8) of one 8-lane phase.
+struct phase {
+    int count[4][8] = {};  // phase (lanes 8k..8k+7) x bank group
+    void add(int lane, int slot) { ++count[lane >> 3][slot & 7]; }
+    int worst() const
+    {
+        int m = 0;
+        for (const auto& p : count)
+            for (int v : p) m = v > m ? v : m;
+        return m;
+    }
+};
+
+/// One CTA's pass on the CPU, step for step as the kernel: `data` holds
+/// M signals, element (s, n) at data[s * N + n] (contiguous) or
+/// data[n * M + s] (strided: M adjacent image columns).
+template <int L, int Sign, bool Strided>
+std::vector<bank_stats> model_pass(std::vector<cd>& data)
+{
+    constexpr int N = 1 << L;
+    constexpr int per_cta = L >= 12 ? 4096 : 2048;
+    constexpr int M = per_cta / N, threads = per_cta / 8, warps = threads / 32;
+    constexpr int S = dft::stages(L);
+    auto gidx = [&](int s, int n) { return Strided ? n * M + s : s * N + n; };
+    std::vector<cd> buf(per_cta, cd(std::nan(""), std::nan("")));
+    const auto tw = dft::twiddle_table(N, -1);
+    frag_a<K16> a8[32], f16re[32], f16im[32];
+    for (int lane = 0; lane < 32; ++lane) {
+        a8[lane] = dft::a_radix8<Sign>(lane);
+        dft::a_radix16<Sign>(lane, f16re[lane], f16im[lane]);
+    }
+    frag_c<K16> zero[32];
+    for (auto& z : zero) fill(z, 0.0);
+    std::vector<bank_stats> stats(S);
+    for (int stage = 0; stage < S; ++stage) {
+        const int R = dft::radix(L, stage), p = dft::stride_before(L, stage), NR = N / R;
+        const bool first = stage == 0, last = stage == S - 1;
+        const bool mode_b = Strided && (first || last);
+        const int G = (per_cta / R / 8) / warps, Q = R / 4;
+        // results[warp][u][lane][8]
+        std::vector<double> res(static_cast<std::size_t>(warps) * G * 32 * 8);
+        auto at = [&](int w, int u, int lane, int i) -> double& { return res[((w * G + u) * 32 + lane) * 8 + i]; };
+        for (int w = 0; w < warps; ++w)
+            for (int u = 0; u < G; ++u) {
+                const int grp = w + warps * u;
+                cd v[32][4];
+                for (int qq = 0; qq < Q; ++qq) {
+                    phase ph;
+                    for (int lane = 0; lane < 32; ++lane) {
+                        const int g = lane >> 2, t = lane & 3;
+                        const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
+                        const int q = t + 4 * qq, n = col.i + q * NR;
+                        if (first) {
+                            v[lane][qq] = data[gidx(col.s, n)];
+                        } else {
+                            const int slot = dft::swizzle(L, col.s, n);
+                            ph.add(lane, slot);
+                            cd x = buf[col.s * N + slot];
+                            cd wv = tw[dft::twiddle_exp(col.i, q, R, p, N)];
+                            if (Sign > 0) wv = std::conj(wv);
+                            v[lane][qq] = cd(std::fma(x.real(), wv.real(), -x.imag() * wv.imag()),
+                                             std::fma(x.real(), wv.imag(), x.imag() * wv.real()));
+                        }
+                    }
+                    if (!first) stats[stage].worst_read = std::max(stats[stage].worst_read, ph.worst());
+                }
+                if (R == 8) {
+                    frag_b<K16> b[32];
+                    for (int lane = 0; lane < 32; ++lane)
+                        b[lane].x[0] = v[lane][0].real(), b[lane].x[1] = v[lane][1].real(),
+                        b[lane].x[2] = v[lane][0].imag(), b[lane].x[3] = v[lane][1].imag();
+                    frag_c<K16> d[32];
+                    host_mma(d, a8, b, zero);
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int i = 0; i < 4; ++i) at(w, u, lane, i) = d[lane].x[i];
+                } else {
+                    frag_b<K16> b0[32], b1[32], nb1[32];
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int qq = 0; qq < 4; ++qq)
+                            b0[lane].x[qq] = v[lane][qq].real(), b1[lane].x[qq] = v[lane][qq].imag(),
+                            nb1[lane].x[qq] = -v[lane][qq].imag();
+                    frag_c<K16> re[32], im[32];
+                    host_mma(re, f16re, b0, zero);
+                    host_mma(re, f16im, nb1, re);
+                    host_mma(im, f16im, b0, zero);
+                    host_mma(im, f16re, b1, im);
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int i = 0; i < 4; ++i) at(w, u, lane, i) = re[lane].x[i], at(w, u, lane, 4 + i) = im[lane].x[i];
+                }
+            }
+        // write half
+        for (int w = 0; w < warps; ++w)
+            for (int u = 0; u < G; ++u) {
+                const int grp = w + warps * u;
+                for (int e = 0; e < 2; ++e)
+                    for (int h = 0; h < (R == 8 ? 1 : 2); ++h) {
+                        phase ph;
+                        for (int lane = 0; lane < 32; ++lane) {
+                            const int g = lane >> 2, t = lane & 3;
+                            const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
+                            const int r = g + 8 * h;
+                            const cd val = R == 8 ? cd(at(w, u, lane, e), at(w, u, lane, 2 + e))
+                                                  : cd(at(w, u, lane, 2 * h + e), at(w, u, lane, 4 + 2 * h + e));
+                            const int n = dft::stockham_out(col.i, r, R, p);
+                            if (last) {
+                                data[gidx(col.s, n)] = val;
+                            } else {
+                                const int slot = dft::swizzle(L, col.s, n);
+                                ph.add(lane, slot);
+                                buf[col.s * N + slot] = val;
+                            }
+                        }
+                        if (!last) stats[stage].worst_write = std::max(stats[stage].worst_write, ph.worst());
+                    }
+            }
+    }
+    return stats;
+}
+
+template <int L, int Sign, bool Strided>
+void check_model()
+{
+    constexpr int N = 1 << L;
+    constexpr int per_cta = L >= 12 ? 4096 : 2048;
+    constexpr int M = per_cta / N;
+    test::rng r(test::seed() + 100 * L + (Sign > 0) + 2 * Strided);
+    std::vector<cd> data(per_cta);
+    for (cd& v : data) v = {r.uniform(), r.uniform()};
+    const std::vector<cd> input = data;
+    const std::vector<bank_stats> stats = model_pass<L, Sign, Strided>(data);
+    double worst = 0, scale = 0;
+    for (int s = 0; s < M; ++s) {
+        std::vector<cd> sig(N);
+        for (int n = 0; n < N; ++n) sig[n] = input[Strided ? n * M + s : s * N + n];
+        const auto ref = dft::fft_reference(sig.data(), N, 1, static_cast<fft_direction>(Sign));
+        for (int n = 0; n < N; ++n) {
+            const cd got = data[Strided ? n * M + s : s * N + n];
+            worst = std::fmax(worst, std::abs(got - ref[n]));
+            scale = std::fmax(scale, std::abs(ref[n]));
+        }
+    }
+    // FFT error grows like log N; 16 ulps of the largest output per stage is generous
+    const double tol = 16.0 * dft::stages(L) * 0x1.0p-52 * scale;
+    T.check(worst <= tol, "model N=%d %s %s: max error %.3g > %.3g", N, Sign < 0 ? "forward" : "inverse",
+            Strided ? "strided" : "contiguous", worst, tol);
+    std::string banks;
+    for (std::size_t st = 0; st < stats.size(); ++st) {
+        const int R = dft::radix(L, static_cast<int>(st)), p = dft::stride_before(L, static_cast<int>(st));
+        const bool first = st == 0, last = st + 1 == stats.size();
+        banks += " r" + std::to_string(R) + ":" + (first ? "-" : std::to_string(stats[st].worst_read)) + "/" +
+                 (last ? "-" : std::to_string(stats[st].worst_write));
+        const bool mode_b = Strided && (first || last);
+        if (!first && !mode_b && L >= 7)
+            T.check(stats[st].worst_read == 1, "N=%d stage %zu reads: %d-way bank conflict", N, st, stats[st].worst_read);
+        if (!last && p >= 8 && !mode_b && L >= 7)
+            T.check(stats[st].worst_write == 1, "N=%d stage %zu writes: %d-way bank conflict", N, st,
+                    stats[st].worst_write);
+    }
+    std::printf("model N=%-4d %-7s %-10s max error %.2e (scale %.1f); bank ways read/write per stage:%s\n", N,
+                Sign < 0 ? "forward" : "inverse", Strided ? "strided" : "contiguous", worst, scale, banks.c_str());
+}
+
+template <int L>
+void check_models()
+{
+    check_model<L, -1, false>();
+    check_model<L, 1, false>();
+    check_model<L, -1, true>();
+    check_model<L, 1, true>();
+}
+
+}  // namespace
+
+int main()
+{
+    test::seed();
+    check_constants();
+    check_matrices();
+    check_lane_operands();
+    check_twiddles();
+    check_swizzle();
+    check_reference();
+    for (int L = 6; L <= 12; ++L)
+        T.check(dft::stages(L) > 0 && dft::stride_before(L, dft::stages(L)) == (1 << L), "radix plan of 2^%d", L);
+    check_models<6>();
+    check_models<7>();
+    check_models<8>();
+    check_models<9>();
+    check_models<10>();
+    check_models<11>();
+    check_models<12>();
+    return T.finish();
+}

@@ -1,0 +1,372 @@
+// tests/host/test_stencil_layout.cu - CPU checks of the stencil-to-MMA
+// layout (tcore/patterns/stencil.cuh) and of the tiling arithmetic of
+// tcore/patterns/stencil_tiled.cuh:
+//   * slot and chunk tables: counts as documented, chunks tile the slots,
+//     each chunk reads one plane, padding only at the end of a plane;
+//   * every (point of the shape, output column) pair meets exactly one slot,
+//     and B carries that point's weight there and zero elsewhere;
+//   * a simulated warp: the very A/B gathers of stencil_block_mma
+//     (stencil_chunk_a / stencil_chunk_b) for all 32 lanes, multiplied with
+//     the CUDA-core MMA's own code (mma_emulated), reproduce the direct
+//     stencil on random data and weights for every shape, at block origins
+//     inside a padded tile;
+//   * the A gathers of a half-warp hit distinct 8-byte banks except where a
+//     slot group straddles two segments;
+//   * region_block covers every region position exactly once without
+//     reading past the region; the tile configurations fit in 227 KiB;
+//   * the CPU reference on a hand-checked case and its periodic wrap.
+#include "common/test_util.hpp"
+
+#include <tcore/patterns/stencil.cuh>
+#include <tcore/patterns/stencil_tiled.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace tcore;
+
+namespace {
+
+test::tally T;
+
+template <class Frag>
+struct fetch_from {
+    const Frag* frags;
+    template <class I>
+    __host__ __device__ typename Frag::value_type operator()(int src, I i) const
+    {
+        return frags[src].x[static_cast<int>(i)];
+    }
+};
+
+/// f(int_c<I>{}) for I < N on the host (tcore::static_for is host+device and
+/// would call a host lambda from a host+device function).
+template <int N, class F, int... I>
+void host_for_impl(F&& f, std::integer_sequence<int, I...>)
+{
+    (f(int_c<I>{}), ...);
+}
+template <int N, class F>
+void host_for(F&& f)
+{
+    host_for_impl<N>(f, std::make_integer_sequence<int, N>{});
+}
+
+template <class S>
+stencil_weights<S> random_weights(test::rng& r)
+{
+    stencil_weights<S> w;
+    for (int i = 0; i < S::weight_count; ++i) w.w[i] = r.nonzero();
+    return w;
+}
+
+// -- tables ----------------------------------------------------------------------
+
+template <class S>
+void check_tables(int expect_slots, int expect_chunks)
+{
+    using plan = stencil_mma_plan<S>;
+    const std::string n = S::name();
+    T.check(plan::slots == expect_slots, "%s: %d slots, expected %d", n.c_str(), plan::slots, expect_slots);
+    T.check(plan::chunks == expect_chunks, "%s: %d chunks, expected %d", n.c_str(), plan::chunks, expect_chunks);
+    // chunks tile [0, slots) in order, one plane each, K in {4, 8, 16}
+    int next = 0;
+    for (int c = 0; c < plan::chunks; ++c) {
+        const stencil_chunk ch = plan::chunk(c);
+        T.check(ch.base == next, "%s chunk %d starts at %d, expected %d", n.c_str(), c, ch.base, next);
+        T.check(ch.k == 4 || ch.k == 8 || ch.k == 16, "%s chunk %d has K = %d", n.c_str(), c, ch.k);
+        for (int k = ch.base; k < ch.base + ch.k; ++k)
+            T.check(plan::slot(k).dz == ch.dz, "%s chunk %d (dz %d) holds slot %d of plane %d", n.c_str(), c, ch.dz, k,
+                    plan::slot(k).dz);
+        next = ch.base + ch.k;
+    }
+    T.check(next == plan::slots, "%s: chunks end at %d of %d slots", n.c_str(), next, plan::slots);
+    // real slots count the segment widths; padding slots come last in their plane
+    int real = 0;
+    for (int k = 0; k < plan::slots; ++k) {
+        const stencil_slot s = plan::slot(k);
+        real += s.real;
+        if (!s.real && k + 1 < plan::slots && plan::slot(k + 1).dz == s.dz)
+            T.check(!plan::slot(k + 1).real, "%s: real slot %d after padding", n.c_str(), k + 1);
+    }
+    int expect_real = 0;
+    for (int dz = plan::dz_lo; dz <= plan::dz_hi; ++dz)
+        for (int dy = -S::radius; dy <= S::radius; ++dy) {
+            int cnt = 0, lo = 99, hi = -99;
+            for (int dx = -S::radius; dx <= S::radius; ++dx)
+                if (S::contains(dz, dy, dx)) ++cnt, lo = dx < lo ? dx : lo, hi = dx > hi ? dx : hi;
+            if (cnt) expect_real += 8 + hi - lo;
+        }
+    T.check(real == expect_real, "%s: %d real slots, expected %d", n.c_str(), real, expect_real);
+    int points = 0;
+    for (int dz = -S::radius; dz <= S::radius; ++dz)
+        for (int dy = -S::radius; dy <= S::radius; ++dy)
+            for (int dx = -S::radius; dx <= S::radius; ++dx) points += S::contains(dz, dy, dx);
+    T.check(points == S::points, "%s: %d points, |S| = %d", n.c_str(), points, S::points);
+    // real_lanes: the real slots of each group are its first lanes
+    for (int j = 0; j < plan::slot_groups; ++j) {
+        const int rl = plan::real_lanes(j);
+        for (int t = 0; t < 4; ++t)
+            T.check(plan::slot(4 * j + t).real == (t < rl), "%s: group %d lane %d real != (t < %d)", n.c_str(), j, t,
+                    rl);
+    }
+}
+
+/// Every (point, output column) pair meets exactly one slot; B holds the
+/// point's weight there and zero for every other column.
+template <class S>
+void check_coverage()
+{
+    using plan = stencil_mma_plan<S>;
+    const std::string n = S::name();
+    test::rng r(test::seed() + 11);
+    const stencil_weights<S> w = random_weights<S>(r);
+    for (int dz = -S::radius; dz <= S::radius; ++dz)
+        for (int dy = -S::radius; dy <= S::radius; ++dy)
+            for (int dx = -S::radius; dx <= S::radius; ++dx) {
+                if (!S::contains(dz, dy, dx)) continue;
+                for (int oc = 0; oc < 8; ++oc) {
+                    int hits = 0;
+                    for (int k = 0; k < plan::slots; ++k) {
+                        const stencil_slot s = plan::slot(k);
+                        if (s.real && s.dz == dz && s.dy == dy && s.col == oc + dx) ++hits;
+                    }
+                    T.check(hits == 1, "%s: point (%d,%d,%d) column %d meets %d slots", n.c_str(), dz, dy, dx, oc,
+                            hits);
+                }
+            }
+    // B(k, n) = w(dz, dy, col - out_col(n)), zero on padding
+    for (int k = 0; k < plan::slots; ++k)
+        for (int nn = 0; nn < 8; ++nn) {
+            const stencil_slot s = plan::slot(k);
+            const double expect = s.real ? w.at(s.dz, s.dy, s.col - plan::out_col(nn)) : 0.0;
+            T.check(plan::b_value(w, k, nn) == expect, "%s: B(%d,%d)", n.c_str(), k, nn);
+        }
+    // out_col is a permutation of 0..7, and stencil_out_coord covers the block once
+    int seen[16][8] = {};
+    for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < 4; ++i) {
+            const coord rc = stencil_out_coord(lane, i);
+            ++seen[rc.row][rc.col];
+            // the accumulator element's D column maps to this block column
+            const coord dc = f64_m16n8<16>::c_coord(lane, i);
+            T.check(rc.row == dc.row && rc.col == plan::out_col(dc.col), "out coord of lane %d elem %d", lane, i);
+        }
+    for (auto& row : seen)
+        for (int v : row) T.check(v == 1, "%s: an output position is held %d times", n.c_str(), v);
+}
+
+// -- simulated warp ---------------------------------------------------------------
+
+/// Runs stencil_block_mma's gathers and MMAs for 32 lanes on the CPU and
+/// compares the 16x8 block with the direct stencil.
+template <class S>
+void check_block_product()
+{
+    using plan = stencil_mma_plan<S>;
+    const std::string n = S::name();
+    constexpr int R = S::radius;
+    constexpr int pitch = stencil_detail::tile_pitch(8 + 16 + 2 * R + 8);
+    constexpr int rows = 16 + 2 * R + 8;
+    constexpr int NP = plan::planes;
+    test::rng r(test::seed() + 23);
+    for (int round = 0; round < 3; ++round) {
+        const stencil_weights<S> w = random_weights<S>(r);
+        std::vector<double> data(static_cast<std::size_t>(NP) * rows * pitch);
+        for (double& v : data) v = r.nonzero();
+        // block origin inside the tile (room for the radius on every side)
+        const int r0 = R + round, c0 = R + 2 * round + (round == 2 ? 5 : 0);
+        const double* src[NP];
+        for (int p = 0; p < NP; ++p) src[p] = data.data() + static_cast<std::size_t>(p) * rows * pitch + r0 * pitch + c0;
+        std::vector<stencil_lane<S>> ln(32);
+        for (int lane = 0; lane < 32; ++lane) ln[lane] = make_stencil_lane<S>(lane, w, pitch);
+        double d[32][4] = {};
+        host_for<plan::chunks>([&](auto c_) {
+            constexpr int c = decltype(c_)::value;
+            using Shape = stencil_chunk_shape<S, c>;
+            std::vector<frag_a<Shape>> a(32);
+            std::vector<frag_b<Shape>> b(32);
+            for (int lane = 0; lane < 32; ++lane) {
+                a[lane] = stencil_chunk_a<S, c>(lane, src, pitch, ln[lane]);
+                b[lane] = stencil_chunk_b<S, c>(ln[lane]);
+            }
+            for (int lane = 0; lane < 32; ++lane)
+                mma_emulated<Shape>(lane, d[lane], fetch_from<frag_a<Shape>>{a.data()},
+                                    fetch_from<frag_b<Shape>>{b.data()});
+        });
+        double worst = 0;
+        for (int lane = 0; lane < 32; ++lane)
+            for (int i = 0; i < 4; ++i) {
+                const coord rc = stencil_out_coord(lane, i);
+                long double ref = 0;
+                for (int dz = plan::dz_lo; dz <= plan::dz_hi; ++dz)
+                    for (int dy = -R; dy <= R; ++dy)
+                        for (int dx = -R; dx <= R; ++dx)
+                            if (S::contains(dz, dy, dx))
+                                ref += static_cast<long double>(w.at(dz, dy, dx)) *
+                                       src[dz - plan::dz_lo][(rc.row + dy) * pitch + rc.col + dx];
+                const double err = std::fabs(d[lane][i] - static_cast<double>(ref));
+                worst = err > worst ? err : worst;
+            }
+        T.check(worst <= 1e-13 * S::points, "%s: simulated warp block differs from the direct stencil by %.3g",
+                n.c_str(), worst);
+    }
+}
+
+/// Bank check of the A gathers: for each chunk element, the 8-byte word
+/// (mod 16) each lane of a half-warp reads; at most 2 lanes per bank.
+template <class S>
+void check_banks()
+{
+    using plan = stencil_mma_plan<S>;
+    const std::string n = S::name();
+    // the kernels' pitch; a chunk reads one plane, so the plane offset is
+    // common to the half-warp and left out
+    constexpr int pitch = S::dims == 2 ? stencil_detail::config2d<S, 1>::geometry::pitch
+                                       : stencil_detail::config3d<S, 1>::geometry::pitch;
+    int worst = 0, groups = 0, clean = 0;
+    const stencil_weights<S> w{};
+    std::vector<stencil_lane<S>> ln(32);
+    for (int lane = 0; lane < 32; ++lane) ln[lane] = make_stencil_lane<S>(lane, w, pitch);
+    for (int c = 0; c < plan::chunks; ++c) {
+        const stencil_chunk ch = plan::chunk(c);
+        for (int i = 0; i < ch.k / 2; ++i) {
+            const int j = ch.base / 4 + (i >> 1);
+            for (int half = 0; half < 2; ++half) {
+                int count[16] = {};
+                for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+                    const int t = lane & 3, g = lane >> 2;
+                    if (t >= plan::real_lanes(j)) continue;
+                    const int word = (g + 8 * (i & 1)) * pitch + ln[lane].off[j];
+                    ++count[((word % 16) + 16) % 16];
+                }
+                int m = 0;
+                for (int v : count) m = v > m ? v : m;
+                worst = m > worst ? m : worst;
+                ++groups;
+                clean += m <= 1;
+            }
+        }
+    }
+    T.check(worst <= 2, "%s: an A gather puts %d lanes of a half-warp on one bank", n.c_str(), worst);
+    std::printf("%s: %d of %d half-warp A gathers conflict-free, worst %d-way\n", n.c_str(), clean, groups, worst);
+}
+
+// -- tiling arithmetic ----------------------------------------------------------------
+
+void check_region_blocks()
+{
+    for (int lo = 0; lo < 4; ++lo)
+        for (int width = 16; width < 90; ++width)
+            for (int size : {8, 16}) {
+                if (width < size) continue;
+                const int hi = lo + width;
+                std::vector<int> owner(hi + 1, 0);
+                const int blocks = (width + size - 1) / size;
+                bool ok = true;
+                for (int k = 0; k < blocks; ++k) {
+                    const stencil_detail::block_span s = stencil_detail::region_block(lo, hi, size, k);
+                    ok = ok && s.start >= lo && s.start + size <= hi;
+                    for (int p = s.start; p < s.start + size; ++p)
+                        if (p >= s.nominal) ++owner[p];
+                }
+                for (int p = lo; p < hi; ++p) ok = ok && owner[p] == 1;
+                T.check(ok, "region_block: [%d, %d) in blocks of %d", lo, hi, size);
+            }
+}
+
+template <class S>
+void check_configs()
+{
+    const std::string n = S::name();
+    auto chk = [&](std::size_t bytes, int pitch, const char* what, int t) {
+        T.check(bytes <= 227 * 1024, "%s %s t=%d: %zu bytes of shared memory", n.c_str(), what, t, bytes);
+        T.check(pitch % 8 == 4, "%s %s t=%d: pitch %d", n.c_str(), what, t, pitch);
+    };
+    if constexpr (S::dims == 2) {
+        chk(stencil_detail::config2d<S, 1>::smem_bytes, stencil_detail::config2d<S, 1>::geometry::pitch, "2D", 1);
+        chk(stencil_detail::config2d<S, 3>::smem_bytes, stencil_detail::config2d<S, 3>::geometry::pitch, "2D", 3);
+        chk(stencil_detail::config2d<S, 4>::smem_bytes, stencil_detail::config2d<S, 4>::geometry::pitch, "2D", 4);
+    } else {
+        chk(stencil_detail::config3d<S, 1>::smem_bytes, stencil_detail::config3d<S, 1>::geometry::pitch, "3D", 1);
+        chk(stencil_detail::config3d<S, 3>::smem_bytes, stencil_detail::config3d<S, 3>::geometry::pitch, "3D", 3);
+        chk(stencil_detail::config3d<S, 4>::smem_bytes, stencil_detail::config3d<S, 4>::geometry::pitch, "3D", 4);
+    }
+}
+
+// -- CPU reference ----------------------------------------------------------------------
+
+void check_reference()
+{
+    // 2D star, Dirichlet, 3x2 grid with a halo of 1: hand-computed values
+    stencil_weights<star2d1r> w;
+    w.set(0, 0, 0, 0.5);
+    w.set(0, -1, 0, 1);   // north (y-1)
+    w.set(0, 1, 0, 2);    // south
+    w.set(0, 0, -1, 4);   // west
+    w.set(0, 0, 1, 8);    // east
+    const stencil_grid g{3, 2, 1};
+    const stencil_extent e = stencil_array_extent<star2d1r>(g, boundary::dirichlet);
+    T.check(e.ex == 5 && e.ey == 4 && e.ez == 1, "extent with halo");
+    std::vector<double> in(e.count()), out(e.count(), -1);
+    for (long long i = 0; i < e.count(); ++i) in[i] = static_cast<double>(i);
+    stencil_reference_step<star2d1r>(in.data(), out.data(), g, boundary::dirichlet, w);
+    // interior (x=0, y=0) is array (1, 1) = 6; N = 1, S = 11, W = 5, E = 7
+    T.check(out[6] == 0.5 * 6 + 1 + 2 * 11 + 4 * 5 + 8 * 7, "reference star: %g", out[6]);
+    T.check(out[0] == in[0] && out[19] == in[19], "reference keeps the halo");
+    // periodic wrap on a 1D-like 4x1 grid: each point sees its wrapped neighbours
+    const stencil_grid p{4, 1, 1};
+    std::vector<double> pin = {1, 2, 3, 4}, pout(4);
+    stencil_weights<star2d1r> wp;
+    wp.set(0, 0, -1, 1);
+    wp.set(0, 0, 1, 10);
+    wp.set(0, -1, 0, 100);  // y wraps onto itself (ny = 1)
+    stencil_reference_step<star2d1r>(pin.data(), pout.data(), p, boundary::periodic, wp);
+    T.check(pout[0] == 4 + 10 * 2 + 100 * 1, "periodic wrap x: %g", pout[0]);
+    T.check(pout[3] == 3 + 10 * 1 + 100 * 4, "periodic wrap x at the end: %g", pout[3]);
+}
+
+}  // namespace
+
+int main()
+{
+    test::seed();
+    check_tables<star2d1r>(28, 3);
+    check_tables<box2d1r>(32, 2);
+    check_tables<star2d3r>(64, 4);
+    check_tables<box2d3r>(100, 7);
+    check_tables<star3d1r>(44, 5);
+    check_tables<box3d1r>(96, 6);
+    check_coverage<star2d1r>();
+    check_coverage<box2d1r>();
+    check_coverage<star2d3r>();
+    check_coverage<box2d3r>();
+    check_coverage<star3d1r>();
+    check_coverage<box3d1r>();
+    check_block_product<star2d1r>();
+    check_block_product<box2d1r>();
+    check_block_product<star2d3r>();
+    check_block_product<box2d3r>();
+    check_block_product<star3d1r>();
+    check_block_product<box3d1r>();
+    check_block_product<stencil_shape<2, 2, stencil_kind::box>>();
+    check_block_product<stencil_shape<3, 2, stencil_kind::star>>();
+    check_banks<star2d1r>();
+    check_banks<box2d1r>();
+    check_banks<star2d3r>();
+    check_banks<box2d3r>();
+    check_banks<star3d1r>();
+    check_banks<box3d1r>();
+    check_region_blocks();
+    check_configs<star2d1r>();
+    check_configs<box2d1r>();
+    check_configs<star2d3r>();
+    check_configs<box2d3r>();
+    check_configs<star3d1r>();
+    check_configs<box3d1r>();
+    check_reference();
+    return T.finish();
+}
