@@ -58,7 +58,7 @@ std::vector<named> matrices(bool quick)
             t.check(false, "reading %s: %s", f, e.what());
         }
     }
-    for (const matrix_class c : all_classes()) m.push_back({class_name(c), generate(c, quick ? 40000 : 150000, 5)});
+    for (const matrix_class c : all_classes()) m.push_back({class_name(c), generate(c, quick ? 20000 : 60000, 5)});
     m.push_back({"0x0", sparse::csr{}});
     m.push_back({"all empty 100x37", random_rows(100, 37, 0, 0, 1)});
     m.push_back({"x of length 0 (9x0)", random_rows(9, 0, 0, 0, 1)});
