@@ -40,19 +40,27 @@ inline constexpr int cce_block_x = 32, cce_block_y = 8;
 
 // -- kernels -------------------------------------------------------------------------
 
-/// tc / cc: warp w resamples the strip of tiles (w % tiles_x, w / tiles_x):
-/// 16 output columns by 8 * strip_tiles rows. Neighbouring warps take
-/// neighbouring columns, so a block's warps share input rows in L1.
+/// Resident blocks asked of ptxas: 4 (at most 128 registers, no spills)
+/// for the FP16 tensor-core kernels; FP64 and cuda_core need more registers.
+template <class Backend, class Shape>
+inline constexpr int mma_min_blocks =
+    tcore::interp::tile<Shape>::is_half && std::is_same_v<Backend, tcore::tensor_core> ? 4 : 1;
+
+/// tc / cc: block (bx, by) resamples strip by (8 * strip_tiles output rows)
+/// for the column tiles 4 bx .. 4 bx + 3 (16 output columns each), one per
+/// warp; neighbouring warps share input rows in L1 and the block shares its
+/// weight tables (tcore::interp::resample_block).
 template <class Backend, class Shape, filter F, bool Vec, class Out>
-__global__ void __launch_bounds__(mma_block_threads)
+__global__ void __launch_bounds__(mma_block_threads, mma_min_blocks<Backend, Shape>)
     resample_mma_kernel(image_view in, image_out<Out> out, typename tcore::interp::tile<Shape>::real scale_x,
-                        typename tcore::interp::tile<Shape>::real scale_y, int tiles_x, int strips, int strip_tiles)
+                        typename tcore::interp::tile<Shape>::real scale_y, int strip_tiles)
 {
-    const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-    if (warp >= static_cast<long long>(tiles_x) * strips) return;  // whole warps only
-    const int tx = static_cast<int>(warp % tiles_x), sy = static_cast<int>(warp / tiles_x);
-    tcore::interp::resample_tiles<Backend, Shape, F, Vec, Out>(in, out, scale_x, scale_y, 16 * tx,
-                                                               8 * strip_tiles * sy, strip_tiles);
+    extern __shared__ __align__(16) unsigned char interp_smem[];
+    const int warps = mma_block_threads / 32;
+    const int tile_x = static_cast<int>(blockIdx.x) * warps + static_cast<int>(threadIdx.x >> 5);
+    tcore::interp::resample_block<Backend, Shape, F, Vec, Out>(in, out, scale_x, scale_y, tile_x,
+                                                               8 * strip_tiles * static_cast<int>(blockIdx.y),
+                                                               strip_tiles, interp_smem);
 }
 
 /// cce: one thread per output pixel; T = float or double arithmetic.
@@ -184,21 +192,22 @@ void resample_mma(const image_view& in, const image_out<Out>& out, cudaStream_t 
     static_assert(std::is_same_v<Out, unsigned char> || std::is_same_v<Out, double>, "output: unsigned char or double");
     using real = typename tcore::interp::tile<Shape>::real;
     detail::check_images("resample_mma", in, out);
+    constexpr int warps = mma_block_threads / 32;
     const int tiles_x = (out.width + 15) / 16;
     const int strip_rows = 8 * mma_strip_tiles;
     const int strips = (out.height + strip_rows - 1) / strip_rows;
-    const long long warps = static_cast<long long>(tiles_x) * strips;
-    const long long blocks = (warps * 32 + mma_block_threads - 1) / mma_block_threads;
-    require(blocks <= INT_MAX, "resample_mma", "output too large for one launch");
+    require(strips <= 65535, "resample_mma", "output taller than " + std::to_string(65535 * strip_rows) + " rows");
+    const dim3 grid((tiles_x + warps - 1) / warps, strips);
+    const std::size_t smem = tcore::interp::block_tables<Shape>::bytes(warps, mma_strip_tiles);
     const real sx = static_cast<real>(static_cast<double>(in.width) / out.width);
     const real sy = static_cast<real>(static_cast<double>(in.height) / out.height);
     const bool vec = detail::rgba_rows(in, 16) && detail::rgba_rows(out);
     if (vec)
-        resample_mma_kernel<Backend, Shape, F, true, Out><<<static_cast<unsigned>(blocks), mma_block_threads, 0, stream>>>(
-            in, out, sx, sy, tiles_x, strips, mma_strip_tiles);
+        resample_mma_kernel<Backend, Shape, F, true, Out><<<grid, mma_block_threads, smem, stream>>>(in, out, sx, sy,
+                                                                                                  mma_strip_tiles);
     else
-        resample_mma_kernel<Backend, Shape, F, false, Out><<<static_cast<unsigned>(blocks), mma_block_threads, 0, stream>>>(
-            in, out, sx, sy, tiles_x, strips, mma_strip_tiles);
+        resample_mma_kernel<Backend, Shape, F, false, Out><<<grid, mma_block_threads, smem, stream>>>(in, out, sx, sy,
+                                                                                                   mma_strip_tiles);
     TCORE_CHECK_LAUNCH();
 }
 

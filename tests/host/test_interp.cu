@@ -248,7 +248,7 @@ void warp_mma(tcore::frag_c<Shape> (&d)[32], const tcore::frag_a<Shape> (&a)[32]
     }
 }
 
-/// The tile loop of resample_tiles for one tile, lane by lane; writes the
+/// The tile loop of resample_block for one tile, lane by lane; writes the
 /// tile's pixels into `out` (width_out x height_out x channels).
 template <class Shape, filter F>
 void model_tile(const ex::image& in, int wo, int ho, int ox0, int oy0, std::vector<double>& out)

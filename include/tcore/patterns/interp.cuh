@@ -57,8 +57,10 @@
 #include "../frag/reuse.cuh"
 
 #include <cuda_fp16.h>
+#include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstddef>
 #include <type_traits>
 
 namespace tcore::interp {
@@ -213,8 +215,14 @@ __host__ __device__ inline int clamp_index(int i, int n) { return i < 0 ? 0 : (i
 /// Rounds to the nearest 8-bit level (ties to even), saturating at 0 and 255.
 __host__ __device__ inline unsigned to_u8(float v)
 {
-    v = fminf(fmaxf(v, 0.0f), 255.0f);
-    return static_cast<unsigned>(rintf(v));
+#if defined(__CUDA_ARCH__)
+    unsigned r;  // cvt saturates to 0..255 (NaN -> 0); F2IP.U8 on sm_90
+    asm("cvt.rni.sat.u8.f32 %0, %1;" : "=r"(r) : "f"(v));
+    return r;
+#else
+    if (!(v > 0.0f)) return 0u;
+    return static_cast<unsigned>(rintf(fminf(v, 255.0f)));
+#endif
 }
 
 // -- the warp tile -------------------------------------------------------------------
@@ -372,8 +380,14 @@ __host__ __device__ inline weights_of<Shape, F> make_weights(int d, typename til
 template <class Frag>
 __host__ __device__ inline void set_half_reg(Frag& f, int r, unsigned bits)
 {
-    f.x[2 * r] = __ushort_as_half(static_cast<unsigned short>(bits & 0xffffu));
-    f.x[2 * r + 1] = __ushort_as_half(static_cast<unsigned short>(bits >> 16));
+    static_assert(std::is_same_v<typename Frag::value_type, __half>, "FP16 fragments only");
+    reinterpret_cast<unsigned*>(f.x)[r] = bits;  // elements 2r (low half) and 2r + 1
+}
+/// Register r of an FP16 fragment as bits.
+template <class Frag>
+__host__ __device__ inline unsigned half_reg(const Frag& f, int r)
+{
+    return reinterpret_cast<const unsigned*>(f.x)[r];
 }
 
 /// A1 = Wx for the k block starting at texel xb: rows[h] are the weights of
@@ -512,22 +526,69 @@ __device__ inline void store_d2(const image_out<Out>& out, const frag_c<Shape>& 
     }
 }
 
-/// Resamples `count` vertically stacked warp tiles: output columns ox0 ..
-/// ox0 + 15, rows oy0 .. oy0 + 8 count - 1 (clipped to the output).
-/// scale_x / scale_y = input / output size. All 32 lanes must call it with
-/// the same arguments; every branch around an MMA is warp-uniform.
+/// Shared-memory tables of a block (FP16 shapes): per tile of the strip its
+/// row band and the B2 fragments of its first max_chunks chunks (computed
+/// once per block instead of once per warp), per warp the A1 fragments of
+/// up to max_k_blocks k blocks (down-scaling). FP64 tiles use none.
+template <class Shape>
+struct block_tables {
+    static constexpr bool used = tile<Shape>::is_half;
+    static constexpr int max_chunks = 4;    ///< B2 cached for chunks 0..3 of a tile (>= 0.8x scale)
+    static constexpr int max_k_blocks = 8;  ///< A1 cached for k blocks 0..7 (down to ~1/7.5x)
+    static constexpr int band_ints = 8;     ///< lo[4], hi[4] per tile
+
+    /// Bytes for `warps` warps and `strip_tiles` tiles per strip (0 for FP64).
+    __host__ __device__ static constexpr std::size_t bytes(int warps, int strip_tiles)
+    {
+        if (!used) return 0;
+        return static_cast<std::size_t>(strip_tiles) * max_chunks * 4 * 32 * sizeof(uint2) +
+               static_cast<std::size_t>(warps) * max_k_blocks * 32 * sizeof(uint4) +
+               static_cast<std::size_t>(strip_tiles) * band_ints * sizeof(int);
+    }
+    __device__ static uint2* b2(unsigned char* smem) { return reinterpret_cast<uint2*>(smem); }
+    __device__ static uint4* a1(unsigned char* smem, int strip_tiles)
+    {
+        return reinterpret_cast<uint4*>(smem + static_cast<std::size_t>(strip_tiles) * max_chunks * 4 * 32 * sizeof(uint2));
+    }
+    __device__ static int* band(unsigned char* smem, int warps, int strip_tiles)
+    {
+        return reinterpret_cast<int*>(smem + static_cast<std::size_t>(strip_tiles) * max_chunks * 4 * 32 * sizeof(uint2) +
+                                      static_cast<std::size_t>(warps) * max_k_blocks * 32 * sizeof(uint4));
+    }
+};
+
+/// Image rows [lo, hi] that row block nb (output rows oy_t + 2nb, + 1) reads.
+template <filter F, class real>
+__host__ __device__ inline void row_band(int oy_t, int nb, real scale_y, int& lo, int& hi)
+{
+    lo = locate<real>(oy_t + 2 * nb, scale_y).i0 + first_tap<F>;
+    hi = locate<real>(oy_t + 2 * nb + 1, scale_y).i0 + first_tap<F> + taps<F> - 1;
+}
+
+/// One block resamples a strip of `strip_tiles` warp tiles (8 output rows
+/// each, from row oy0) for each of its warps' 16-column tiles: warp w
+/// (threadIdx.x / 32, 1-D block) takes output columns 16 tile_x .. + 15,
+/// where tile_x may lie past the image (the warp then only helps fill the
+/// tables). scale_x / scale_y = input / output size. `smem` holds
+/// block_tables<Shape>::bytes(warps, strip_tiles) bytes (nullptr for FP64).
+/// Every thread of the block must call it (there is a __syncthreads for
+/// FP16), and every branch around an MMA is warp-uniform.
 /// Vec: RGBA input with 16-byte aligned rows (FP16) and 4-byte aligned RGBA
 /// 8-bit output (see load_b1 / store_d2).
 template <class Backend, class Shape, filter F, bool Vec, class Out>
-__device__ inline void resample_tiles(const image_view& in, const image_out<Out>& out,
-                                      typename tile<Shape>::real scale_x, typename tile<Shape>::real scale_y, int ox0,
-                                      int oy0, int count)
+__device__ inline void resample_block(const image_view& in, const image_out<Out>& out,
+                                      typename tile<Shape>::real scale_x, typename tile<Shape>::real scale_y,
+                                      int tile_x, int oy0, int strip_tiles, unsigned char* smem)
 {
     using T = tile<Shape>;
+    using Tab = block_tables<Shape>;
     using real = typename T::real;
     using W = weights_of<Shape, F>;
     const int lane = lane_id();
     const int g = lane >> 2;
+    const int warp = static_cast<int>(threadIdx.x >> 5), warps = static_cast<int>(blockDim.x >> 5);
+    const int ox0 = T::cols * tile_x;
+    const bool active = ox0 < out.width;  // warp-uniform
 
     // Product 1's k blocks: the texels under the tile's output columns,
     // from a 4-aligned start (16-byte loads), 16 per block.
@@ -539,29 +600,80 @@ __device__ inline void resample_tiles(const image_view& in, const image_out<Out>
     const W wx[2] = {make_weights<Shape, F>(ox0 + g, scale_x), make_weights<Shape, F>(ox0 + g + 8, scale_x)};
     const frag_a<Shape> a1_first = make_a1<Shape, F>(lane, wx, xs);
 
+    if constexpr (Tab::used) {
+        // Tables: warp w fills the bands and B2 fragments of tiles w, w + warps, ...
+        uint2* b2_tab = Tab::b2(smem);
+        int* band_tab = Tab::band(smem, warps, strip_tiles);
+        for (int ti = warp; ti < strip_tiles; ti += warps) {
+            const int oy_t = oy0 + T::rows * ti;
+            int lo[T::row_blocks], hi[T::row_blocks];
+            static_for<T::row_blocks>([&](auto nb) { row_band<F, real>(oy_t, nb, scale_y, lo[nb], hi[nb]); });
+            if (lane < T::row_blocks) {
+                int l = lo[0], h = hi[0];
+                static_for<T::row_blocks>([&](auto nb) {
+                    if (lane == nb) l = lo[nb], h = hi[nb];
+                });
+                band_tab[Tab::band_ints * ti + lane] = l;
+                band_tab[Tab::band_ints * ti + T::row_blocks + lane] = h;
+            }
+            const int chunks = min((hi[T::row_blocks - 1] - lo[0]) / T::chunk_rows + 1, Tab::max_chunks);
+            static_for<T::row_blocks>([&](auto nb) {
+                const W wy = make_weights<Shape, F>(oy_t + 2 * nb + (g >> 2), scale_y);
+                for (int c = 0; c < chunks; ++c) {
+                    const frag_b<Shape> b2 = make_b2<Shape, F>(lane, wy, lo[0] + T::chunk_rows * c);
+                    b2_tab[((ti * Tab::max_chunks + c) * T::row_blocks + nb) * 32 + lane] =
+                        make_uint2(half_reg(b2, 0), half_reg(b2, 1));
+                }
+            });
+        }
+        // This warp's A1 of k blocks 1 .. max_k_blocks - 1 (block 0 stays in registers).
+        uint4* a1_tab = Tab::a1(smem, strip_tiles) + static_cast<std::size_t>(warp) * Tab::max_k_blocks * 32;
+        for (int kb = 1; kb < min(k_blocks, Tab::max_k_blocks); ++kb) {
+            const frag_a<Shape> a = make_a1<Shape, F>(lane, wx, xs + T::texels * kb);
+            a1_tab[kb * 32 + lane] = make_uint4(half_reg(a, 0), half_reg(a, 1), half_reg(a, 2), half_reg(a, 3));
+        }
+        __syncthreads();
+    }
+    if (!active) return;
+
 #pragma unroll 1
-    for (int tile_i = 0; tile_i < count; ++tile_i) {
+    for (int tile_i = 0; tile_i < strip_tiles; ++tile_i) {
         const int oy_t = oy0 + T::rows * tile_i;
         if (oy_t >= out.height) break;
-        // The lane's B2 column is output row oy_t + 2 nb + (g >> 2) in row block nb.
-        W wy[T::row_blocks];
         int lo[T::row_blocks], hi[T::row_blocks];  // image rows each row block reads (uniform)
-        static_for<T::row_blocks>([&](auto nb) {
-            wy[nb] = make_weights<Shape, F>(oy_t + 2 * nb + (g >> 2), scale_y);
-            lo[nb] = locate<real>(oy_t + 2 * nb, scale_y).i0 + first_tap<F>;
-            hi[nb] = locate<real>(oy_t + 2 * nb + 1, scale_y).i0 + first_tap<F> + taps<F> - 1;
-        });
+        if constexpr (Tab::used) {
+            const int* band = Tab::band(smem, warps, strip_tiles) + Tab::band_ints * tile_i;
+            static_for<T::row_blocks>([&](auto nb) {
+                lo[nb] = band[nb];
+                hi[nb] = band[T::row_blocks + nb];
+            });
+        } else {
+            static_for<T::row_blocks>([&](auto nb) { row_band<F, real>(oy_t, nb, scale_y, lo[nb], hi[nb]); });
+        }
         frag_c<Shape> d2[T::row_blocks];
         static_for<T::row_blocks>([&](auto nb) { fill(d2[nb], 0.0f); });
 
 #pragma unroll 1
-        for (int yc = lo[0]; yc <= hi[T::row_blocks - 1]; yc += T::chunk_rows) {
+        for (int c = 0, yc = lo[0]; yc <= hi[T::row_blocks - 1]; ++c, yc += T::chunk_rows) {
             frag_c<Shape> d1[2];
             fill(d1[0], 0.0f);
             fill(d1[1], 0.0f);
 #pragma unroll 1
             for (int kb = 0; kb < k_blocks; ++kb) {
-                const frag_a<Shape> a1 = kb == 0 ? a1_first : make_a1<Shape, F>(lane, wx, xs + T::texels * kb);
+                frag_a<Shape> a1 = a1_first;
+                if (kb > 0) {
+                    if constexpr (Tab::used) {
+                        if (kb < Tab::max_k_blocks) {
+                            const uint4 r = Tab::a1(smem, strip_tiles)[(warp * Tab::max_k_blocks + kb) * 32 + lane];
+                            set_half_reg(a1, 0, r.x), set_half_reg(a1, 1, r.y);
+                            set_half_reg(a1, 2, r.z), set_half_reg(a1, 3, r.w);
+                        } else {
+                            a1 = make_a1<Shape, F>(lane, wx, xs + T::texels * kb);
+                        }
+                    } else {
+                        a1 = make_a1<Shape, F>(lane, wx, xs + T::texels * kb);
+                    }
+                }
                 frag_b<Shape> b1[2];
                 load_b1<Shape, Vec>(b1[0], in, xs + T::texels * kb, yc, 0, lane);
                 load_b1<Shape, Vec>(b1[1], in, xs + T::texels * kb, yc, 1, lane);
@@ -574,7 +686,19 @@ __device__ inline void resample_tiles(const image_view& in, const image_out<Out>
             else a2 = reuse_a(d1[0], d1[1]);
             static_for<T::row_blocks>([&](auto nb) {
                 if (yc <= hi[nb] && yc + T::chunk_rows - 1 >= lo[nb]) {
-                    const frag_b<Shape> b2 = make_b2<Shape, F>(lane, wy[nb], yc);
+                    frag_b<Shape> b2;
+                    bool cached = false;
+                    if constexpr (Tab::used) {
+                        if (c < Tab::max_chunks) {
+                            const uint2 r = Tab::b2(smem)[((tile_i * Tab::max_chunks + c) * T::row_blocks + nb) * 32 + lane];
+                            set_half_reg(b2, 0, r.x), set_half_reg(b2, 1, r.y);
+                            cached = true;
+                        }
+                    }
+                    if (!cached) {
+                        const W wy = make_weights<Shape, F>(oy_t + 2 * nb + (g >> 2), scale_y);
+                        b2 = make_b2<Shape, F>(lane, wy, yc);
+                    }
                     mma<Backend>(d2[nb], a2, b2, d2[nb]);
                 }
             });
