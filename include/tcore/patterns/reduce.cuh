@@ -369,9 +369,10 @@ __global__ void __launch_bounds__(reduce_threads, 3)
     }
 }
 
-/// Any segment size: warp w sums segments w, w + W, ... tile by tile.
+/// Any segment size: warp w sums segments w, w + W, ... (tile pairs, then
+/// the one or two tiles left, the last one read with bounds checks).
 template <class Acc, bool Vec>
-__global__ void __launch_bounds__(reduce_threads, 3)
+__global__ void __launch_bounds__(reduce_threads, 2)
     reduce_segments_kernel(const typename Acc::in_type* in, typename Acc::sum_type* out, long long num_segments,
                            long long seg)
 {
@@ -384,11 +385,19 @@ __global__ void __launch_bounds__(reduce_threads, 3)
     for (long long s = gw; s < num_segments; s += stride) {
         const T* base = in + s * seg;
         acc.reset();
-        for (long long first = 0; first < seg; first += 2 * reduce_tile) {
+        long long first = 0;
+        for (; first + 2 * reduce_tile <= seg; first += 2 * reduce_tile) {  // whole tile pairs
             T v0[reduce_per_lane], v1[reduce_per_lane];
-            reduce_load_pair<P, Vec>(v0, v1, base + first, seg - first);
+            reduce_load<P, Vec>(v0, base + first);
+            reduce_load<P, Vec>(v1, base + first + reduce_tile);
             acc.add(v0);
             acc.add(v1);
+        }
+        for (; first < seg; first += reduce_tile) {  // at most two more tiles, the last maybe partial
+            T v[reduce_per_lane];
+            if (seg - first >= reduce_tile) reduce_load<P, Vec>(v, base + first);
+            else reduce_load_part<P>(v, base + first, seg - first);
+            acc.add(v);
         }
         const S r = acc.total();
         if ((threadIdx.x & 31) == 0) out[s] = r;

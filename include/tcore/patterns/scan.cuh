@@ -484,7 +484,8 @@ __global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
     }
 }
 
-/// Any segment size: warp w scans segments w, w + W, ... two tiles at a time.
+/// Any segment size: warp w scans segments w, w + W, ... two tiles at a
+/// time, then the single tile left if any.
 template <class Scanner, bool Vec>
 __global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
     scan_segments_kernel(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long num_segments,
@@ -499,7 +500,8 @@ __global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
         const T* src = in + s * seg;
         S* dst = out + s * seg;
         S carry = 0;
-        for (long long f0 = 0; f0 < seg; f0 += 2 * scan_tile) {
+        long long f0 = 0;
+        for (; f0 + scan_tile < seg; f0 += 2 * scan_tile) {  // pairs of tiles (the second maybe partial)
             const long long f1 = f0 + scan_tile;
             T v0[scan_per_lane], v1[scan_per_lane];
             S o0[scan_per_lane], o1[scan_per_lane];
@@ -516,6 +518,14 @@ __global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
             carry = c1 + t1;
             scan_store<Scanner, Vec>(dst + f0, o0, seg - f0);
             scan_store<Scanner, Vec>(dst + f1, o1, seg - f1);
+        }
+        if (f0 < seg) {  // one tile left (maybe partial)
+            T v[scan_per_lane];
+            S o[scan_per_lane];
+            scan_load<Scanner, Vec>(v, src + f0, seg - f0);
+            sc.scan(o, v);
+            static_for<scan_per_lane>([&](auto i) { o[i] += carry; });
+            scan_store<Scanner, Vec>(dst + f0, o, seg - f0);
         }
     }
 }
