@@ -88,6 +88,14 @@ std::string fixed3(double v)
     return buf;
 }
 
+/// True if the filters select at least one of `names` (else the case is not prepared).
+bool any_wanted(const tb::context& ctx, std::initializer_list<const char*> names)
+{
+    for (const char* n : names)
+        if (ctx.want_variant(n)) return true;
+    return false;
+}
+
 struct variant {
     std::string name;
     tb::peak compute;
@@ -101,6 +109,7 @@ void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n,
     const bool row = L == layout::row_major;
     const std::string name = std::string(row ? "row " : "col ") + std::to_string(m) + "x" + std::to_string(n);
     if (!ctx.announce_case(name)) return;
+    if (!any_wanted(ctx, {"base", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) return;
     const double bytes = static_cast<double>(m * n + m + n) * sizeof(double);
     std::size_t free_b = 0, total_b = 0;
     TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));

@@ -136,6 +136,14 @@ __global__ void fill_offsets(long long* off, long long count, long long seg)
 
 // -- bookkeeping --------------------------------------------------------------------
 
+/// True if the filters select at least one of `names` (else the case is not prepared).
+bool any_wanted(const tb::context& ctx, std::initializer_list<const char*> names)
+{
+    for (const char* n : names)
+        if (ctx.want_variant(n)) return true;
+    return false;
+}
+
 struct variant {
     std::string name;
     tb::peak compute;
@@ -191,6 +199,7 @@ void run_segments(tb::context& ctx)
     for (int seg : {64, 128, 256, 512, 1024}) {
         const std::string name = "seg=" + std::to_string(seg);
         if (!ctx.announce_case(name)) continue;
+        if (!any_wanted(ctx, {"base", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) continue;
         const long long count = n / seg;
         if (!fits(n * sizeof(double) + count * 24, name)) continue;
         const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0x5e6000ull + seg);
@@ -246,6 +255,7 @@ void run_device_f64(tb::context& ctx, long long n)
 {
     const std::string name = "f64 n=" + pow2_name(n);
     if (!ctx.announce_case(name)) return;
+    if (!any_wanted(ctx, {"base", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) return;
     if (!fits(n * sizeof(double), name)) return;
     const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0xdee0ull + n);
     long double acc = 0;
@@ -306,6 +316,7 @@ void run_device_f16(tb::context& ctx, long long n)
 {
     const std::string name = "f16 n=" + pow2_name(n);
     if (!ctx.announce_case(name)) return;
+    if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) return;
     if (!fits(n * sizeof(__half), name)) return;
     const std::vector<double> r = random_input(static_cast<std::size_t>(n), 0xf1600ull + n);
     std::vector<__half> h(r.size());

@@ -153,6 +153,14 @@ struct sum_as_float {
 
 // -- bookkeeping ------------------------------------------------------------------------
 
+/// True if the filters select at least one of `names` (else the case is not prepared).
+bool any_wanted(const tb::context& ctx, std::initializer_list<const char*> names)
+{
+    for (const char* n : names)
+        if (ctx.want_variant(n)) return true;
+    return false;
+}
+
 struct variant {
     std::string name;
     tb::peak compute;
@@ -207,6 +215,7 @@ void run_segments(tb::context& ctx)
     for (int seg : {64, 128, 256, 512, 1024}) {
         const std::string name = "seg=" + std::to_string(seg);
         if (!ctx.announce_case(name)) continue;
+        if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) continue;
         if (!fits(2 * n * sizeof(double), name)) continue;
         const long long count = n / seg;
         const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0x5ca000ull + seg);
@@ -238,6 +247,7 @@ void run_device_f64(tb::context& ctx, long long n, tcore::scan_kind kind)
     const bool excl = kind == scan_kind::exclusive;
     const std::string name = std::string("f64 ") + (excl ? "excl" : "incl") + " n=" + pow2_name(n);
     if (!ctx.announce_case(name)) return;
+    if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) return;
     if (!fits(2 * n * sizeof(double), name)) return;
     const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0xd5ca0ull + n);
     const std::vector<double> ref = reference(h, n, excl);
@@ -285,6 +295,7 @@ void run_device_f16(tb::context& ctx, long long n)
     using namespace tcore;
     const std::string name = "f16 incl n=" + pow2_name(n);
     if (!ctx.announce_case(name)) return;
+    if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) return;
     if (!fits(n * (sizeof(__half) + sizeof(float)), name)) return;
     const std::vector<double> r = random_input(static_cast<std::size_t>(n), 0xf16ca0ull + n);
     std::vector<__half> h(r.size());
