@@ -1,0 +1,214 @@
+// libs: CUDA::cufft
+// tests/gpu/test_fft.cu - batched FP64 FFTs of tcore/patterns/dft_fft.cuh on
+// both backends (tensor_core = tc, cuda_core = cc) against the long double
+// CPU reference (dft::fft_reference) and against cuFFT (Z2Z):
+//   * 1D: every supported size 64 .. 4096, batches that leave a CTA partly
+//     empty (1, 3, 37 signals), forward and inverse;
+//   * 2D: ny x nx in {64x64, 256x128, 128x512, 512x256} with small batches,
+//     forward and inverse (the column pass with 2, 4, 8 or 16 signals per CTA);
+//   * in place (in == out), and inverse(forward(x)) = N x;
+//   * the output is poisoned (NaN) before each run: every element written;
+//   * bad arguments throw tcore::error.
+// Random inputs in [-1, 1)^2. Error bound per transform: 32 ulps of the
+// largest output per radix stage (the host model of the kernel, run in
+// tests/host/test_dft_matrices.cu, stays under half of that).
+//
+// TCORE_TEST_QUICK=1 keeps the 1D sizes 64, 512, 4096 and two 2D shapes.
+#include "common/test_util.hpp"
+
+#include <tcore/patterns/dft_fft.cuh>
+
+#include <cufft.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace tcore;
+using tcore::test::device_buffer;
+using cd = std::complex<double>;
+
+namespace {
+
+test::tally tally_;
+const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+
+void check_cufft(cufftResult r, const char* what)
+{
+    if (r != CUFFT_SUCCESS) throw tcore::error(std::string(what) + " failed: cufftResult " + std::to_string(r));
+}
+
+int stages_of(long long n)
+{
+    int l = 0;
+    while ((1LL << l) < n) ++l;
+    return dft::stages(l);
+}
+
+std::vector<double2> to_d2(const std::vector<cd>& v)
+{
+    std::vector<double2> o(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) o[i] = make_double2(v[i].real(), v[i].imag());
+    return o;
+}
+
+template <class Backend>
+const char* backend_name()
+{
+    return std::is_same_v<Backend, tensor_core> ? "tc" : "cc";
+}
+
+/// Runs one plan on random data; checks against the CPU reference and cuFFT.
+template <class Backend>
+void run_case(long long nx, long long ny, long long batch, fft_direction dir, bool in_place, std::uint64_t salt)
+{
+    const long long per = nx * ny, count = per * batch;
+    test::rng r(test::seed() + salt);
+    std::vector<cd> x(static_cast<std::size_t>(count));
+    for (cd& v : x) v = {r.uniform(), r.uniform()};
+    const std::vector<double2> xd = to_d2(x);
+
+    const fft_plan plan(nx, ny, batch);
+    device_buffer<double2> din(static_cast<std::size_t>(count)), dout(static_cast<std::size_t>(count));
+    din.upload(xd);
+    double2* out = in_place ? din.ptr : dout.ptr;
+    if (!in_place) dout.poison();
+    plan.execute<Backend>(din.ptr, out, dir);
+    TCORE_CHECK(cudaDeviceSynchronize());
+    std::vector<double2> got(static_cast<std::size_t>(count));
+    TCORE_CHECK(cudaMemcpy(got.data(), out, sizeof(double2) * count, cudaMemcpyDeviceToHost));
+
+    // cuFFT on the same input
+    device_buffer<double2> cin(static_cast<std::size_t>(count)), cout_(static_cast<std::size_t>(count));
+    cin.upload(xd);
+    cufftHandle h;
+    int dims[2] = {static_cast<int>(ny), static_cast<int>(nx)};
+    if (ny > 1) check_cufft(cufftPlanMany(&h, 2, dims, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2Z, static_cast<int>(batch)), "cufftPlanMany");
+    else check_cufft(cufftPlan1d(&h, static_cast<int>(nx), CUFFT_Z2Z, static_cast<int>(batch)), "cufftPlan1d");
+    const cufftResult ex = cufftExecZ2Z(h, reinterpret_cast<cufftDoubleComplex*>(cin.ptr),
+                                        reinterpret_cast<cufftDoubleComplex*>(cout_.ptr),
+                                        dir == fft_direction::forward ? CUFFT_FORWARD : CUFFT_INVERSE);
+    cufftDestroy(h);
+    check_cufft(ex, "cufftExecZ2Z");
+    TCORE_CHECK(cudaDeviceSynchronize());
+    const std::vector<double2> vendor = cout_.download();
+
+    double worst = 0, worst_vendor = 0, scale = 0, vendor_vs_ref = 0;
+    std::size_t bad = 0;
+    for (long long b = 0; b < batch; ++b) {
+        const auto ref = dft::fft_reference(x.data() + b * per, nx, ny, dir);
+        for (long long i = 0; i < per; ++i) {
+            const double2 g = got[b * per + i], v = vendor[b * per + i];
+            const double e = std::abs(cd(g.x, g.y) - ref[i]);
+            if (!(e == e)) ++bad;  // NaN: an element never written
+            worst = std::fmax(worst, e);
+            worst_vendor = std::fmax(worst_vendor, std::abs(cd(g.x, g.y) - cd(v.x, v.y)));
+            vendor_vs_ref = std::fmax(vendor_vs_ref, std::abs(cd(v.x, v.y) - ref[i]));
+            scale = std::fmax(scale, std::abs(ref[i]));
+        }
+    }
+    const int stages = stages_of(nx) + (ny > 1 ? stages_of(ny) : 0);
+    const double tol = 32.0 * stages * 0x1.0p-52 * scale;
+    char name[160];
+    std::snprintf(name, sizeof name, "%s %lldx%lld batch %lld %s%s", backend_name<Backend>(), ny, nx, batch,
+                  dir == fft_direction::forward ? "forward" : "inverse", in_place ? " in place" : "");
+    tally_.check(bad == 0 && worst <= tol, "%s: %zu NaN, max error %.3g > %.3g (scale %.3g)", name, bad, worst, tol, scale);
+    tally_.check(worst_vendor <= tol + vendor_vs_ref, "%s: differs from cuFFT by %.3g", name, worst_vendor);
+    if (bad == 0 && worst <= tol)
+        std::printf("ok  %-44s error %.2e (cuFFT %.2e, bound %.1e)\n", name, worst, vendor_vs_ref, tol);
+}
+
+/// inverse(forward(x)) == N x
+template <class Backend>
+void round_trip(long long nx, long long ny, long long batch)
+{
+    const long long count = nx * ny * batch;
+    test::rng r(test::seed() + 77);
+    std::vector<double2> x(static_cast<std::size_t>(count));
+    for (double2& v : x) v = make_double2(r.uniform(), r.uniform());
+    const fft_plan plan(nx, ny, batch);
+    device_buffer<double2> a(static_cast<std::size_t>(count)), b(static_cast<std::size_t>(count));
+    a.upload(x);
+    plan.execute<Backend>(a.ptr, b.ptr, fft_direction::forward);
+    plan.execute<Backend>(b.ptr, b.ptr, fft_direction::inverse);
+    const std::vector<double2> y = b.download();
+    const double n = static_cast<double>(nx * ny);
+    double worst = 0;
+    for (long long i = 0; i < count; ++i)
+        worst = std::fmax(worst, std::abs(cd(y[i].x / n, y[i].y / n) - cd(x[i].x, x[i].y)));
+    const double tol = 64.0 * (stages_of(nx) + (ny > 1 ? stages_of(ny) : 0)) * 0x1.0p-52;
+    tally_.check(worst <= tol, "%s round trip %lldx%lld: %.3g > %.3g", backend_name<Backend>(), ny, nx, worst, tol);
+}
+
+template <class Fn>
+void expect_error(const char* what, Fn&& fn)
+{
+    bool threw = false;
+    try {
+        fn();
+    } catch (const tcore::error& e) {
+        threw = true;
+        std::printf("ok  rejects %s: %s\n", what, e.what());
+    }
+    tally_.check(threw, "no tcore::error for %s", what);
+}
+
+void bad_arguments()
+{
+    expect_error("nx = 100", [] { fft_plan p(100, 1, 1); });
+    expect_error("nx = 32", [] { fft_plan p(32, 1, 1); });
+    expect_error("nx = 8192", [] { fft_plan p(8192, 1, 1); });
+    expect_error("ny = 48", [] { fft_plan p(64, 48, 1); });
+    expect_error("batch = 0", [] { fft_plan p(64, 1, 0); });
+    const fft_plan p(64, 1, 4);
+    device_buffer<double2> a(256), b(256);
+    expect_error("a null input", [&] { p.execute(nullptr, b.ptr, fft_direction::forward); });
+    expect_error("overlapping arrays", [&] { p.execute(a.ptr, a.ptr + 3, fft_direction::forward); });
+    expect_error("a misaligned pointer", [&] {
+        const double2* q = reinterpret_cast<const double2*>(reinterpret_cast<const char*>(a.ptr) + 8);
+        p.execute(q, b.ptr, fft_direction::forward);
+    });
+}
+
+template <class Backend>
+void run_backend(std::uint64_t salt)
+{
+    std::vector<long long> sizes = quick ? std::vector<long long>{64, 512, 4096}
+                                         : std::vector<long long>{64, 128, 256, 512, 1024, 2048, 4096};
+    for (const long long n : sizes)
+        for (const long long batch : {1LL, 3LL, 37LL})
+            for (const fft_direction d : {fft_direction::forward, fft_direction::inverse})
+                run_case<Backend>(n, 1, batch, d, false, salt++);
+    struct shape {
+        long long ny, nx, batch;
+    };
+    std::vector<shape> shapes = {{64, 64, 3}, {256, 128, 2}};
+    if (!quick) shapes.push_back({128, 512, 2}), shapes.push_back({512, 256, 1});
+    for (const shape& s : shapes)
+        for (const fft_direction d : {fft_direction::forward, fft_direction::inverse})
+            run_case<Backend>(s.nx, s.ny, s.batch, d, false, salt++);
+    run_case<Backend>(1024, 1, 5, fft_direction::forward, true, salt++);
+    run_case<Backend>(128, 64, 3, fft_direction::inverse, true, salt++);
+    round_trip<Backend>(2048, 1, 3);
+    round_trip<Backend>(256, 256, 1);
+}
+
+}  // namespace
+
+int main()
+{
+    test::require_gpu_or_skip();
+    test::seed();
+    try {
+        bad_arguments();
+        run_backend<tensor_core>(1);
+        run_backend<cuda_core>(1001);
+    } catch (const std::exception& e) {
+        tally_.check(false, "exception: %s", e.what());
+    }
+    return tally_.finish();
+}
