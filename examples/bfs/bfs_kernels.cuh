@@ -1,0 +1,445 @@
+// examples/bfs/bfs_kernels.cuh - the BFS workload's GPU side (also used by
+// tests/gpu/test_bfs.cu).
+//
+//   bit_bfs<Backend>  tc (tensor_core) / cc (cuda_core): direction-optimizing
+//                     BFS on the sliced adjacency bitmap with the 1-bit MMA
+//                     (tcore/patterns/bitbfs.cuh); frontier and visited sets
+//                     are bitmaps
+//   csr_bfs           base: a conventional CUDA-core direction-optimizing BFS
+//                     on CSR: top-down expands a frontier queue with
+//                     load-balanced edges (prefix sum of the frontier's
+//                     degrees, one thread per edge, binary search for its
+//                     vertex), bottom-up gives every unvisited vertex a thread
+//                     that scans its neighbours until one is in the frontier
+//                     bitmap
+// Both switch direction with the same rule (Beamer, alpha 14, beta 24) and
+// synchronise with the host once per level to read two counters (new
+// vertices, their degree sum). Levels: -1 unreached, 0 the source.
+#pragma once
+
+#include "bfs_graphs.hpp"
+
+#include <tcore/check.cuh>
+#include <tcore/patterns/bitbfs.cuh>
+
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tcore::examples::bfs {
+
+inline constexpr int bfs_block = 256;
+
+/// A cudaMalloc'd array.
+template <class T>
+class dev_array {
+public:
+    dev_array() = default;
+    explicit dev_array(std::size_t n) { resize(n); }
+    ~dev_array() { cudaFree(ptr_); }
+    dev_array(const dev_array&) = delete;
+    dev_array& operator=(const dev_array&) = delete;
+    void resize(std::size_t n)
+    {
+        cudaFree(ptr_);
+        ptr_ = nullptr;
+        n_ = n;
+        if (n) TCORE_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
+    }
+    void upload(const std::vector<T>& h)
+    {
+        resize(h.size());
+        if (n_) TCORE_CHECK(cudaMemcpy(ptr_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    T* get() const { return ptr_; }
+    std::size_t size() const { return n_; }
+
+private:
+    T* ptr_ = nullptr;
+    std::size_t n_ = 0;
+};
+
+/// Two 64-bit counters in pinned host memory.
+class pinned_counters {
+public:
+    pinned_counters() { TCORE_CHECK(cudaMallocHost(&p_, 2 * sizeof(unsigned long long))); }
+    ~pinned_counters() { cudaFreeHost(p_); }
+    pinned_counters(const pinned_counters&) = delete;
+    pinned_counters& operator=(const pinned_counters&) = delete;
+    unsigned long long* get() const { return p_; }
+
+private:
+    unsigned long long* p_ = nullptr;
+};
+
+// -- kernels ---------------------------------------------------------------------------
+
+/// Marks `source` visited, in the frontier (and queue), level 0.
+__global__ void bfs_seed_kernel(unsigned* visited, unsigned* frontier, int* level, int* queue, int source)
+{
+    visited[source >> 5] = 1u << (source & 31);
+    frontier[source >> 5] = 1u << (source & 31);
+    level[source] = 0;
+    if (queue) queue[0] = source;
+}
+
+template <class Backend>
+__global__ void __launch_bounds__(bfs_block) bit_top_down_kernel(tcore::bitbfs::slices_view g, tcore::bitbfs::step_state st)
+{
+    const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+    tcore::bitbfs::top_down<Backend>(g, st, warp, warps);
+}
+
+template <class Backend>
+__global__ void __launch_bounds__(bfs_block) bit_bottom_up_kernel(tcore::bitbfs::slices_view g, tcore::bitbfs::step_state st)
+{
+    const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
+    tcore::bitbfs::bottom_up<Backend>(g, st, warp, warps);
+}
+
+/// Newly found vertices of a warp (lanes with `fresh`): warp-aggregated
+/// append to the queue and counters. All lanes of the warp must call it.
+__device__ inline void csr_emit(bool fresh, int v, const int* degree, int* queue, unsigned long long* counters)
+{
+    const unsigned mask = __ballot_sync(0xffffffffu, fresh);
+    if (!mask) return;
+    const int lane = threadIdx.x & 31;
+    unsigned long long deg = fresh ? static_cast<unsigned long long>(degree[v]) : 0ull;
+    for (int o = 16; o > 0; o >>= 1) deg += __shfl_xor_sync(0xffffffffu, deg, o);
+    unsigned long long base = 0;
+    if (lane == 0) {
+        base = atomicAdd(&counters[0], static_cast<unsigned long long>(__popc(mask)));
+        atomicAdd(&counters[1], deg);
+    }
+    base = __shfl_sync(0xffffffffu, base, 0);
+    if (fresh) queue[base + __popc(mask & ((1u << lane) - 1u))] = v;
+}
+
+/// Sets v visited if it was not; true if this thread did it.
+__device__ inline bool csr_claim(unsigned* visited, int v)
+{
+    const unsigned bit = 1u << (v & 31);
+    if (visited[v >> 5] & bit) return false;
+    return !(atomicOr(&visited[v >> 5], bit) & bit);
+}
+
+/// Degrees of the frontier queue.
+__global__ void csr_queue_degrees_kernel(const int* queue, long long count, const int* degree, long long* qdeg)
+{
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<long long>(gridDim.x) * blockDim.x)
+        qdeg[i] = degree[queue[i]];
+}
+
+/// Top-down: one thread per frontier edge; qoff = inclusive prefix sum of the
+/// frontier's degrees (qoff[count - 1] edges in all).
+__global__ void __launch_bounds__(bfs_block)
+    csr_top_down_kernel(const long long* row_ptr, const int* col, const int* degree, const int* queue, long long count,
+                        const long long* qoff, unsigned* visited, unsigned* next, int* level, int depth, int* queue_out,
+                        unsigned long long* counters)
+{
+    const long long total = count > 0 ? qoff[count - 1] : 0;
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long base = static_cast<long long>(blockIdx.x) * blockDim.x; base < total; base += stride) {
+        const long long e = base + threadIdx.x;
+        bool fresh = false;
+        int v = 0;
+        if (e < total) {
+            long long lo = 0, hi = count - 1;  // first i with qoff[i] > e
+            while (lo < hi) {
+                const long long mid = (lo + hi) >> 1;
+                if (qoff[mid] > e) hi = mid;
+                else lo = mid + 1;
+            }
+            const int u = queue[lo];
+            const long long first = qoff[lo] - degree[u];
+            v = col[row_ptr[u] + (e - first)];
+            fresh = csr_claim(visited, v);
+            if (fresh) {
+                level[v] = depth + 1;
+                atomicOr(&next[v >> 5], 1u << (v & 31));
+            }
+        }
+        csr_emit(fresh, v, degree, queue_out, counters);
+    }
+}
+
+/// Bottom-up: one thread per vertex; an unvisited vertex takes the first
+/// neighbour found in the frontier bitmap as its parent.
+__global__ void __launch_bounds__(bfs_block)
+    csr_bottom_up_kernel(int n, const long long* row_ptr, const int* col, const int* degree, const unsigned* frontier,
+                         unsigned* visited, unsigned* next, int* level, int depth, int* queue_out,
+                         unsigned long long* counters)
+{
+    const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+    for (long long base = static_cast<long long>(blockIdx.x) * blockDim.x; base < n; base += stride) {
+        const long long vl = base + threadIdx.x;
+        const int v = static_cast<int>(vl);
+        bool found = false;
+        if (vl < n && !((visited[v >> 5] >> (v & 31)) & 1u)) {
+            for (long long p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
+                const int u = col[p];
+                if ((frontier[u >> 5] >> (u & 31)) & 1u) {
+                    found = true;
+                    break;
+                }
+            }
+            if (found) {
+                atomicOr(&visited[v >> 5], 1u << (v & 31));  // only this thread sets v
+                atomicOr(&next[v >> 5], 1u << (v & 31));
+                level[v] = depth + 1;
+            }
+        }
+        csr_emit(found, v, degree, queue_out, counters);
+    }
+}
+
+// -- drivers ------------------------------------------------------------------------------
+
+/// Blocks for `warps_wanted` warps of bfs_block-thread blocks, at most `cap`.
+inline unsigned grid_for_warps(long long warps_wanted, long long cap = 1ll << 20)
+{
+    const long long per = bfs_block / 32;
+    long long b = (warps_wanted + per - 1) / per;
+    b = std::max(1ll, std::min(b, cap));
+    return static_cast<unsigned>(b);
+}
+
+/// Statistics of the last run.
+struct bfs_stats {
+    int levels = 0;          ///< BFS levels (the source's included)
+    std::string directions;  ///< one letter per step: T top-down, B bottom-up
+    long long reached = 0;   ///< vertices reached
+};
+
+/// tc / cc: the bitmap BFS. Construct once per graph (uploads the slices),
+/// run() per source.
+template <class Backend>
+class bit_bfs {
+public:
+    bit_bfs(const graph& g, const tcore::bitbfs::bit_slices& s) : n_(g.n), total_degree_(g.entries())
+    {
+        require(s.n == g.n, "bit_bfs", "slices and graph differ in vertex count");
+        require(g.n > 0, "bit_bfs", "empty graph");
+        row_ptr_.upload(s.row_ptr);
+        slice_col_.upload(s.slice_col);
+        bits_.upload(s.bits);
+        col_slice_.upload(s.col_slice);
+        col_row_.upload(s.col_row);
+        chunk_col_.upload(s.chunk_col);
+        chunk_begin_.upload(s.chunk_begin);
+        chunk_end_.upload(s.chunk_end);
+        degree_host_.resize(static_cast<std::size_t>(g.n));
+        for (int v = 0; v < g.n; ++v) degree_host_[static_cast<std::size_t>(v)] = g.degree(v);
+        degree_.upload(degree_host_);
+        words_ = 4 * static_cast<std::size_t>(s.col_blocks);
+        visited_.resize(words_), frontier_.resize(words_), next_.resize(words_);
+        level_.resize(static_cast<std::size_t>(g.n));
+        counters_.resize(2);
+        view_.n = s.n, view_.row_blocks = s.row_blocks, view_.col_blocks = s.col_blocks, view_.chunks = s.chunks();
+        view_.row_ptr = row_ptr_.get(), view_.slice_col = slice_col_.get(), view_.bits = bits_.get();
+        view_.col_slice = col_slice_.get(), view_.col_row = col_row_.get();
+        view_.chunk_col = chunk_col_.get(), view_.chunk_begin = chunk_begin_.get(), view_.chunk_end = chunk_end_.get();
+    }
+
+    /// BFS from `source`; levels stay on the device (levels() copies them).
+    const bfs_stats& run(int source, cudaStream_t stream = nullptr)
+    {
+        require(source >= 0 && source < n_, "bit_bfs::run", "source " + std::to_string(source) + " out of range");
+        TCORE_CHECK(cudaMemsetAsync(visited_.get(), 0, words_ * sizeof(unsigned), stream));
+        TCORE_CHECK(cudaMemsetAsync(frontier_.get(), 0, words_ * sizeof(unsigned), stream));
+        TCORE_CHECK(cudaMemsetAsync(level_.get(), 0xFF, static_cast<std::size_t>(n_) * sizeof(int), stream));
+        bfs_seed_kernel<<<1, 1, 0, stream>>>(visited_.get(), frontier_.get(), level_.get(), nullptr, source);
+        TCORE_CHECK_LAUNCH();
+        unsigned* frontier = frontier_.get();
+        unsigned* next = next_.get();
+        long long n_f = 1, n_f_before = 0, m_f = degree_host_[static_cast<std::size_t>(source)];
+        long long m_u = total_degree_ - m_f, reached = 1;
+        bool bottom = false;
+        stats_ = {};
+        for (int depth = 0;; ++depth) {
+            bottom = rule_.bottom_up(bottom, n_, n_f, n_f_before, m_f, m_u);
+            TCORE_CHECK(cudaMemsetAsync(next, 0, words_ * sizeof(unsigned), stream));
+            TCORE_CHECK(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(unsigned long long), stream));
+            const tcore::bitbfs::step_state st{visited_.get(), frontier, next, level_.get(), degree_.get(),
+                                               counters_.get(), depth};
+            if (bottom)
+                bit_bottom_up_kernel<Backend><<<grid_for_warps(view_.row_blocks), bfs_block, 0, stream>>>(view_, st);
+            else
+                bit_top_down_kernel<Backend><<<grid_for_warps(view_.chunks), bfs_block, 0, stream>>>(view_, st);
+            TCORE_CHECK_LAUNCH();
+            TCORE_CHECK(cudaMemcpyAsync(host_.get(), counters_.get(), 2 * sizeof(unsigned long long),
+                                        cudaMemcpyDeviceToHost, stream));
+            TCORE_CHECK(cudaStreamSynchronize(stream));
+            stats_.directions += bottom ? 'B' : 'T';
+            const long long found = static_cast<long long>(host_.get()[0]);
+            if (found == 0) {
+                stats_.levels = depth + 1;
+                break;
+            }
+            reached += found;
+            std::swap(frontier, next);
+            n_f_before = n_f;
+            n_f = found;
+            m_f = static_cast<long long>(host_.get()[1]);
+            m_u -= m_f;
+        }
+        stats_.reached = reached;
+        return stats_;
+    }
+
+    std::vector<int> levels() const
+    {
+        std::vector<int> h(static_cast<std::size_t>(n_));
+        TCORE_CHECK(cudaMemcpy(h.data(), level_.get(), h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+        return h;
+    }
+    const bfs_stats& stats() const { return stats_; }
+    /// The direction rule (tests force one direction with extreme alpha/beta).
+    void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
+    std::size_t device_bytes() const
+    {
+        return (row_ptr_.size() + chunk_begin_.size() + chunk_end_.size()) * 8 +
+               (slice_col_.size() + col_slice_.size() + col_row_.size() + chunk_col_.size() + bits_.size()) * 4;
+    }
+
+private:
+    int n_;
+    long long total_degree_;
+    std::size_t words_ = 0;
+    tcore::bitbfs::slices_view view_;
+    tcore::bitbfs::direction_rule rule_;
+    dev_array<long long> row_ptr_, chunk_begin_, chunk_end_;
+    dev_array<int> slice_col_, col_slice_, col_row_, chunk_col_, degree_, level_;
+    dev_array<unsigned> bits_, visited_, frontier_, next_;
+    dev_array<unsigned long long> counters_;
+    std::vector<int> degree_host_;
+    pinned_counters host_;
+    bfs_stats stats_;
+};
+
+/// base: the CSR direction-optimizing BFS.
+class csr_bfs {
+public:
+    explicit csr_bfs(const graph& g) : n_(g.n), total_degree_(g.entries())
+    {
+        require(g.n > 0, "csr_bfs", "empty graph");
+        row_ptr_.upload(g.row_ptr);
+        col_.upload(g.col);
+        degree_host_.resize(static_cast<std::size_t>(g.n));
+        for (int v = 0; v < g.n; ++v) degree_host_[static_cast<std::size_t>(v)] = g.degree(v);
+        degree_.upload(degree_host_);
+        words_ = (static_cast<std::size_t>(g.n) + 127) / 128 * 4;
+        visited_.resize(words_), frontier_.resize(words_), next_.resize(words_);
+        level_.resize(static_cast<std::size_t>(g.n));
+        queue_a_.resize(static_cast<std::size_t>(g.n)), queue_b_.resize(static_cast<std::size_t>(g.n));
+        qdeg_.resize(static_cast<std::size_t>(g.n)), qoff_.resize(static_cast<std::size_t>(g.n));
+        counters_.resize(2);
+        std::size_t temp = 0;
+        TCORE_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp, qdeg_.get(), qoff_.get(), g.n));
+        scan_temp_.resize(std::max<std::size_t>(temp, 1));
+        scan_bytes_ = temp;
+        int dev = 0, sms = 0;
+        TCORE_CHECK(cudaGetDevice(&dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        resident_blocks_ = std::max(1, sms) * (2048 / bfs_block);
+    }
+
+    const bfs_stats& run(int source, cudaStream_t stream = nullptr)
+    {
+        require(source >= 0 && source < n_, "csr_bfs::run", "source " + std::to_string(source) + " out of range");
+        TCORE_CHECK(cudaMemsetAsync(visited_.get(), 0, words_ * sizeof(unsigned), stream));
+        TCORE_CHECK(cudaMemsetAsync(frontier_.get(), 0, words_ * sizeof(unsigned), stream));
+        TCORE_CHECK(cudaMemsetAsync(level_.get(), 0xFF, static_cast<std::size_t>(n_) * sizeof(int), stream));
+        bfs_seed_kernel<<<1, 1, 0, stream>>>(visited_.get(), frontier_.get(), level_.get(), queue_a_.get(), source);
+        TCORE_CHECK_LAUNCH();
+        unsigned* frontier = frontier_.get();
+        unsigned* next = next_.get();
+        int* queue = queue_a_.get();
+        int* queue_next = queue_b_.get();
+        long long n_f = 1, n_f_before = 0, m_f = degree_host_[static_cast<std::size_t>(source)];
+        long long m_u = total_degree_ - m_f, reached = 1;
+        bool bottom = false;
+        stats_ = {};
+        for (int depth = 0;; ++depth) {
+            bottom = rule_.bottom_up(bottom, n_, n_f, n_f_before, m_f, m_u);
+            TCORE_CHECK(cudaMemsetAsync(next, 0, words_ * sizeof(unsigned), stream));
+            TCORE_CHECK(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(unsigned long long), stream));
+            if (bottom) {
+                const long long blocks = std::min<long long>((n_ + bfs_block - 1) / bfs_block, 8ll * resident_blocks_);
+                csr_bottom_up_kernel<<<static_cast<unsigned>(blocks), bfs_block, 0, stream>>>(
+                    n_, row_ptr_.get(), col_.get(), degree_.get(), frontier, visited_.get(), next, level_.get(), depth,
+                    queue_next, counters_.get());
+                TCORE_CHECK_LAUNCH();
+            } else {
+                const long long qblocks = std::min<long long>((n_f + bfs_block - 1) / bfs_block, 4ll * resident_blocks_);
+                csr_queue_degrees_kernel<<<static_cast<unsigned>(qblocks), bfs_block, 0, stream>>>(queue, n_f, degree_.get(),
+                                                                                                  qdeg_.get());
+                TCORE_CHECK_LAUNCH();
+                std::size_t bytes = scan_bytes_;
+                TCORE_CHECK(cub::DeviceScan::InclusiveSum(scan_temp_.get(), bytes, qdeg_.get(), qoff_.get(),
+                                                          static_cast<int>(n_f), stream));
+                // m_f (the frontier's degree sum) is the number of edges to expand.
+                const long long blocks = std::min<long long>(std::max(1ll, (m_f + bfs_block - 1) / bfs_block),
+                                                             8ll * resident_blocks_);
+                csr_top_down_kernel<<<static_cast<unsigned>(blocks), bfs_block, 0, stream>>>(
+                    row_ptr_.get(), col_.get(), degree_.get(), queue, n_f, qoff_.get(), visited_.get(), next,
+                    level_.get(), depth, queue_next, counters_.get());
+                TCORE_CHECK_LAUNCH();
+            }
+            TCORE_CHECK(cudaMemcpyAsync(host_.get(), counters_.get(), 2 * sizeof(unsigned long long),
+                                        cudaMemcpyDeviceToHost, stream));
+            TCORE_CHECK(cudaStreamSynchronize(stream));
+            stats_.directions += bottom ? 'B' : 'T';
+            const long long found = static_cast<long long>(host_.get()[0]);
+            if (found == 0) {
+                stats_.levels = depth + 1;
+                break;
+            }
+            reached += found;
+            std::swap(frontier, next);
+            std::swap(queue, queue_next);
+            n_f_before = n_f;
+            n_f = found;
+            m_f = static_cast<long long>(host_.get()[1]);
+            m_u -= m_f;
+        }
+        stats_.reached = reached;
+        return stats_;
+    }
+
+    std::vector<int> levels() const
+    {
+        std::vector<int> h(static_cast<std::size_t>(n_));
+        TCORE_CHECK(cudaMemcpy(h.data(), level_.get(), h.size() * sizeof(int), cudaMemcpyDeviceToHost));
+        return h;
+    }
+    const bfs_stats& stats() const { return stats_; }
+    void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
+    std::size_t device_bytes() const { return row_ptr_.size() * 8 + col_.size() * 4; }
+
+private:
+    int n_;
+    long long total_degree_;
+    std::size_t words_ = 0, scan_bytes_ = 0;
+    int resident_blocks_ = 1;
+    tcore::bitbfs::direction_rule rule_;
+    dev_array<long long> row_ptr_, qdeg_, qoff_;
+    dev_array<int> col_, degree_, level_, queue_a_, queue_b_;
+    dev_array<unsigned> visited_, frontier_, next_;
+    dev_array<unsigned long long> counters_;
+    dev_array<unsigned char> scan_temp_;
+    std::vector<int> degree_host_;
+    pinned_counters host_;
+    bfs_stats stats_;
+};
+
+}  // namespace tcore::examples::bfs

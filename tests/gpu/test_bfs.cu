@@ -1,0 +1,169 @@
+// tests/gpu/test_bfs.cu - the BFS variants against the CPU BFS
+// (examples/bfs/bfs_kernels.cuh): tc (bitmap BFS on the 1-bit MMA), cc (the
+// same on the cuda_core backend) and base (CSR direction-optimizing BFS).
+//
+// Graphs: Kronecker (scales 10 and 14, the latter degree-ordered),
+// Mycielski (orders 8 and 12), a path (many levels), a star, a complete
+// graph, two components plus isolated vertices, a random graph with n not a
+// multiple of 8 or 128, the shipped jagmesh7.mtx if present. Every variant
+// runs with the default direction rule and forced top-down only and
+// bottom-up only, from several sources; the level of every vertex must equal
+// the CPU BFS's; the reported reach and level count must agree with it.
+// Bad sources throw tcore::error. TCORE_TEST_QUICK=1 drops the larger graphs.
+#include "common/test_util.hpp"
+
+#include "examples/bfs/bfs_graphs.hpp"
+#include "examples/bfs/bfs_kernels.cuh"
+
+#include <tcore/tcore.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using tcore::test::tally;
+namespace bf = tcore::examples::bfs;
+namespace bb = tcore::bitbfs;
+
+namespace {
+
+const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+
+struct named_rule {
+    const char* name;
+    bb::direction_rule rule;
+};
+
+template <class Driver>
+void check_driver(tally& t, Driver& d, const bf::graph& g, const char* gname, const char* vname,
+                  const std::vector<int>& sources, const std::vector<std::vector<int>>& refs)
+{
+    const named_rule rules[] = {{"default", {}}, {"top-down only", {0.0, 24.0}}, {"bottom-up only", {1e300, 1e300}}};
+    for (const named_rule& nr : rules) {
+        d.set_rule(nr.rule);
+        for (std::size_t i = 0; i < sources.size(); ++i) {
+            const bf::bfs_stats st = d.run(sources[i]);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            const std::vector<int> got = d.levels();
+            const std::vector<int>& ref = refs[i];
+            long long bad = 0, first = -1;
+            for (int v = 0; v < g.n; ++v)
+                if (got[v] != ref[v]) {
+                    if (first < 0) first = v;
+                    ++bad;
+                }
+            const long long reached = std::count_if(ref.begin(), ref.end(), [](int l) { return l >= 0; });
+            const int depth = *std::max_element(ref.begin(), ref.end());
+            t.check(bad == 0, "%s %s (%s) from %d: %lld levels wrong (first vertex %lld: %d, expected %d)", gname,
+                    vname, nr.name, sources[i], bad, first, first >= 0 ? got[first] : 0, first >= 0 ? ref[first] : 0);
+            t.check(st.reached == reached && st.levels == depth + 1, "%s %s (%s) from %d: reached %lld / %d levels, expected %lld / %d",
+                    gname, vname, nr.name, sources[i], st.reached, st.levels, reached, depth + 1);
+            if (nr.rule.alpha == 0.0)
+                t.check(st.directions.find('B') == std::string::npos, "%s %s: bottom-up step under a top-down-only rule", gname, vname);
+            if (nr.rule.alpha > 1e200)
+                t.check(st.directions.find('T') == std::string::npos, "%s %s: top-down step under a bottom-up-only rule", gname, vname);
+            if (i == 0 && nr.rule.alpha == 14)
+                std::printf("  %-28s %-5s from %-7d %2d levels, %lld reached, steps %s\n", gname, vname, sources[i],
+                            st.levels, st.reached, st.directions.c_str());
+        }
+    }
+}
+
+void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources = 3)
+{
+    std::vector<int> sources = bf::pick_sources(g, n_sources, 0x5eed);
+    if (sources.empty()) sources.push_back(0);
+    std::vector<std::vector<int>> refs;
+    for (int s : sources) refs.push_back(bf::cpu_bfs(g, s));
+    const bb::bit_slices sl = bb::build_slices(g.n, g.row_ptr.data(), g.col.data());
+    {
+        bf::bit_bfs<tcore::tensor_core> tc(g, sl);
+        check_driver(t, tc, g, name, "tc", sources, refs);
+    }
+    {
+        bf::bit_bfs<tcore::cuda_core> cc(g, sl);
+        check_driver(t, cc, g, name, "cc", sources, refs);
+    }
+    {
+        bf::csr_bfs base(g);
+        check_driver(t, base, g, name, "base", sources, refs);
+    }
+}
+
+bf::graph edges_graph(int n, const std::vector<std::pair<int, int>>& e)
+{
+    std::vector<int> s, d;
+    for (auto [a, b] : e) s.push_back(a), d.push_back(b);
+    return bf::from_edges(n, s, d);
+}
+
+}  // namespace
+
+int main()
+{
+    tcore::test::require_gpu_or_skip();
+    tally t;
+    {
+        std::vector<std::pair<int, int>> e;
+        for (int i = 0; i + 1 < 1000; ++i) e.push_back({i, i + 1});
+        check_graph(t, edges_graph(1000, e), "path 1000");
+    }
+    {
+        std::vector<std::pair<int, int>> e;
+        for (int i = 1; i < 3000; ++i) e.push_back({0, i});
+        check_graph(t, edges_graph(3001, e), "star 3000 (+1 isolated)");
+    }
+    {
+        std::vector<std::pair<int, int>> e;
+        for (int i = 0; i < 300; ++i)
+            for (int j = i + 1; j < 300; ++j) e.push_back({i, j});
+        check_graph(t, edges_graph(300, e), "complete 300");
+    }
+    {
+        std::vector<std::pair<int, int>> e;
+        tcore::test::rng r(7);
+        for (int i = 0; i < 4000; ++i) e.push_back({static_cast<int>(r.next() % 500), static_cast<int>(r.next() % 500)});
+        for (int i = 0; i < 4000; ++i)
+            e.push_back({600 + static_cast<int>(r.next() % 700), 600 + static_cast<int>(r.next() % 700)});
+        check_graph(t, edges_graph(1333, e), "two components + isolated", 4);
+    }
+    {
+        std::vector<std::pair<int, int>> e;
+        tcore::test::rng r(9);
+        for (int i = 0; i < 6000; ++i) e.push_back({static_cast<int>(r.next() % 2999), static_cast<int>(r.next() % 2999)});
+        check_graph(t, edges_graph(2999, e), "random n=2999");
+    }
+    check_graph(t, bf::kronecker(10, 16, 3), "kronecker 10");
+    check_graph(t, bf::mycielski(8), "mycielski 8");
+    if (!quick) {
+        const bf::graph k = bf::kronecker(14, 16, 4);
+        check_graph(t, bf::relabel(k, bf::degree_order(k)), "kronecker 14 degree-ordered", 4);
+        check_graph(t, bf::mycielski(12), "mycielski 12");
+        const char* mtx = "../shared/data/matrices/jagmesh7.mtx";
+        if (std::ifstream(mtx).good()) check_graph(t, bf::from_matrix_market(mtx), "jagmesh7");
+    }
+    // Bad arguments.
+    {
+        const bf::graph g = bf::mycielski(5);
+        const bb::bit_slices sl = bb::build_slices(g.n, g.row_ptr.data(), g.col.data());
+        bf::bit_bfs<tcore::tensor_core> tc(g, sl);
+        bf::csr_bfs base(g);
+        auto throws = [](auto f) {
+            try {
+                f();
+            } catch (const tcore::error&) {
+                return true;
+            }
+            return false;
+        };
+        t.check(throws([&] { tc.run(-1); }), "tc accepts source -1");
+        t.check(throws([&] { tc.run(g.n); }), "tc accepts source n");
+        t.check(throws([&] { base.run(g.n + 5); }), "base accepts source n + 5");
+        const bf::graph other = bf::mycielski(6);
+        t.check(throws([&] { bf::bit_bfs<tcore::tensor_core> bad(other, sl); }), "tc accepts slices of another graph");
+    }
+    return t.finish();
+}

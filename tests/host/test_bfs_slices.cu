@@ -1,0 +1,195 @@
+// tests/host/test_bfs_slices.cu - the sliced adjacency bitmap of
+// tcore/patterns/bitbfs.cuh without a GPU.
+//
+// Round trip graph -> slices -> CSR for random graphs, Kronecker and
+// Mycielski graphs, sizes that are not multiples of 8 or 128, an empty graph
+// and one with isolated vertices; only non-empty slices are stored, each
+// slice's column block increases within its row block, the column index
+// lists every slice once with its row block, top-down chunks cover each
+// column block's slices in order with at most chunk_slices each; the word
+// layout the MMA relies on (word 4r + w = row r, columns 32w..32w+31);
+// simulated top-down and bottom-up steps through the b1 MMA model
+// (tcore::mma_emulated's bit form: AND + popcount per lane map) match a CPU
+// BFS level by level; bad input throws.
+#include "common/test_util.hpp"
+
+#include "examples/bfs/bfs_graphs.hpp"
+
+#include <tcore/patterns/bitbfs.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+using tcore::test::rng;
+using tcore::test::tally;
+namespace bf = tcore::examples::bfs;
+namespace bb = tcore::bitbfs;
+
+namespace {
+
+void check_structure(tally& t, const bf::graph& g, const char* name)
+{
+    const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 3);
+    std::vector<long long> rp;
+    std::vector<int> col;
+    bb::slices_to_csr(s, rp, col);
+    t.check(rp == g.row_ptr && col == g.col, "%s: round trip differs", name);
+    t.check(s.row_blocks == (g.n + 7) / 8 && s.col_blocks == (g.n + 127) / 128, "%s: block counts", name);
+    long long empty = 0, unordered = 0;
+    for (int R = 0; R < s.row_blocks; ++R)
+        for (long long k = s.row_ptr[R]; k < s.row_ptr[R + 1]; ++k) {
+            unsigned any = 0;
+            for (int w = 0; w < 32; ++w) any |= s.bits[k * 32 + w];
+            empty += any == 0;
+            unordered += k > s.row_ptr[R] && s.slice_col[k] <= s.slice_col[k - 1];
+        }
+    t.check(empty == 0 && unordered == 0, "%s: %lld empty slices, %lld out of order", name, empty, unordered);
+    // Column index: every slice once, with its row block.
+    std::vector<int> seen(static_cast<std::size_t>(s.slices()), 0);
+    long long bad_col = 0;
+    for (int C = 0; C < s.col_blocks; ++C)
+        for (long long p = s.col_ptr[C]; p < s.col_ptr[C + 1]; ++p) {
+            const int k = s.col_slice[p];
+            ++seen[k];
+            const int R = s.col_row[p];
+            bad_col += s.slice_col[k] != C || k < s.row_ptr[R] || k >= s.row_ptr[R + 1];
+        }
+    t.check(bad_col == 0 && std::all_of(seen.begin(), seen.end(), [](int x) { return x == 1; }),
+            "%s: column index wrong (%lld)", name, bad_col);
+    // Chunks: cover [col_ptr[C], col_ptr[C+1]) in order, <= chunk_slices each.
+    long long covered = 0, bad_chunk = 0;
+    for (long long c = 0; c < s.chunks(); ++c) {
+        const int C = s.chunk_col[c];
+        bad_chunk += s.chunk_end[c] - s.chunk_begin[c] > bb::chunk_slices || s.chunk_end[c] <= s.chunk_begin[c] ||
+                     s.chunk_begin[c] < s.col_ptr[C] || s.chunk_end[c] > s.col_ptr[C + 1] ||
+                     (c > 0 && s.chunk_col[c - 1] == C && s.chunk_begin[c] != s.chunk_end[c - 1]);
+        covered += s.chunk_end[c] - s.chunk_begin[c];
+    }
+    t.check(bad_chunk == 0 && covered == s.slices(), "%s: chunks wrong (%lld bad, %lld of %lld covered)", name,
+            bad_chunk, covered, s.slices());
+    // Random bit probes against the graph.
+    rng r(tcore::test::seed() ^ static_cast<unsigned long long>(g.n));
+    int bad_bit = 0;
+    for (int i = 0; i < 2000 && g.n > 0; ++i) {
+        const int u = static_cast<int>(r.next() % g.n), v = static_cast<int>(r.next() % g.n);
+        const bool e = std::binary_search(g.col.begin() + g.row_ptr[u], g.col.begin() + g.row_ptr[u + 1], v);
+        bad_bit += bb::slice_bit(s, u, v) != e;
+    }
+    t.check(bad_bit == 0, "%s: %d bit probes wrong", name, bad_bit);
+}
+
+/// One warp's slice_hits on the CPU: the b1 MMA through the shape's lane
+/// maps (A bit (g, 32t + v) in lane 4g + t, B likewise), then rows with c0 > 0.
+unsigned model_hits(const unsigned* slice, const unsigned* frontier4)
+{
+    unsigned hits = 0;
+    for (int lane = 0; lane < 32; lane += 4) {  // lanes t = 0 hold D(g, 0)
+        const int g = lane >> 2;
+        int d = 0;
+        for (int k = 0; k < 128; ++k) {
+            const tcore::home ah = tcore::b1_m8n8k128::a_home(g, k), bh = tcore::b1_m8n8k128::b_home(k, 0);
+            const unsigned a_reg = slice[ah.lane];           // lane L holds slice word L
+            const unsigned b_reg = frontier4[bh.lane & 3];   // lane L holds frontier word L % 4
+            d += ((a_reg >> ah.index) & 1u) & ((b_reg >> bh.index) & 1u);
+        }
+        if (d > 0) hits |= 1u << g;
+    }
+    return hits;
+}
+
+/// BFS by the bitmap steps on the CPU (model hits), alternating directions
+/// by depth parity, compared with cpu_bfs.
+void check_model_bfs(tally& t, const bf::graph& g, const char* name)
+{
+    const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 2);
+    const std::size_t words = 4 * static_cast<std::size_t>(s.col_blocks);
+    for (int source : bf::pick_sources(g, 2, 11)) {
+        std::vector<unsigned> visited(words, 0), frontier(words, 0), next(words, 0);
+        std::vector<int> level(static_cast<std::size_t>(g.n), -1);
+        visited[source >> 5] = frontier[source >> 5] = 1u << (source & 31);
+        level[source] = 0;
+        for (int depth = 0;; ++depth) {
+            std::fill(next.begin(), next.end(), 0u);
+            long long found = 0;
+            auto record = [&](int R, unsigned hits) {
+                for (int r = 0; r < 8; ++r) {
+                    const int v = 8 * R + r;
+                    if (!((hits >> r) & 1u) || v >= g.n || ((visited[v >> 5] >> (v & 31)) & 1u)) continue;
+                    visited[v >> 5] |= 1u << (v & 31);
+                    next[v >> 5] |= 1u << (v & 31);
+                    level[v] = depth + 1;
+                    ++found;
+                }
+            };
+            if (depth % 2 == 0) {  // top-down over the chunks
+                for (long long c = 0; c < s.chunks(); ++c) {
+                    const int C = s.chunk_col[c];
+                    for (long long p = s.chunk_begin[c]; p < s.chunk_end[c]; ++p)
+                        record(s.col_row[p], model_hits(&s.bits[static_cast<std::size_t>(s.col_slice[p]) * 32], &frontier[4 * C]));
+                }
+            } else {  // bottom-up over the row blocks
+                for (int R = 0; R < s.row_blocks; ++R) {
+                    unsigned hits = 0;
+                    for (long long k = s.row_ptr[R]; k < s.row_ptr[R + 1]; ++k)
+                        hits |= model_hits(&s.bits[static_cast<std::size_t>(k) * 32], &frontier[4 * s.slice_col[k]]);
+                    record(R, hits);
+                }
+            }
+            if (found == 0) break;
+            std::swap(frontier, next);
+        }
+        t.check(level == bf::cpu_bfs(g, source), "%s: model BFS from %d differs from the CPU BFS", name, source);
+    }
+}
+
+}  // namespace
+
+int main()
+{
+    tally t;
+    rng r(tcore::test::seed());
+    for (int n : {1, 7, 8, 9, 127, 128, 129, 300, 1000, 4099}) {
+        std::vector<int> s, d;
+        const int m = n * 5;
+        for (int i = 0; i < m && n > 1; ++i) s.push_back(static_cast<int>(r.next() % n)), d.push_back(static_cast<int>(r.next() % n));
+        const bf::graph g = bf::from_edges(n, s, d);
+        char name[32];
+        std::snprintf(name, sizeof name, "random n=%d", n);
+        check_structure(t, g, name);
+        if (n >= 100) check_model_bfs(t, g, name);
+    }
+    {
+        std::vector<int> s, d;
+        const bf::graph empty = bf::from_edges(0, s, d);
+        const bb::bit_slices sl = bb::build_slices(0, empty.row_ptr.data(), nullptr);
+        t.check(sl.slices() == 0 && sl.row_blocks == 0 && sl.chunks() == 0, "empty graph");
+    }
+    const bf::graph k = bf::kronecker(12, 16, 5);
+    check_structure(t, k, "kronecker 12");
+    check_model_bfs(t, k, "kronecker 12");
+    const bf::graph kd = bf::relabel(k, bf::degree_order(k));
+    check_structure(t, kd, "kronecker 12 degree-ordered");
+    const bf::graph my = bf::mycielski(9);
+    check_structure(t, my, "mycielski 9");
+    check_model_bfs(t, my, "mycielski 9");
+
+    // Word layout: vertex 8R + r, neighbour 128C + 32w + b -> word 4r + w, bit b of slice (R, C).
+    std::vector<int> s = {10}, d = {200};  // 10 = 8*1 + 2; 200 = 128*1 + 32*2 + 8
+    const bf::graph one = bf::from_edges(256, s, d);
+    const bb::bit_slices sl = bb::build_slices(one.n, one.row_ptr.data(), one.col.data());
+    const long long k10 = sl.row_ptr[1];
+    t.check(sl.row_ptr[2] - k10 == 1 && sl.slice_col[k10] == 1 && sl.bits[k10 * 32 + 4 * 2 + 2] == (1u << 8),
+            "word layout of slice (1, 1)");
+
+    bool threw = false;
+    try {
+        const std::vector<long long> rp = {0, 1};
+        const std::vector<int> c = {5};
+        bb::build_slices(1, rp.data(), c.data());
+    } catch (const tcore::error&) {
+        threw = true;
+    }
+    t.check(threw, "build_slices accepts an out-of-range neighbour");
+    return t.finish();
+}
