@@ -14,6 +14,8 @@
 //     slot group straddles two segments;
 //   * region_block covers every region position exactly once without
 //     reading past the region; the tile configurations fit in 227 KiB;
+//   * make_frame's per-tile bounds agree with a direct interior / halo /
+//     outside classification of every buffer position, and its global index;
 //   * the CPU reference on a hand-checked case and its periodic wrap.
 #include "common/test_util.hpp"
 
@@ -278,6 +280,56 @@ void check_region_blocks()
             }
 }
 
+/// make_frame's 32-bit bounds agree with a direct classification of every
+/// buffer position (grid point x0 - H + bx, y0 - H + by).
+template <class G, boundary BC>
+void check_frames()
+{
+    constexpr int R = G::R, H = G::halo;
+    int mismatches = 0, cases = 0;
+    for (long long nx : {1LL, 3LL, 37LL, 150LL, 1000LL})
+        for (long long ny : {2LL, 29LL, 97LL})
+            for (long long tx = 0; tx * G::tile_x < nx; ++tx)
+                for (long long ty = 0; ty * G::tile_y < ny; ++ty)
+                    for (bool zin : {true, false}) {
+                        if (BC == boundary::periodic && !zin) continue;
+                        const long long x0 = tx * G::tile_x, y0 = ty * G::tile_y;
+                        const long long ex = BC == boundary::dirichlet ? nx + 2 * R : nx;
+                        const stencil_detail::tile_frame f = stencil_detail::make_frame<G, BC>(x0, y0, nx, ny, ex, zin);
+                        ++cases;
+                        bool all = true, all_final = true;
+                        for (int by = 0; by < G::bh; ++by)
+                            for (int bx = 0; bx < G::bw; ++bx) {
+                                const long long x = x0 - H + bx, y = y0 - H + by;
+                                const bool final_pos = bx >= H && bx < H + G::tile_x && by >= H && by < H + G::tile_y;
+                                const bool in_f = bx >= f.ix_lo && bx < f.ix_hi && by >= f.iy_lo && by < f.iy_hi;
+                                const bool ar_f = bx >= f.ax_lo && bx < f.ax_hi && by >= f.ay_lo && by < f.ay_hi;
+                                bool interior, in_array, final_write;
+                                if (BC == boundary::periodic) {
+                                    interior = true, in_array = true;
+                                    final_write = x < nx && y < ny;
+                                    if (final_pos && (in_f != final_write)) ++mismatches;
+                                } else {
+                                    interior = zin && x >= 0 && x < nx && y >= 0 && y < ny;
+                                    in_array = x >= -R && x < nx + R && y >= -R && y < ny + R;
+                                    final_write = interior;
+                                    if (in_f != interior || (ar_f != in_array)) ++mismatches;
+                                }
+                                all = all && interior;
+                                if (final_pos) all_final = all_final && final_write;
+                                // the global index of the position
+                                const long long h = stencil_halo(BC, R);
+                                if (final_pos && final_write && f.gbase + by * ex + bx != (y + h) * ex + (x + h)) ++mismatches;
+                            }
+                        if (f.all != all && !(BC == boundary::periodic && f.all)) ++mismatches;
+                        if (f.all && !all) ++mismatches;
+                        if (f.all_final && !all_final) ++mismatches;
+                        if (BC == boundary::dirichlet && f.all != all) ++mismatches;
+                    }
+    T.check(mismatches == 0, "make_frame (%s, tile %dx%d, halo %d): %d mismatches in %d tiles", boundary_name(BC),
+            G::tile_x, G::tile_y, H, mismatches, cases);
+}
+
 template <class S>
 void check_configs()
 {
@@ -367,6 +419,11 @@ int main()
     check_configs<box2d3r>();
     check_configs<star3d1r>();
     check_configs<box3d1r>();
+    check_frames<stencil_detail::config2d<star2d1r, 3>::geometry, boundary::dirichlet>();
+    check_frames<stencil_detail::config2d<star2d1r, 3>::geometry, boundary::periodic>();
+    check_frames<stencil_detail::config2d<box2d3r, 1>::geometry, boundary::dirichlet>();
+    check_frames<stencil_detail::config3d<box3d1r, 3>::geometry, boundary::dirichlet>();
+    check_frames<stencil_detail::config3d<star3d1r, 1>::geometry, boundary::periodic>();
     check_reference();
     return T.finish();
 }

@@ -155,11 +155,55 @@ struct step_target {
     double* global;  ///< output plane origin (final step)
 };
 
-/// Position of buffer element (row, col) relative to the grid, and what to do with it.
-struct point_state {
-    bool compute;  ///< interior point: write the stencil value
-    bool copy;     ///< Dirichlet halo inside the array (intermediate steps): copy the source
+/// One tile (and, in 3D, one plane) in buffer coordinates, computed once
+/// per tile by every thread: positions [ix_lo, ix_hi) x [iy_lo, iy_hi) are
+/// interior points (computed), [ax_lo, ax_hi) x [ay_lo, ay_hi) lie in the
+/// array (Dirichlet halo: copied by intermediate steps). Periodic tiles:
+/// every position is computed; the interior bounds hold the final step's
+/// unwrapped positions. `all` / `all_final`: the whole buffer / the whole
+/// output tile is interior (the common case: no per-element test).
+/// `gbase`: global index of buffer position (0, 0) in the output plane.
+struct tile_frame {
+    int ix_lo, ix_hi, iy_lo, iy_hi;
+    int ax_lo, ax_hi, ay_lo, ay_hi;
+    bool all, all_final;
+    long long gbase;
 };
+
+__host__ __device__ constexpr int clamp_to(long long v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : static_cast<int>(v);
+}
+
+/// The frame of XY tile (x0, y0) on a plane whose z is interior or not.
+template <class G, boundary BC>
+__host__ __device__ inline tile_frame make_frame(long long x0, long long y0, long long nx, long long ny, long long ex,
+                                                 bool z_interior)
+{
+    constexpr int R = G::R, H = G::halo;
+    constexpr int h = stencil_halo(BC, R);
+    tile_frame f{};
+    // buffer position b is grid point x0 - H + b
+    f.ix_lo = BC == boundary::periodic ? 0 : clamp_to(H - x0, 0, G::bw);
+    f.ix_hi = clamp_to(H - x0 + nx, 0, G::bw);
+    f.iy_lo = BC == boundary::periodic ? 0 : clamp_to(H - y0, 0, G::bh);
+    f.iy_hi = clamp_to(H - y0 + ny, 0, G::bh);
+    if (BC == boundary::dirichlet && !z_interior) f.ix_hi = f.ix_lo;  // a halo plane: nothing is interior
+    f.ax_lo = clamp_to(H - x0 - R, 0, G::bw);
+    f.ax_hi = clamp_to(H - x0 + nx + R, 0, G::bw);
+    f.ay_lo = clamp_to(H - y0 - R, 0, G::bh);
+    f.ay_hi = clamp_to(H - y0 + ny + R, 0, G::bh);
+    const bool final_in = x0 + G::tile_x <= nx && y0 + G::tile_y <= ny;
+    if (BC == boundary::periodic) {
+        f.all = true;  // intermediate steps: every position is a real (wrapped) point
+        f.all_final = final_in;
+    } else {
+        f.all = f.ix_lo == 0 && f.ix_hi == G::bw && f.iy_lo == 0 && f.iy_hi == G::bh;
+        f.all_final = final_in && z_interior;
+    }
+    f.gbase = (y0 - H + h) * ex + (x0 - H + h);
+    return f;
+}
 
 }  // namespace stencil_detail
 
@@ -177,24 +221,6 @@ struct stencil_args {
 };
 
 namespace stencil_detail {
-
-/// Interior / halo / outside test of grid point (x, y, z) for a value of step
-/// s < T (copy allowed) or the final step.
-template <boundary BC, int R>
-__device__ inline point_state classify(long long x, long long y, bool z_interior, bool z_in_array, long long nx,
-                                       long long ny, bool final_step)
-{
-    if constexpr (BC == boundary::periodic) {
-        // every position of a periodic tile is a real point; the final step
-        // writes only the grid's own (unwrapped) positions
-        return {final_step ? (x < nx && y < ny) : true, false};
-    } else {
-        const bool inside = x >= 0 && x < nx && y >= 0 && y < ny && z_interior;
-        if (final_step) return {inside, false};
-        const bool in_array = x >= -R && x < nx + R && y >= -R && y < ny + R && z_in_array;
-        return {inside, !inside && in_array};
-    }
-}
 
 /// Loads the step-0 region of the XY tile (x0, y0) from array plane `src_plane`
 /// (nullptr: a plane outside the array, zero-filled) into `buf`.
@@ -247,28 +273,30 @@ __device__ inline void load_region(double* buf, const double* src_plane, const d
 /// Final step: dst.global is the output plane's origin (array element
 /// (0, 0) of that plane); the interior point (x, y) goes to x+h, y+h.
 template <class S, class Method, int T, int Step, boundary BC, class G, int Threads, int NP>
-__device__ inline void tile_step(const double* const (&src)[NP], step_target dst, long long x0, long long y0,
-                                 bool z_interior, bool z_in_array, const stencil_args<S>& a,
-                                 const stencil_lane<S>* lane_plan)
+__device__ inline void tile_step(const double* const (&src)[NP], step_target dst, const tile_frame& f,
+                                 const stencil_args<S>& a, const stencil_lane<S>* lane_plan)
 {
     constexpr int R = S::radius;
     constexpr int P = G::pitch;
     constexpr bool final_step = Step == T;
     constexpr int lo_r = Step * R, hi_r = G::bh - Step * R;
     constexpr int lo_c = Step * R, hi_c = G::bw - Step * R;
-    constexpr int h = stencil_halo(BC, R);
     using plan = stencil_mma_plan<S>;
     const double* center = src[0 - plan::dz_lo];
 
     // Writes the value v of buffer position (br, bc).
     auto emit = [&](int br, int bc, double v) {
-        const long long x = x0 - G::halo + bc, y = y0 - G::halo + br;
-        const point_state st = classify<BC, R>(x, y, z_interior, z_in_array, a.nx, a.ny, final_step);
         if constexpr (final_step) {
-            if (st.compute) dst.global[(y + h) * a.ex + (x + h)] = v;
+            const bool in = f.all_final || (bc >= f.ix_lo && bc < f.ix_hi && br >= f.iy_lo && br < f.iy_hi);
+            if (in) dst.global[f.gbase + static_cast<long long>(br) * a.ex + bc] = v;
+        } else if constexpr (BC == boundary::periodic) {
+            dst.smem[br * P + bc] = v;
         } else {
-            if (st.compute) dst.smem[br * P + bc] = v;
-            else if (st.copy) dst.smem[br * P + bc] = center[br * P + bc];
+            if (f.all || (bc >= f.ix_lo && bc < f.ix_hi && br >= f.iy_lo && br < f.iy_hi)) {
+                dst.smem[br * P + bc] = v;
+            } else if (bc >= f.ax_lo && bc < f.ax_hi && br >= f.ay_lo && br < f.ay_hi) {
+                dst.smem[br * P + bc] = center[br * P + bc];  // fixed Dirichlet value
+            }
         }
     };
 
@@ -329,9 +357,28 @@ __device__ inline void tile_step(const double* const (&src)[NP], step_target dst
 
 // -- configurations ------------------------------------------------------------
 
+/// MMA work of a tile relative to its useful work: 16x8 blocks computed
+/// over T steps (each step's region r smaller on every side) per output
+/// point-step. Tiles whose step regions are multiples of the block waste
+/// least (e.g. 60x60 at r = 1, t = 3: regions 64, 62, 60).
+__host__ __device__ constexpr double mma_overhead(int tx, int ty, int T, int R)
+{
+    long long blocks = 0;
+    for (int s = 1; s <= T; ++s) {
+        const int w = tx + 2 * (T - s) * R, h = ty + 2 * (T - s) * R;
+        blocks += static_cast<long long>((h + 15) / 16) * ((w + 7) / 8);
+    }
+    return static_cast<double>(blocks) * 128.0 / (static_cast<double>(tx) * ty * T);
+}
+
 template <class S, int T>
 struct config2d {
-    static constexpr int tile = T * S::radius <= 12 ? 64 : 32;
+    static constexpr int R = S::radius;
+    // 64x64 (32x32 for large halos), or 64 - 2(t-1)r where that wastes less MMA work
+    static constexpr int big = T * R <= 12 ? 64 : 32;
+    static constexpr int aligned = big - 2 * (T - 1) * R;
+    static constexpr int tile =
+        aligned >= 32 && mma_overhead(aligned, aligned, T, R) < mma_overhead(big, big, T, R) ? aligned : big;
     using geometry = tile_geometry<S, T, tile, tile>;
     static constexpr int threads = 256;
     static constexpr int buffers = T >= 2 ? 3 : 2;
@@ -342,12 +389,41 @@ struct config2d {
     static constexpr int min_blocks = 2 * smem_bytes <= 227 * 1024 ? 2 : 1;
 };
 
+/// Shared memory of a 3D tile of tx x ty outputs (rings of planes, weights).
+template <class S, int T>
+__host__ __device__ constexpr std::size_t smem3d(int tx, int ty, int prefetch)
+{
+    const int halo = T * S::radius;
+    const int planes = 2 * S::radius + 1 + prefetch + (T - 1) * (2 * S::radius + 1);
+    return sizeof(double) * (static_cast<std::size_t>(planes) * (ty + 2 * halo) * tile_pitch(tx + 2 * halo) +
+                             S::weight_count);
+}
+
 template <class S, int T>
 struct config3d {
-    static constexpr int tile_x = T == 1 ? 64 : 32, tile_y = 32;
+    static constexpr int R = S::radius;
+    static constexpr int prefetch = T == 1 ? 2 : 1;
+    static constexpr int shrink = 2 * (T - 1) * R;
+    // candidates: 64x32, 32x32 and both shrunk by 2(t-1)r; the fitting one
+    // with the least MMA overhead (the first of equals)
+    struct pick {
+        int x, y;
+    };
+    static constexpr pick choose()
+    {
+        const pick c[4] = {{64, 32}, {64 - shrink, 32 - shrink}, {32 - shrink, 32 - shrink}, {32, 32}};
+        pick best{32, 32};
+        double cost = 1e30;
+        for (const pick& p : c) {
+            if (p.x < 8 || p.y < 16 || smem3d<S, T>(p.x, p.y, prefetch) > 227 * 1024) continue;
+            const double o = mma_overhead(p.x, p.y, T, R);
+            if (o < cost) best = p, cost = o;
+        }
+        return best;
+    }
+    static constexpr int tile_x = choose().x, tile_y = choose().y;
     using geometry = tile_geometry<S, T, tile_x, tile_y>;
     static constexpr int threads = 256;
-    static constexpr int prefetch = T == 1 ? 2 : 1;
     static constexpr int ring0 = 2 * S::radius + 1 + prefetch;  ///< input planes
     static constexpr int ring = 2 * S::radius + 1;              ///< planes of stages 1..T-1
     static constexpr int planes = ring0 + (T - 1) * ring;
@@ -414,6 +490,7 @@ __global__ void __launch_bounds__(config2d<S, T>::threads, (min_blocks<S, Method
         cp_async_wait<1>();
         __syncthreads();
         const long long x0 = (item % a.tiles_x) * G::tile_x, y0 = (item / a.tiles_x) * G::tile_y;
+        const tile_frame f = make_frame<G, BC>(x0, y0, a.nx, a.ny, a.ex, true);
         double* const cur = smem + (k & 1) * G::plane;
         static_for<T>([&](auto s_) {
             constexpr int step = decltype(s_)::value + 1;
@@ -422,7 +499,7 @@ __global__ void __launch_bounds__(config2d<S, T>::threads, (min_blocks<S, Method
             step_target dst{nullptr, nullptr};
             if constexpr (step == T) dst.global = a.out;
             else dst.smem = step % 2 == 1 ? work : cur;
-            tile_step<S, Method, T, step, BC, G, Threads>(src, dst, x0, y0, true, true, a, &ln);
+            tile_step<S, Method, T, step, BC, G, Threads>(src, dst, f, a, &ln);
             __syncthreads();
         });
     }
@@ -450,6 +527,8 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
         const long long za = chunk * a.zchunk;
         const long long zb = za + a.zchunk < a.nz ? za + a.zchunk : a.nz;
         const long long q_begin = za - T * R, q_end = zb + T * R;
+        const tile_frame f_in = make_frame<G, BC>(x0, y0, a.nx, a.ny, a.ex, true);
+        const tile_frame f_halo = make_frame<G, BC>(x0, y0, a.nx, a.ny, a.ex, false);
         // Ring slots: planes are keyed by z - q_begin + (T+1)R >= 0 (small ints).
         auto slot = [&](int stage, long long z) -> double* {
             const int key = static_cast<int>(z - q_begin) + (T + 1) * R;
@@ -486,9 +565,10 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
                     if constexpr (stage == T) dst.global = a.out + (z + h) * plane_elems;
                     else dst.smem = slot(stage, z);
                     // Dirichlet halo planes (never the final stage's) are copied
-                    // position by position: tile_step sees z_interior == false.
-                    const bool z_interior = z >= 0 && z < a.nz;
-                    tile_step<S, Method, T, stage, BC, G, Threads>(src, dst, x0, y0, z_interior, true, a, &ln);
+                    // position by position: their frame has no interior.
+                    const bool z_interior = BC == boundary::periodic || (z >= 0 && z < a.nz);
+                    const tile_frame f = z_interior ? f_in : f_halo;
+                    tile_step<S, Method, T, stage, BC, G, Threads>(src, dst, f, a, &ln);
                 }
                 if (stage < T) __syncthreads();
             });
