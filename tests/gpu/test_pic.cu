@@ -1,0 +1,191 @@
+// tests/gpu/test_pic.cu - the Boris pushes of the PiC workload
+// (examples/pic/pic_kernels.cuh) against the FP64 CPU reference (classical
+// Boris step with cross products, each particle's cell field).
+//
+// Variants: tc and cc on f64 m16n8k8, m16n8k4 (sm_90 shapes; sm_80 runs them
+// as m8n8k4 MMAs) and m8n8k4, and cce. Grids 4x4x2 cells x 64 particles and
+// 3x5x1 x 16 (15 blocks of 16: tails of the 4-blocks-per-warp loop), 1, 7
+// and 40 steps: every component within 1e-10 (FP64 rounding grows about
+// linearly; the Boris rotation is norm-preserving), components 1 and w
+// unchanged bit for bit. Two launches of 20 steps equal one of 40 bit for
+// bit; 0 steps leaves the state alone. Pure magnetic field, 1000 steps:
+// |v|^2 of every particle changes by less than 1e-11 (relative). Bad
+// arguments throw tcore::error.
+#include "common/test_util.hpp"
+
+#include "examples/pic/pic_host.hpp"
+#include "examples/pic/pic_kernels.cuh"
+
+#include <tcore/tcore.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using tcore::test::tally;
+namespace px = tcore::examples::pic;
+
+namespace {
+
+using push_fn = std::function<void(double*, long long, int, const double2*, const double*, double, int)>;
+
+struct variant {
+    const char* name;
+    push_fn push;
+    int table;  // which frag table: 0 m16n8k8, 1 m16n8k4, 2 m8n8k4
+};
+
+std::vector<variant> variants()
+{
+    using namespace tcore;
+    auto mma = [](auto backend, auto shape) -> push_fn {
+        using B = decltype(backend);
+        using S = decltype(shape);
+        return [](double* s, long long n, int ppc, const double2* ft, const double*, double, int steps) {
+            px::boris_push_mma<B, S>(s, n, ppc, ft, steps);
+        };
+    };
+    return {
+        {"tc (m16n8k8)", mma(tensor_core{}, f64_m16n8k8{}), 0},
+        {"tc-m16n8k4", mma(tensor_core{}, f64_m16n8k4{}), 1},
+        {"tc-m8n8k4", mma(tensor_core{}, f64_m8n8k4{}), 2},
+        {"cc (m16n8k8)", mma(cuda_core{}, f64_m16n8k8{}), 0},
+        {"cc-m16n8k4", mma(cuda_core{}, f64_m16n8k4{}), 1},
+        {"cc-m8n8k4", mma(cuda_core{}, f64_m8n8k4{}), 2},
+        {"cce", [](double* s, long long n, int ppc, const double2*, const double* pt, double dt, int steps) {
+             px::boris_push_cce(s, n, ppc, pt, dt, steps);
+         }, 0},
+    };
+}
+
+/// Device copies of a setup: nodes, particles, tables for every shape.
+struct device_setup {
+    const px::setup& s;
+    tcore::test::device_buffer<double> nodes, state, plain;
+    tcore::test::device_buffer<double2> frag[3];
+    device_setup(const px::setup& su)
+        : s(su), nodes(su.nodes.size()), state(su.particles.size()),
+          plain(static_cast<std::size_t>(su.grid.cells()) * 16),
+          frag{tcore::test::device_buffer<double2>(static_cast<std::size_t>(su.grid.cells()) * 32),
+               tcore::test::device_buffer<double2>(static_cast<std::size_t>(su.grid.cells()) * 32),
+               tcore::test::device_buffer<double2>(static_cast<std::size_t>(su.grid.cells()) * 32)}
+    {
+        nodes.upload(su.nodes);
+        px::boris_tables<tcore::f64_m16n8k8>(nodes.ptr, su.grid, su.h(), su.dt, frag[0].ptr, plain.ptr);
+        px::boris_tables<tcore::f64_m16n8k4>(nodes.ptr, su.grid, su.h(), su.dt, frag[1].ptr, plain.ptr);
+        px::boris_tables<tcore::f64_m8n8k4>(nodes.ptr, su.grid, su.h(), su.dt, frag[2].ptr, plain.ptr);
+        TCORE_CHECK(cudaDeviceSynchronize());
+    }
+    std::vector<double> run(const variant& v, const std::vector<double>& start, int steps, int launches = 1)
+    {
+        state.upload(start);
+        for (int l = 0; l < launches; ++l)
+            v.push(state.ptr, s.n(), s.ppc, frag[v.table].ptr, plain.ptr, s.dt, steps / launches);
+        TCORE_CHECK(cudaDeviceSynchronize());
+        return state.download();
+    }
+};
+
+void check_against_cpu(tally& t, const px::setup& s, const char* what)
+{
+    device_setup dev(s);
+    for (int steps : {1, 7, 40}) {
+        const std::vector<double> ref = px::cpu_push(s, s.particles, steps);
+        for (const variant& v : variants()) {
+            const std::vector<double> got = dev.run(v, s.particles, steps);
+            double worst = 0;
+            long long bad = 0, pass_bad = 0;
+            for (std::size_t i = 0; i < got.size(); ++i) {
+                const int k = static_cast<int>(i % 8);
+                if (k == 3 || k == 7) {
+                    pass_bad += std::memcmp(&got[i], &s.particles[i], sizeof(double)) != 0;
+                    continue;
+                }
+                if (!tcore::test::close(got[i], ref[i], 1e-10)) ++bad;
+                if (std::isfinite(got[i])) worst = std::fmax(worst, std::fabs(got[i] - ref[i]));
+            }
+            t.check(bad == 0 && pass_bad == 0, "%s %s, %d steps: %lld values off by more than 1e-10 (max %g), %lld pass-through values changed",
+                    what, v.name, steps, bad, worst, pass_bad);
+            if (steps == 40) std::printf("  %-22s %-14s 40 steps: max abs error %.3g\n", what, v.name, worst);
+        }
+    }
+    // Split launches, zero steps.
+    for (const variant& v : variants()) {
+        const std::vector<double> one = dev.run(v, s.particles, 40, 1), two = dev.run(v, s.particles, 40, 2);
+        t.check(std::memcmp(one.data(), two.data(), one.size() * sizeof(double)) == 0, "%s %s: 2 x 20 steps != 40 steps", what, v.name);
+        const std::vector<double> zero = dev.run(v, s.particles, 0);
+        t.check(std::memcmp(zero.data(), s.particles.data(), zero.size() * sizeof(double)) == 0, "%s %s: 0 steps changed the state", what, v.name);
+    }
+}
+
+void check_energy(tally& t)
+{
+    px::setup s;
+    s.grid = {8, 8, 1};
+    s.ppc = 32;
+    px::make_fields(s, 1.0, 0.3, 0.0);
+    px::make_particles(s, 99);
+    device_setup dev(s);
+    for (const variant& v : variants()) {
+        const std::vector<double> got = dev.run(v, s.particles, 1000);
+        const double drift = px::max_energy_drift(s.particles, got);
+        t.check(drift < 1e-11, "%s: |v|^2 drifts by %g (relative) in 1000 steps of a pure magnetic field", v.name, drift);
+        std::printf("  pure B, 1000 steps  %-14s max relative |v|^2 change %.3g\n", v.name, drift);
+    }
+}
+
+void check_bad_arguments(tally& t)
+{
+    tcore::test::device_buffer<double> state(64 * 8), plain(16);
+    tcore::test::device_buffer<double2> frag(32);
+    auto throws = [](const std::function<void()>& f) {
+        try {
+            f();
+        } catch (const tcore::error&) {
+            return true;
+        }
+        return false;
+    };
+    using namespace tcore;
+    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr, 64, 24, frag.ptr, 1); }), "ppc 24 accepted");
+    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr, 48, 32, frag.ptr, 1); }), "n not a multiple of ppc accepted");
+    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr + 1, 64, 64, frag.ptr, 1); }), "misaligned state accepted");
+    t.check(throws([&] { px::boris_push_mma<cuda_core, f64_m8n8k4>(state.ptr, 64, 64, frag.ptr, -1); }), "negative steps accepted");
+    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(nullptr, 64, 64, frag.ptr, 1); }), "null state accepted");
+    t.check(throws([&] { px::boris_push_cce(state.ptr, 64, 64, nullptr, 0.1, 1); }), "null table accepted");
+    t.check(throws([&] { px::boris_tables<f64_m16n8k8>(nullptr, px::grid3{1, 1, 1}, 0.1, 0.1, frag.ptr, plain.ptr); }), "null nodes accepted");
+    t.check(throws([&] { px::boris_tables<f64_m16n8k8>(state.ptr, px::grid3{0, 1, 1}, 0.1, 0.1, frag.ptr, plain.ptr); }), "empty grid accepted");
+    TCORE_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+int main()
+{
+    tcore::test::require_gpu_or_skip();
+    tally t;
+    {
+        px::setup s;
+        s.grid = {4, 4, 2};
+        s.ppc = 64;
+        px::make_fields(s);
+        px::make_particles(s, 1);
+        check_against_cpu(t, s, "4x4x2 cells x 64");
+    }
+    {
+        px::setup s;
+        s.grid = {3, 5, 1};
+        s.ppc = 16;
+        s.q_over_m = 2.5;
+        s.dt = 0.02;
+        px::make_fields(s, -0.7, 0.4, 0.2);
+        px::make_particles(s, 2);
+        check_against_cpu(t, s, "3x5x1 cells x 16");
+    }
+    check_energy(t);
+    check_bad_arguments(t);
+    return t.finish();
+}
