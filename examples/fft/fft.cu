@@ -13,8 +13,8 @@
 // array); "2d <ny>x<nx> <dir>" (ny rows of nx, x fastest) for 256x256,
 // 256x512, 256x1024, 512x256, 512x512 with batch 2048 (8 GiB per array for
 // 512x512; the batch is halved until input, output and cuFFT's workspace
-// fit, and the case name then says so). --quick: 2^20 complex values per
-// case (1D n = 256 and 4096, 2D 256x256 and 256x512).
+// fit; the summary and the rows' notes then say so). --quick: 2^20 complex
+// values per case (1D n = 256 and 4096, 2D 256x256 and 256x512).
 //
 // Metrics: bytes = 32 * elements (each element read and written once: the
 // minimum; the 2D kernels make two passes), flops = 5 N log2(N) per
@@ -103,21 +103,23 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
     const bool two_d = c.ny > 1;
     const char* dname = dir == fft_direction::forward ? "fwd" : "inv";
     const long long per = c.nx * c.ny;
+    const std::string name = two_d ? "2d " + std::to_string(c.ny) + "x" + std::to_string(c.nx) + " " + dname
+                                   : "1d N=" + std::to_string(c.nx) + " " + dname;
+    if (!ctx.want_case(name) || !ctx.announce_case(name)) return;
+    bool any = false;
+    for (const char* v : {"base", "tc", "cc"}) any = any || ctx.want_variant(v);
+    if (!any) return;
     // fit input, output and cuFFT's workspace (at most one more array) in memory
     std::size_t free_b = 0, total_b = 0;
     TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
     const long long asked = c.batch;
     while (c.batch > 1 && 3.0 * 16.0 * per * c.batch + (1ull << 30) > static_cast<double>(free_b)) c.batch /= 2;
-    std::string name = two_d ? "2d " + std::to_string(c.ny) + "x" + std::to_string(c.nx) + " " + dname
-                             : "1d N=" + std::to_string(c.nx) + " " + dname;
-    if (c.batch != asked) name += " batch=" + std::to_string(c.batch);
-    if (!ctx.want_case(name) || !ctx.announce_case(name)) return;
-    bool any = false;
-    for (const char* v : {"base", "tc", "cc"}) any = any || ctx.want_variant(v);
-    if (!any) return;
-    if (c.batch != asked)
+    if (c.batch != asked) {
         std::printf("fft %s: batch reduced from %lld to %lld to fit device memory (%.1f GiB free)\n", name.c_str(),
                     asked, c.batch, free_b / 1073741824.0);
+        ctx.summary(name + " batch", std::to_string(c.batch) + " (reduced from " + std::to_string(asked) +
+                                         " to fit device memory)");
+    }
 
     const long long count = per * c.batch;
     const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(double2);

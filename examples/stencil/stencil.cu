@@ -108,8 +108,8 @@ unsigned grid_for(long long n) { return static_cast<unsigned>(std::min<long long
 /// Long double value at interior point (x, y, z) after t steps (Dirichlet),
 /// computed on its dependence cone from the hashed input.
 template <class S>
-double cone_reference(long long x, long long y, long long z, int t, const stencil_grid& g,
-                      const tcore::stencil_extent& e, const tcore::stencil_weights<S>& w, unsigned long long seed)
+double cone_reference(long long x, long long y, long long z, int t, const tcore::stencil_extent& e,
+                      const tcore::stencil_weights<S>& w, unsigned long long seed)
 {
     constexpr int R = S::radius;
     const int reach = t * R;
@@ -285,7 +285,7 @@ void run_case(tb::context& ctx, const stencil_grid& g)
         for (const auto& p : pts) {
             double v;
             if (BC == boundary::dirichlet) {
-                v = cone_reference<S>(p[0], p[1], p[2], T, g, e, w, seed);
+                v = cone_reference<S>(p[0], p[1], p[2], T, e, w, seed);
             } else {
                 v = 0;  // periodic large grids are not sampled (see below)
             }
@@ -360,18 +360,23 @@ void run_case(tb::context& ctx, const stencil_grid& g)
     }
 }
 
+std::vector<stencil_grid> grids_of(int dims, bool quick)
+{
+    std::vector<stencil_grid> g;
+    if (dims == 2) {
+        if (quick) g.push_back({1021, 777, 1});
+        else g.push_back({10240, 10240, 1}), g.push_back({4096, 4096, 1});
+    } else {
+        if (quick) g.push_back({97, 83, 71});
+        else g.push_back({512, 512, 512}), g.push_back({1024, 1024, 1024});
+    }
+    return g;
+}
+
 template <class S>
 void run_shape(tb::context& ctx)
 {
-    std::vector<stencil_grid> grids;
-    if constexpr (S::dims == 2) {
-        if (ctx.quick()) grids = {{1021, 777, 1}};
-        else grids = {{10240, 10240, 1}, {4096, 4096, 1}};
-    } else {
-        if (ctx.quick()) grids = {{97, 83, 71}};
-        else grids = {{512, 512, 512}, {1024, 1024, 1024}};
-    }
-    for (const stencil_grid& g : grids) {
+    for (const stencil_grid& g : grids_of(S::dims, ctx.quick())) {
         run_case<S, 1, boundary::dirichlet>(ctx, g);
         run_case<S, 3, boundary::dirichlet>(ctx, g);
     }
