@@ -349,7 +349,9 @@ __device__ inline void bottom_up(const slices_view& g, const step_state& st, lon
         const int R = static_cast<int>(Rl);
         const int rows = min(slice_rows, g.n - slice_rows * R);
         const unsigned valid = rows >= slice_rows ? 0xffu : ((1u << rows) - 1u);
-        const unsigned todo = ~(st.visited[R >> 2] >> (8 * (R & 3))) & valid;  // warp-uniform
+        // Lane 0's read, broadcast: other warps may be setting bits of this word.
+        const unsigned word = __shfl_sync(0xffffffffu, lane == 0 ? st.visited[R >> 2] : 0u, 0);
+        const unsigned todo = ~(word >> (8 * (R & 3))) & valid;  // warp-uniform
         if (todo == 0) continue;
         unsigned found = 0;
         const long long end = g.row_ptr[R + 1];
