@@ -1,33 +1,56 @@
 #!/usr/bin/env bash
-# tests/gpu/quick-check.sh - a fast GPU pass for development: build every GPU
-# test and tcore-bench (keep going past failures), run each GPU test once,
-# then tcore-bench --quick over the workloads given (default: all). Logs go
-# to $OUT (packed into one logs.tar.gz) and a summary is printed last.
-# Usage: tests/gpu/quick-check.sh [workload,workload,...]
+# tests/gpu/quick-check.sh - one bounded GPU pass: build every GPU test and
+# tcore-bench (keep going past failures), run each GPU test once
+# (TCORE_TEST_QUICK=1 sizes unless QUICK=0), memcheck over the tests named in
+# MEMCHECK, then one tcore-bench run per argument "workload[:case,case...]".
+# Every step is cut off so that the logs are packed into $OUT/logs.tar.gz
+# before DEADLINE seconds (default 560); a summary is printed last.
+# Usage: tests/gpu/quick-check.sh [workload[:cases]] ...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+start=$SECONDS
+deadline=${DEADLINE:-560}
 out=${OUT:-$(mktemp -d)}
 logs=$out/logs
 mkdir -p "$logs"
 build=${BUILD:-build-gpu}
+[ "${QUICK:-1}" = 1 ] && export TCORE_TEST_QUICK=1
+left() { echo $((deadline - (SECONDS - start) - 15)); }
+# bounded SECONDS CMD...: runs CMD for at most SECONDS and the time left.
+bounded() {
+  local want=$1; shift
+  local t; t=$(left)
+  [ "$t" -gt "$want" ] && t=$want
+  [ "$t" -le 0 ] && return 124
+  timeout "$t" "$@"
+}
+summary=()
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$logs/configure.log" 2>&1 ||
   { tail -20 "$logs/configure.log"; exit 1; }
 targets=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(gpu_test_[a-z0-9_]*\).*/\1/p' | tr '\n' ' ')
-cmake --build "$build" -j"$(nproc)" --target $targets tcore-bench -- -k >"$logs/build.log" 2>&1 ||
+t0=$SECONDS
+bounded 400 cmake --build "$build" -j"$(nproc)" --target $targets tcore-bench -- -k >"$logs/build.log" 2>&1 ||
   grep -E "error" "$logs/build.log" | head -20
-summary=()
+summary+=("build: $((SECONDS - t0)) s")
 for t in $targets; do
   exe="$build/tests/$t"
   if [ ! -x "$exe" ]; then summary+=("$t: NOT BUILT"); continue; fi
-  timeout 180 "$exe" >"$logs/$t.log" 2>&1
+  t0=$SECONDS
+  bounded 60 "$exe" >"$logs/$t.log" 2>&1
   rc=$?
-  summary+=("$t: rc=$rc $(grep -E '^[0-9]+ passed' "$logs/$t.log" | tail -1)")
-  grep -m 5 FAIL "$logs/$t.log"
+  summary+=("$t: rc=$rc $(grep -E '^[0-9]+ passed' "$logs/$t.log" | tail -1) ($((SECONDS - t0)) s)")
+  grep -m 3 FAIL "$logs/$t.log"
 done
-if [ -x "$build/tcore-bench" ]; then
-  timeout ${BENCH_TIMEOUT:-240} "$build/tcore-bench" --quick ${1:+--workload "$1"} --out "$logs/bench" >"$logs/bench.log" 2>&1
-  summary+=("tcore-bench --quick: rc=$?")
-  grep -iE "error|fail" "$logs/bench.log" | head -20
-fi
+for t in ${MEMCHECK:-}; do
+  bounded 90 compute-sanitizer --tool memcheck "$build/tests/$t" >"$logs/memcheck-$t.log" 2>&1
+  summary+=("memcheck $t: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/memcheck-$t.log" | tail -1)")
+done
+for spec in "$@"; do
+  w=${spec%%:*}; cases=""
+  [ "$spec" != "$w" ] && cases=${spec#*:}
+  bounded 400 "$build/tcore-bench" --workload "=$w" ${cases:+--case "$cases"} --out "$logs/bench-$w" \
+    >"$logs/bench-$w.log" 2>&1
+  summary+=("tcore-bench $w: rc=$?")
+done
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$logs"
 printf '%s\n' "${summary[@]}"
