@@ -489,41 +489,47 @@ __device__ inline void load_b1(frag_b<Shape>& b, const image_view& img, int xb, 
     }
 }
 
-/// Stores D2 of row block nb: 8-bit (rounded, saturated) or FP64. Vec (RGBA,
-/// 4-byte aligned 8-bit output): lanes t and t^1 swap a channel pair so each
-/// stores one whole pixel.
-template <class Shape, bool Vec, class Out>
+/// Stores D2 of row block nb, element by element: 8-bit (rounded,
+/// saturated) or FP64, channels past out.channels skipped.
+template <class Shape, class Out>
 __device__ inline void store_d2(const image_out<Out>& out, const frag_c<Shape>& d, int nb, int ox0, int oy0, int lane)
 {
     using T = tile<Shape>;
-    if constexpr (std::is_same_v<Out, unsigned char>) {
-        unsigned q[4];
-        static_for<4>([&](auto i) { q[i] = to_u8(static_cast<float>(d.x[i])); });
-        if constexpr (Vec) {
-            // Elements 0, 1: column g, channels c, c+1 (c = 2(t&1)); elements 2, 3: column g + 8.
-            const int t = lane & 3, g = lane >> 2;
-            const unsigned pair_g = q[0] | (q[1] << 8), pair_g8 = q[2] | (q[3] << 8);
-            const unsigned recv = __shfl_xor_sync(0xffffffffu, (t & 1) ? pair_g : pair_g8, 1);
-            const unsigned word = (t & 1) ? (recv | (pair_g8 << 16)) : (pair_g | (recv << 16));
-            const int ox = ox0 + g + 8 * (t & 1), oy = oy0 + 2 * nb + (t >> 1);
-            if (ox < out.width && oy < out.height)
-                *reinterpret_cast<unsigned*>(out.data + oy * out.pitch + 4ll * ox) = word;
-        } else {
-            static_for<4>([&](auto i) {
-                const typename T::d2_elem e = T::d2(lane, i, nb);
-                const int ox = ox0 + e.col, oy = oy0 + e.row;
-                if (ox < out.width && oy < out.height && e.c < out.channels)
-                    out.data[oy * out.pitch + static_cast<long long>(ox) * out.channels + e.c] = static_cast<unsigned char>(q[i]);
-            });
+    static_for<4>([&](auto i) {
+        const typename T::d2_elem e = T::d2(lane, i, nb);
+        const int ox = ox0 + e.col, oy = oy0 + e.row;
+        if (ox < out.width && oy < out.height && e.c < out.channels) {
+            Out* dst = out.data + oy * out.pitch + static_cast<long long>(ox) * out.channels + e.c;
+            if constexpr (std::is_same_v<Out, unsigned char>) *dst = static_cast<unsigned char>(to_u8(static_cast<float>(d.x[i])));
+            else *dst = static_cast<Out>(d.x[i]);
         }
-    } else {
-        static_for<4>([&](auto i) {
-            const typename T::d2_elem e = T::d2(lane, i, nb);
-            const int ox = ox0 + e.col, oy = oy0 + e.row;
-            if (ox < out.width && oy < out.height && e.c < out.channels)
-                out.data[oy * out.pitch + static_cast<long long>(ox) * out.channels + e.c] = static_cast<Out>(d.x[i]);
-        });
-    }
+    });
+}
+
+/// Stores a whole tile as RGBA 8-bit pixels (4-byte aligned rows): in row
+/// block nb, lane (g, t) holds channels 2(t&1), +1 of columns g and g + 8 of
+/// output row 2nb + (t >> 1); lanes t and t^1 swap a channel pair so each
+/// stores one pixel, column g + 8(t & 1). One address per tile, then a
+/// fixed stride of two rows per block.
+template <class Shape>
+__device__ inline void store_tile_rgba8(const image_out<unsigned char>& out, const frag_c<Shape> (&d)[4], int ox0,
+                                        int oy0, int lane)
+{
+    const int t = lane & 3, g = lane >> 2;
+    const int ox = ox0 + g + 8 * (t & 1), oy = oy0 + (t >> 1);
+    const bool col_ok = ox < out.width;
+    unsigned char* p = out.data + static_cast<long long>(col_ok ? oy : 0) * out.pitch + 4ll * (col_ok ? ox : 0);
+    const long long stride = 2 * out.pitch;
+    static_for<4>([&](auto nb) {
+        unsigned q[4];
+        static_for<4>([&](auto i) { q[i] = to_u8(static_cast<float>(d[nb].x[i])); });
+        const unsigned pair_g = __byte_perm(q[0], q[1], 0x0040u);   // channels c, c+1 of column g
+        const unsigned pair_g8 = __byte_perm(q[2], q[3], 0x0040u);  // ... of column g + 8
+        const unsigned recv = __shfl_xor_sync(0xffffffffu, (t & 1) ? pair_g : pair_g8, 1);
+        const unsigned lo = (t & 1) ? recv : pair_g, hi = (t & 1) ? pair_g8 : recv;
+        if (col_ok && oy + 2 * nb < out.height)
+            *reinterpret_cast<unsigned*>(p + nb * stride) = __byte_perm(lo, hi, 0x5410u);
+    });
 }
 
 /// Shared-memory tables of a block (FP16 shapes): per tile of the strip its
@@ -574,7 +580,7 @@ __host__ __device__ inline void row_band(int oy_t, int nb, real scale_y, int& lo
 /// Every thread of the block must call it (there is a __syncthreads for
 /// FP16), and every branch around an MMA is warp-uniform.
 /// Vec: RGBA input with 16-byte aligned rows (FP16) and 4-byte aligned RGBA
-/// 8-bit output (see load_b1 / store_d2).
+/// 8-bit output (see load_b1 / store_tile_rgba8).
 template <class Backend, class Shape, filter F, bool Vec, class Out>
 __device__ inline void resample_block(const image_view& in, const image_out<Out>& out,
                                       typename tile<Shape>::real scale_x, typename tile<Shape>::real scale_y,
@@ -703,7 +709,11 @@ __device__ inline void resample_block(const image_view& in, const image_out<Out>
                 }
             });
         }
-        static_for<T::row_blocks>([&](auto nb) { store_d2<Shape, Vec>(out, d2[nb], nb, ox0, oy_t, lane); });
+        if constexpr (Vec && std::is_same_v<Out, unsigned char>) {
+            store_tile_rgba8<Shape>(out, d2, ox0, oy_t, lane);
+        } else {
+            static_for<T::row_blocks>([&](auto nb) { store_d2<Shape>(out, d2[nb], nb, ox0, oy_t, lane); });
+        }
     }
 }
 
