@@ -114,10 +114,12 @@ void run_grids(std::uint64_t salt)
 {
     std::vector<stencil_grid> grids;
     if constexpr (S::dims == 2) {
-        grids = {{37, 29, 1}, {5, 3, 1}};
+        grids.push_back({37, 29, 1});
+        grids.push_back({5, 3, 1});
         if (!quick) grids.push_back({150, 97, 1});
     } else {
-        grids = {{19, 21, 13}, {3, 4, 2}};
+        grids.push_back({19, 21, 13});
+        grids.push_back({3, 4, 2});
         if (!quick) grids.push_back({45, 37, 70});
     }
     for (const stencil_grid& g : grids) {

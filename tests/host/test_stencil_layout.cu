@@ -14,6 +14,7 @@
 //     slot group straddles two segments;
 //   * region_block covers every region position exactly once without
 //     reading past the region; the tile configurations fit in 227 KiB;
+//   * choose_zchunk on the benchmark's 3D shapes;
 //   * make_frame's per-tile bounds agree with a direct interior / halo /
 //     outside classification of every buffer position, and its global index;
 //   * the CPU reference on a hand-checked case and its periodic wrap.
@@ -330,6 +331,22 @@ void check_frames()
             G::tile_x, G::tile_y, H, mismatches, cases);
 }
 
+void check_zchunks()
+{
+    using stencil_detail::choose_zchunk;
+    // 512^3, t = 1: 128 tiles on 264 resident blocks -> two chunks fill the GPU once
+    T.check(choose_zchunk(512, 128, 264, 1) == 256, "zchunk 512^3 t=1: %lld", choose_zchunk(512, 128, 264, 1));
+    // 1024^3, t = 1: 512 tiles already make two full waves
+    T.check(choose_zchunk(1024, 512, 264, 1) == 1024, "zchunk 1024^3 t=1: %lld", choose_zchunk(1024, 512, 264, 1));
+    // 512^3, t = 3 (60x28 tiles): 171 tiles on 132 blocks -> three chunks, four waves
+    T.check(choose_zchunk(512, 171, 132, 3) == 171, "zchunk 512^3 t=3: %lld", choose_zchunk(512, 171, 132, 3));
+    for (long long nz : {1LL, 2LL, 7LL, 70LL, 333LL})
+        for (long long tiles : {1LL, 5LL, 1000LL}) {
+            const long long zc = choose_zchunk(nz, tiles, 132, 3);
+            T.check(zc >= 1 && zc <= nz, "zchunk of nz = %lld: %lld", nz, zc);
+        }
+}
+
 template <class S>
 void check_configs()
 {
@@ -424,6 +441,7 @@ int main()
     check_frames<stencil_detail::config2d<box2d3r, 1>::geometry, boundary::dirichlet>();
     check_frames<stencil_detail::config3d<box3d1r, 3>::geometry, boundary::dirichlet>();
     check_frames<stencil_detail::config3d<star3d1r, 1>::geometry, boundary::periodic>();
+    check_zchunks();
     check_reference();
     return T.finish();
 }

@@ -21,8 +21,9 @@
 // EBISU): per stage s = 0..t-1 a ring of 2r+1 planes (the input ring one or
 // two planes deeper for prefetching); at each z step one plane is loaded
 // and every stage computes one plane, r planes behind the stage before.
-// Long z ranges are split into chunks (each re-reading t*r planes of halo)
-// only when there are too few XY tiles to fill the GPU.
+// Long z ranges are split into chunks (each re-reading t*r planes of halo on
+// both ends) where that shortens the run: choose_zchunk weighs the waves of
+// work items against the planes each item streams.
 //
 // Work inside a step: `tc`/`cc` cover the step's region with 16x8 blocks
 // (the last block in a row or column shifted back to end at the region's
@@ -602,6 +603,22 @@ inline int prepare_kernel(Kernel kernel, std::size_t smem, int threads)
 template <class S, class Method, int T, boundary BC>
 struct kernel_tag {};
 
+/// z planes per work item of the 3D kernel: a block streams zc planes plus
+/// 2*halo planes of pipeline fill, and the items run in waves of `resident`
+/// blocks, so the time is about ceil(items / resident) * (zc + 2 halo).
+/// Picks the zc (largest of equals) that minimises it.
+inline long long choose_zchunk(long long nz, long long tiles, long long resident, int halo)
+{
+    long long best = nz, best_cost = -1;
+    const long long lo = nz < 8 ? nz : 8;
+    for (long long zc = nz; zc >= lo; --zc) {
+        const long long items = tiles * detail::ceil_div(nz, zc);
+        const long long cost = detail::ceil_div(items, resident) * (zc + 2 * halo);
+        if (best_cost < 0 || cost < best_cost) best = zc, best_cost = cost;
+    }
+    return best;
+}
+
 }  // namespace stencil_detail
 
 /// Shared memory (bytes) one block of stencil_apply<S, *, T> uses.
@@ -666,11 +683,8 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
         a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
         const long long tiles = a.tiles_x * a.tiles_y;
         const long long resident = static_cast<long long>(sms) * per_sm;
-        // split z only while there are too few work items to fill the GPU 4 times over
-        long long zc = a.nz;
-        while (zc > 32 && tiles * detail::ceil_div(a.nz, zc) < 4 * resident) zc = detail::ceil_div(zc, 2);
-        a.zchunk = zc;
-        a.zchunks = detail::ceil_div(a.nz, zc);
+        a.zchunk = stencil_detail::choose_zchunk(a.nz, tiles, resident, T * S::radius);
+        a.zchunks = detail::ceil_div(a.nz, a.zchunk);
         a.items = tiles * a.zchunks;
         const long long blocks = std::min<long long>(a.items, resident);
         kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
