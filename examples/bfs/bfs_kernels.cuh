@@ -230,7 +230,7 @@ public:
         require(s.n == g.n, "bit_bfs", "slices and graph differ in vertex count");
         require(g.n > 0, "bit_bfs", "empty graph");
         row_ptr_.upload(s.row_ptr);
-        slice_col_.upload(s.slice_col);
+        slice_meta_.upload(tcore::bitbfs::slice_meta(s));
         bits_.upload(s.bits);
         col_slice_.upload(s.col_slice);
         col_row_.upload(s.col_row);
@@ -245,7 +245,7 @@ public:
         level_.resize(static_cast<std::size_t>(g.n));
         counters_.resize(2);
         view_.n = s.n, view_.row_blocks = s.row_blocks, view_.col_blocks = s.col_blocks, view_.chunks = s.chunks();
-        view_.row_ptr = row_ptr_.get(), view_.slice_col = slice_col_.get(), view_.bits = bits_.get();
+        view_.row_ptr = row_ptr_.get(), view_.slice_meta = slice_meta_.get(), view_.bits = bits_.get();
         view_.col_slice = col_slice_.get(), view_.col_row = col_row_.get();
         view_.chunk_col = chunk_col_.get(), view_.chunk_begin = chunk_begin_.get(), view_.chunk_end = chunk_end_.get();
     }
@@ -308,7 +308,7 @@ public:
     std::size_t device_bytes() const
     {
         return (row_ptr_.size() + chunk_begin_.size() + chunk_end_.size()) * 8 +
-               (slice_col_.size() + col_slice_.size() + col_row_.size() + chunk_col_.size() + bits_.size()) * 4;
+               (slice_meta_.size() + col_slice_.size() + col_row_.size() + chunk_col_.size() + bits_.size()) * 4;
     }
 
 private:
@@ -318,8 +318,8 @@ private:
     tcore::bitbfs::slices_view view_;
     tcore::bitbfs::direction_rule rule_;
     dev_array<long long> row_ptr_, chunk_begin_, chunk_end_;
-    dev_array<int> slice_col_, col_slice_, col_row_, chunk_col_, degree_, level_;
-    dev_array<unsigned> bits_, visited_, frontier_, next_;
+    dev_array<int> col_slice_, col_row_, chunk_col_, degree_, level_;
+    dev_array<unsigned> slice_meta_, bits_, visited_, frontier_, next_;
     dev_array<unsigned long long> counters_;
     std::vector<int> degree_host_;
     pinned_counters host_;

@@ -6,7 +6,8 @@
 // and one with isolated vertices; only non-empty slices are stored, each
 // slice's column block increases within its row block, the column index
 // lists every slice once with its row block, top-down chunks cover each
-// column block's slices in order with at most chunk_slices each; the word
+// column block's slices in order with at most chunk_slices each; the
+// device metadata (column block and 8-bit row mask per slice); the word
 // layout the MMA relies on (word 4r + w = row r, columns 32w..32w+31);
 // simulated top-down and bottom-up steps through the b1 MMA model
 // (tcore::mma_emulated's bit form: AND + popcount per lane map) match a CPU
@@ -68,6 +69,17 @@ void check_structure(tally& t, const bf::graph& g, const char* name)
     }
     t.check(bad_chunk == 0 && covered == s.slices(), "%s: chunks wrong (%lld bad, %lld of %lld covered)", name,
             bad_chunk, covered, s.slices());
+    // Device metadata: column block | row mask << 24.
+    const std::vector<unsigned> meta = bb::slice_meta(s);
+    long long bad_meta = 0;
+    for (long long k = 0; k < s.slices(); ++k) {
+        unsigned rows = 0;
+        for (int r = 0; r < 8; ++r)
+            for (int w = 0; w < 4; ++w)
+                if (s.bits[k * 32 + 4 * r + w]) rows |= 1u << r;
+        bad_meta += meta[k] != (static_cast<unsigned>(s.slice_col[k]) | (rows << 24)) || rows == 0;
+    }
+    t.check(bad_meta == 0, "%s: %lld slice metadata words wrong", name, bad_meta);
     // Random bit probes against the graph.
     rng r(tcore::test::seed() ^ static_cast<unsigned long long>(g.n));
     int bad_bit = 0;

@@ -6,9 +6,9 @@
 // A = A^T) is cut into slices of 8 rows x 128 columns and only the slices
 // with at least one edge are stored: 32 words each, word 4r + w holding
 // columns 32w .. 32w + 31 of slice row r (bit b = column 32w + b). They are
-// ordered by row block (CSR of slices: row_ptr, slice_col) and indexed a
-// second time by column block (col_ptr, col_slice, col_row) for top-down
-// steps. A dense bitmap of a 2M-vertex graph would be 512 GiB; the sparse
+// ordered by row block (CSR of slices: row_ptr, slice_col; on the device
+// slice_meta, which adds the slice's 8-bit row mask) and indexed a second
+// time by column block (col_ptr, col_slice, col_row) for top-down steps. A dense bitmap of a 2M-vertex graph would be 512 GiB; the sparse
 // slices cost 128 bytes plus 4-12 bytes of index per non-empty slice.
 //
 // One BFS step is bit-matrix x bit-vector products: for a slice (row block
@@ -214,6 +214,24 @@ inline void slices_to_csr(const bit_slices& s, std::vector<long long>& row_ptr, 
     }
 }
 
+/// Per slice, for the device: column block in bits 0-23, and in bits 24-31
+/// which of the slice's 8 rows have a bit (bottom-up skips a slice, without
+/// reading it, when none of its rows is still looking for a parent).
+inline std::vector<unsigned> slice_meta(const bit_slices& s)
+{
+    require(s.col_blocks < (1 << 24), "slice_meta", "more than 2^24 column blocks");
+    std::vector<unsigned> meta(static_cast<std::size_t>(s.slices()));
+    for (long long k = 0; k < s.slices(); ++k) {
+        unsigned rows = 0;
+        for (int r = 0; r < slice_rows; ++r) {
+            const unsigned* w = &s.bits[static_cast<std::size_t>(k * slice_words + 4 * r)];
+            if (w[0] | w[1] | w[2] | w[3]) rows |= 1u << r;
+        }
+        meta[static_cast<std::size_t>(k)] = static_cast<unsigned>(s.slice_col[static_cast<std::size_t>(k)]) | (rows << 24);
+    }
+    return meta;
+}
+
 // -- device --------------------------------------------------------------------------
 
 /// Device pointers to a bit_slices (see bit_slices for the meaning).
@@ -221,7 +239,7 @@ struct slices_view {
     int n = 0, row_blocks = 0, col_blocks = 0;
     long long chunks = 0;
     const long long* row_ptr = nullptr;
-    const int* slice_col = nullptr;
+    const unsigned* slice_meta = nullptr;  ///< slice_meta(): column block | row mask << 24
     const unsigned* bits = nullptr;
     const int* col_slice = nullptr;
     const int* col_row = nullptr;
@@ -340,6 +358,9 @@ __device__ inline void top_down(const slices_view& g, const step_state& st, long
 
 /// Bottom-up step: warp `warp` of `warps` takes row blocks warp, warp +
 /// warps, ...; each scans its slices until every unvisited row has a parent.
+/// A slice is read only if one of its rows is still looking (its row mask)
+/// and its column block has frontier bits, so rows that cannot be reached
+/// in this step (or at all) cost 4 bytes of metadata per slice, no more.
 template <class Backend>
 __device__ inline void bottom_up(const slices_view& g, const step_state& st, long long warp, long long warps)
 {
@@ -359,9 +380,9 @@ __device__ inline void bottom_up(const slices_view& g, const step_state& st, lon
             unsigned f[batch], a[batch];
 #pragma unroll
             for (int i = 0; i < batch; ++i) {
-                const bool valid_slice = p + i < end;
-                const int C = valid_slice ? g.slice_col[p + i] : 0;
-                f[i] = valid_slice ? st.frontier[4 * C + (lane & 3)] : 0u;
+                const unsigned meta = p + i < end ? g.slice_meta[p + i] : 0u;  // same address on every lane
+                const bool wanted = ((meta >> 24) & todo & ~found) != 0;
+                f[i] = wanted ? st.frontier[4 * (meta & 0xffffffu) + (lane & 3)] : 0u;
             }
 #pragma unroll
             for (int i = 0; i < batch; ++i) {
