@@ -400,29 +400,34 @@ __host__ __device__ constexpr std::size_t smem3d(int tx, int ty, int prefetch)
                              S::weight_count);
 }
 
+/// A 3D tile size.
+struct tile_xy {
+    int x, y;
+};
+
+/// The 3D tile: of 64x32, 32x32 and both shrunk by 2(t-1)r, the one that
+/// fits in shared memory with the least MMA overhead (the first of equals).
+template <class S, int T>
+__host__ __device__ constexpr tile_xy choose_tile3d(int prefetch)
+{
+    const int shrink = 2 * (T - 1) * S::radius;
+    const tile_xy c[4] = {{64, 32}, {64 - shrink, 32 - shrink}, {32 - shrink, 32 - shrink}, {32, 32}};
+    tile_xy best{32, 32};
+    double cost = 1e30;
+    for (int i = 0; i < 4; ++i) {
+        const tile_xy p = c[i];
+        if (p.x < 8 || p.y < 16 || smem3d<S, T>(p.x, p.y, prefetch) > 227 * 1024) continue;
+        const double o = mma_overhead(p.x, p.y, T, S::radius);
+        if (o < cost) best = p, cost = o;
+    }
+    return best;
+}
+
 template <class S, int T>
 struct config3d {
     static constexpr int R = S::radius;
     static constexpr int prefetch = T == 1 ? 2 : 1;
-    static constexpr int shrink = 2 * (T - 1) * R;
-    // candidates: 64x32, 32x32 and both shrunk by 2(t-1)r; the fitting one
-    // with the least MMA overhead (the first of equals)
-    struct pick {
-        int x, y;
-    };
-    static constexpr pick choose()
-    {
-        const pick c[4] = {{64, 32}, {64 - shrink, 32 - shrink}, {32 - shrink, 32 - shrink}, {32, 32}};
-        pick best{32, 32};
-        double cost = 1e30;
-        for (const pick& p : c) {
-            if (p.x < 8 || p.y < 16 || smem3d<S, T>(p.x, p.y, prefetch) > 227 * 1024) continue;
-            const double o = mma_overhead(p.x, p.y, T, R);
-            if (o < cost) best = p, cost = o;
-        }
-        return best;
-    }
-    static constexpr int tile_x = choose().x, tile_y = choose().y;
+    static constexpr int tile_x = choose_tile3d<S, T>(prefetch).x, tile_y = choose_tile3d<S, T>(prefetch).y;
     using geometry = tile_geometry<S, T, tile_x, tile_y>;
     static constexpr int threads = 256;
     static constexpr int ring0 = 2 * S::radius + 1 + prefetch;  ///< input planes
