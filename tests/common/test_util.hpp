@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace tcore::test {
@@ -131,5 +132,19 @@ struct device_buffer {
         if (count) TCORE_CHECK(cudaMemset(ptr, byte, count * sizeof(T)));
     }
 };
+
+/// Path of the shipped matrix `name` (.mtx): ../shared/data/matrices beside
+/// the repository (tests run from its root), or shared/data/matrices inside it.
+inline std::string shipped_matrix(const char* name)
+{
+    for (const char* dir : {"../shared/data/matrices/", "shared/data/matrices/"}) {
+        const std::string path = std::string(dir) + name + ".mtx";
+        if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+            std::fclose(f);
+            return path;
+        }
+    }
+    return std::string("../shared/data/matrices/") + name + ".mtx";
+}
 
 }  // namespace tcore::test

@@ -53,7 +53,7 @@ std::vector<named> matrices(bool quick)
     const char* files[] = {"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro", "LFAT5"};
     for (const char* f : files) {
         try {
-            m.push_back({f, io::read_matrix_market(std::string("../shared/data/matrices/") + f + ".mtx")});
+            m.push_back({f, io::read_matrix_market(tcore::test::shipped_matrix(f))});
         } catch (const std::exception& e) {
             t.check(false, "reading %s: %s", f, e.what());
         }
