@@ -28,6 +28,7 @@
 // outputs, first and last row and column included) against an FP64
 // reference computed for those outputs only, as the rows' notes say.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include "gemm_cublas.cuh"
 #include "gemm_mma.cuh"
@@ -85,25 +86,6 @@ struct device_array {
         TCORE_CHECK(cudaMemcpy(ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
     }
 };
-
-/// Uniform in (-2, 2), never zero (splitmix64).
-std::vector<double> random_matrix(std::size_t n, std::uint64_t seed)
-{
-    std::vector<double> v(n);
-    std::uint64_t s = seed;
-    for (std::size_t i = 0; i < n; ++i) {
-        double x = 0;
-        while (x == 0) {
-            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            z ^= z >> 31;
-            x = -2.0 + 4.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-        }
-        v[i] = x;
-    }
-    return v;
-}
 
 /// Inputs of one size and their FP64 reference (full or sampled).
 template <class T>
@@ -208,8 +190,8 @@ void run(tb::context& ctx)
     problem<float> f32_data;
     auto f32_problem = [&](int M, int N, int K) -> const problem<float>& {
         if (f32_data.M != M || f32_data.N != N || f32_data.K != K || f32_data.ref.empty()) {
-            const std::vector<double> a = random_matrix(static_cast<std::size_t>(M) * K, 0xa32000ull + M);
-            const std::vector<double> b = random_matrix(static_cast<std::size_t>(K) * N, 0xb32000ull + N);
+            const std::vector<double> a = tb::random_uniform(static_cast<std::size_t>(M) * K, 0xa32000ull + M);
+            const std::vector<double> b = tb::random_uniform(static_cast<std::size_t>(K) * N, 0xb32000ull + N);
             const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
             f32_data.build(M, N, K, af, bf);
         }
@@ -252,7 +234,7 @@ void run(tb::context& ctx)
             for (const char* n : names) any = any || ctx.want_variant(n);
             if (!any) continue;
             problem<double> prob;
-            prob.build(M, N, K, random_matrix(mk, 0xa64000ull + M), random_matrix(kn, 0xb64000ull + N));
+            prob.build(M, N, K, tb::random_uniform(mk, 0xa64000ull + M), tb::random_uniform(kn, 0xb64000ull + N));
             std::printf("gemm %s: %s\n", name.c_str(), prob.check_note.c_str());
             device_array<double> a(mk), b(kn), c(mn);
             a.upload(prob.a);

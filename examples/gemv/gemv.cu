@@ -15,6 +15,7 @@
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
 // Summaries: time ratios base/tc, cc/tc, cce/tc per case.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <tcore/patterns/gemv.cuh>
 
@@ -62,32 +63,6 @@ struct cublas_handle {
     cublas_handle& operator=(const cublas_handle&) = delete;
 };
 
-/// Uniform in (-2, 2), never zero (splitmix64).
-std::vector<double> random_input(std::size_t n, std::uint64_t seed)
-{
-    std::vector<double> v(n);
-    std::uint64_t s = seed;
-    for (std::size_t i = 0; i < n; ++i) {
-        double x = 0;
-        while (x == 0) {
-            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            z ^= z >> 31;
-            x = -2.0 + 4.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-        }
-        v[i] = x;
-    }
-    return v;
-}
-
-std::string fixed3(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
-}
-
 /// True if the filters select at least one of `names` (else the case is not prepared).
 bool any_wanted(const tb::context& ctx, std::initializer_list<const char*> names)
 {
@@ -118,8 +93,8 @@ void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n,
         return;
     }
     const long long lda = row ? n : m;
-    const std::vector<double> a = random_input(static_cast<std::size_t>(m * n), 0x9e3000ull + m * 7 + n);
-    const std::vector<double> x = random_input(static_cast<std::size_t>(n), 0x9e3001ull + n);
+    const std::vector<double> a = tb::random_uniform(static_cast<std::size_t>(m * n), 0x9e3000ull + m * 7 + n);
+    const std::vector<double> x = tb::random_uniform(static_cast<std::size_t>(n), 0x9e3001ull + n);
     std::vector<double> ref(static_cast<std::size_t>(m));
     if (row) {
         for (long long i = 0; i < m; ++i) {
@@ -189,7 +164,7 @@ void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n,
     if (tc != times.end() && tc->second > 0)
         for (const char* other : {"base", "cc", "cce"}) {
             const auto it = times.find(other);
-            if (it != times.end()) ctx.summary(name + ": t(" + other + ")/t(tc)", fixed3(it->second / tc->second));
+            if (it != times.end()) ctx.summary(name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
         }
 }
 

@@ -18,6 +18,7 @@
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
 // Summaries: time ratios base/tc, cc/tc and cce/tc per case.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <tcore/patterns/reduce.cuh>
 
@@ -47,42 +48,6 @@ struct device_array {
     device_array(const device_array&) = delete;
     device_array& operator=(const device_array&) = delete;
 };
-
-/// Uniform in (-2, 2), never zero (splitmix64).
-std::vector<double> random_input(std::size_t n, std::uint64_t seed)
-{
-    std::vector<double> v(n);
-    std::uint64_t s = seed;
-    for (std::size_t i = 0; i < n; ++i) {
-        double x = 0;
-        while (x == 0) {
-            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            z ^= z >> 31;
-            x = -2.0 + 4.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-        }
-        v[i] = x;
-    }
-    return v;
-}
-
-std::string pow2_name(long long n)
-{
-    if (n > 0 && (n & (n - 1)) == 0) {
-        int k = 0;
-        while ((1LL << k) < n) ++k;
-        return "2^" + std::to_string(k);
-    }
-    return std::to_string(n);
-}
-
-std::string fixed3(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
-}
 
 bool fits(std::size_t bytes, const std::string& name)
 {
@@ -187,7 +152,7 @@ void summarize(tb::context& ctx, const std::string& case_name, const std::map<st
     if (tc == t.end() || tc->second <= 0) return;
     for (const char* other : {"base", "base-dsr", "cc", "cce"}) {
         const auto it = t.find(other);
-        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", fixed3(it->second / tc->second));
+        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
     }
 }
 
@@ -202,7 +167,7 @@ void run_segments(tb::context& ctx)
         if (!any_wanted(ctx, {"base", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) continue;
         const long long count = n / seg;
         if (!fits(n * sizeof(double) + count * 24, name)) continue;
-        const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0x5e6000ull + seg);
+        const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5e6000ull + seg);
         std::vector<double> ref(static_cast<std::size_t>(count));
         for (long long s = 0; s < count; ++s) {
             long double acc = 0;
@@ -253,11 +218,11 @@ void run_segments(tb::context& ctx)
 
 void run_device_f64(tb::context& ctx, long long n)
 {
-    const std::string name = "f64 n=" + pow2_name(n);
+    const std::string name = "f64 n=" + tb::pow2_name(n);
     if (!ctx.announce_case(name)) return;
     if (!any_wanted(ctx, {"base", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) return;
     if (!fits(n * sizeof(double), name)) return;
-    const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0xdee0ull + n);
+    const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0xdee0ull + n);
     long double acc = 0;
     for (double v : h) acc += v;
     const std::vector<double> ref = {static_cast<double>(acc)};
@@ -314,11 +279,11 @@ void run_device_f64(tb::context& ctx, long long n)
 
 void run_device_f16(tb::context& ctx, long long n)
 {
-    const std::string name = "f16 n=" + pow2_name(n);
+    const std::string name = "f16 n=" + tb::pow2_name(n);
     if (!ctx.announce_case(name)) return;
     if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) return;
     if (!fits(n * sizeof(__half), name)) return;
-    const std::vector<double> r = random_input(static_cast<std::size_t>(n), 0xf1600ull + n);
+    const std::vector<double> r = tb::random_uniform(static_cast<std::size_t>(n), 0xf1600ull + n);
     std::vector<__half> h(r.size());
     long double acc = 0;
     for (std::size_t i = 0; i < r.size(); ++i) {

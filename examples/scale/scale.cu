@@ -14,6 +14,7 @@
 // core's speedup) for footprints below and above half of L2; in-L2 sizes
 // use the hot measurement.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 #include "scale_kernels.cuh"
 
 #include <tcore/tcore.cuh>
@@ -65,25 +66,6 @@ struct device_array {
     device_array& operator=(const device_array&) = delete;
 };
 
-/// Uniform in [-1, 1), never zero (splitmix64).
-std::vector<double> random_input(std::size_t n, std::uint64_t seed)
-{
-    std::vector<double> v(n);
-    std::uint64_t s = seed;
-    for (std::size_t i = 0; i < n; ++i) {
-        double x = 0;
-        while (x == 0) {
-            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            z ^= z >> 31;
-            x = -1.0 + 2.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-        }
-        v[i] = x;
-    }
-    return v;
-}
-
 std::string mib(double bytes)
 {
     char buf[64];
@@ -100,13 +82,6 @@ std::string case_name(long long n)
         return "n=2^" + std::to_string(k);
     }
     return "n=" + std::to_string(n);
-}
-
-std::string fixed3(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
 }
 
 void run(tb::context& ctx)
@@ -141,7 +116,7 @@ void run(tb::context& ctx)
         }
         footprint[n] = bytes;
 
-        const std::vector<double> b = random_input(static_cast<std::size_t>(n), 0x5ca1e000ull + n);
+        const std::vector<double> b = tb::random_uniform(static_cast<std::size_t>(n), 0x5ca1e000ull + n, -1.0, 1.0);
         std::vector<double> ref(b.size()), got(b.size());
         for (std::size_t i = 0; i < b.size(); ++i) ref[i] = q * b[i];  // the FP64 CPU reference
 
@@ -196,10 +171,10 @@ void run(tb::context& ctx)
         if (!below.empty())
             ctx.summary(what + ", footprint < L2/2 (" + mib(l2 / 2.0) + ", " + std::to_string(below.size()) +
                             " sizes, hot)",
-                        fixed3(tb::geomean(below)));
+                        tb::fixed3(tb::geomean(below)));
         if (!above.empty())
             ctx.summary(what + ", footprint >= L2/2 (" + std::to_string(above.size()) + " sizes)",
-                        fixed3(tb::geomean(above)));
+                        tb::fixed3(tb::geomean(above)));
     };
     ratio_summary("cc", "tc");
     ratio_summary("cc-m8n8k4", "tc-m8n8k4");

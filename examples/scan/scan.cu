@@ -18,6 +18,7 @@
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
 // Summaries: time ratios base/tc, cc/tc and cce/tc per case.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <tcore/patterns/scan.cuh>
 
@@ -46,42 +47,6 @@ struct device_array {
     device_array(const device_array&) = delete;
     device_array& operator=(const device_array&) = delete;
 };
-
-/// Uniform in (-2, 2), never zero (splitmix64).
-std::vector<double> random_input(std::size_t n, std::uint64_t seed)
-{
-    std::vector<double> v(n);
-    std::uint64_t s = seed;
-    for (std::size_t i = 0; i < n; ++i) {
-        double x = 0;
-        while (x == 0) {
-            std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            z ^= z >> 31;
-            x = -2.0 + 4.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-        }
-        v[i] = x;
-    }
-    return v;
-}
-
-std::string pow2_name(long long n)
-{
-    if (n > 0 && (n & (n - 1)) == 0) {
-        int k = 0;
-        while ((1LL << k) < n) ++k;
-        return "2^" + std::to_string(k);
-    }
-    return std::to_string(n);
-}
-
-std::string fixed3(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
-}
 
 bool fits(std::size_t bytes, const std::string& name)
 {
@@ -202,7 +167,7 @@ void summarize(tb::context& ctx, const std::string& case_name, const std::map<st
     if (tc == t.end() || tc->second <= 0) return;
     for (const char* other : {"base", "cc", "cce"}) {
         const auto it = t.find(other);
-        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", fixed3(it->second / tc->second));
+        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
     }
 }
 
@@ -218,7 +183,7 @@ void run_segments(tb::context& ctx)
         if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) continue;
         if (!fits(2 * n * sizeof(double), name)) continue;
         const long long count = n / seg;
-        const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0x5ca000ull + seg);
+        const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5ca000ull + seg);
         const std::vector<double> ref = reference(h, seg, false);
         device_array<double> in(h.size()), out(h.size());
         TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
@@ -245,11 +210,11 @@ void run_device_f64(tb::context& ctx, long long n, tcore::scan_kind kind)
 {
     using namespace tcore;
     const bool excl = kind == scan_kind::exclusive;
-    const std::string name = std::string("f64 ") + (excl ? "excl" : "incl") + " n=" + pow2_name(n);
+    const std::string name = std::string("f64 ") + (excl ? "excl" : "incl") + " n=" + tb::pow2_name(n);
     if (!ctx.announce_case(name)) return;
     if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) return;
     if (!fits(2 * n * sizeof(double), name)) return;
-    const std::vector<double> h = random_input(static_cast<std::size_t>(n), 0xd5ca0ull + n);
+    const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0xd5ca0ull + n);
     const std::vector<double> ref = reference(h, n, excl);
     device_array<double> in(h.size()), out(h.size());
     TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
@@ -293,11 +258,11 @@ void run_device_f64(tb::context& ctx, long long n, tcore::scan_kind kind)
 void run_device_f16(tb::context& ctx, long long n)
 {
     using namespace tcore;
-    const std::string name = "f16 incl n=" + pow2_name(n);
+    const std::string name = "f16 incl n=" + tb::pow2_name(n);
     if (!ctx.announce_case(name)) return;
     if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) return;
     if (!fits(n * (sizeof(__half) + sizeof(float)), name)) return;
-    const std::vector<double> r = random_input(static_cast<std::size_t>(n), 0xf16ca0ull + n);
+    const std::vector<double> r = tb::random_uniform(static_cast<std::size_t>(n), 0xf16ca0ull + n);
     std::vector<__half> h(r.size());
     std::vector<double> hd(r.size());
     for (std::size_t i = 0; i < r.size(); ++i) {
