@@ -1,7 +1,12 @@
 // bench/harness/inputs.hpp - small helpers the workloads share: reproducible
 // random inputs (splitmix64, never zero: zeros hide unwritten outputs and
-// run faster than real data) and the names and numbers of the report.
+// run faster than real data), a device array, and the names and numbers of
+// the report.
 #pragma once
+
+#include <tcore/check.cuh>
+
+#include <cuda_runtime.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +33,23 @@ inline std::vector<double> random_uniform(std::size_t n, std::uint64_t seed, dou
     }
     return v;
 }
+
+/// A cudaMalloc'd array of n elements (none for n = 0), freed on scope exit.
+template <class T>
+struct device_array {
+    T* ptr = nullptr;
+    explicit device_array(std::size_t n)
+    {
+        if (n) TCORE_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
+    }
+    ~device_array() { cudaFree(ptr); }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+    void upload(const std::vector<T>& host)
+    {
+        TCORE_CHECK(cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+};
 
 /// "2^k" for a power of two, else the number.
 inline std::string pow2_name(long long n)

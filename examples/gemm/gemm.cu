@@ -71,21 +71,7 @@ std::string case_name(const gemm_case& c)
     return p + dims(c.M, c.N, c.K);
 }
 
-template <class T>
-struct device_array {
-    T* ptr = nullptr;
-    explicit device_array(std::size_t n)
-    {
-        if (n) TCORE_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
-    }
-    ~device_array() { cudaFree(ptr); }
-    device_array(const device_array&) = delete;
-    device_array& operator=(const device_array&) = delete;
-    void upload(const std::vector<T>& h)
-    {
-        TCORE_CHECK(cudaMemcpy(ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-    }
-};
+using tb::device_array;
 
 /// Inputs of one size and their FP64 reference (full or sampled).
 template <class T>

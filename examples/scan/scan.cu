@@ -36,17 +36,7 @@ namespace {
 
 namespace tb = tcore::bench;
 
-template <class T>
-struct device_array {
-    T* ptr = nullptr;
-    explicit device_array(std::size_t n)
-    {
-        if (n) TCORE_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
-    }
-    ~device_array() { cudaFree(ptr); }
-    device_array(const device_array&) = delete;
-    device_array& operator=(const device_array&) = delete;
-};
+using tb::device_array;
 
 bool fits(std::size_t bytes, const std::string& name)
 {
