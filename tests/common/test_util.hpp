@@ -77,6 +77,26 @@ struct tally {
         }
         return false;
     }
+    /// Checks that f() throws tcore::error (whose message contains `needle`,
+    /// if given): how host entry points must refuse bad arguments. Prints the
+    /// first message, so a run shows what a user would read.
+    template <class F>
+    void expect_error(const char* what, F&& f, const char* needle = nullptr)
+    {
+        try {
+            f();
+            check(false, "no tcore::error for %s", what);
+        } catch (const tcore::error& e) {
+            const bool names_it = !needle || std::strstr(e.what(), needle);
+            check(names_it, "%s: message '%s' lacks '%s'", what, e.what(), needle ? needle : "");
+            if (names_it && !shown_error) {
+                std::printf("  e.g. rejects %s: \"%s\"\n", what, e.what());
+                shown_error = true;
+            }
+        }
+    }
+    bool shown_error = false;
+
     /// Prints "N passed, N failed" and returns the process exit code.
     int finish() const
     {

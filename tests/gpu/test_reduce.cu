@@ -345,25 +345,6 @@ void check_warp_block(const char* name, Launch launch, rng& r)
 
 // -- host argument checks ---------------------------------------------------------------
 
-template <class F>
-void expect_error(const char* what, F f)
-{
-    bool thrown = false;
-    std::string msg;
-    try {
-        f();
-    } catch (const tcore::error& e) {
-        thrown = true;
-        msg = e.what();
-    }
-    checks.check(thrown, "rejects %s", what);
-    static bool shown = false;
-    if (thrown && !shown) {
-        std::printf("  e.g. \"%s\"\n", msg.c_str());
-        shown = true;
-    }
-}
-
 void check_arguments()
 {
     device_buffer<double> d(64);
@@ -372,24 +353,24 @@ void check_arguments()
     reduce<tensor_core>(nullptr, bytes, d.ptr, out.ptr, 64);
     checks.check(bytes > 0, "temp-storage query sets temp_bytes");
     device_buffer<char> temp(bytes);
-    expect_error("a null input", [&] { reduce<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 64); });
-    expect_error("a null output", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 64); });
-    expect_error("a negative n", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); });
-    expect_error("too little temp storage", [&] {
+    checks.expect_error("a null input", [&] { reduce<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 64); });
+    checks.expect_error("a null output", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 64); });
+    checks.expect_error("a negative n", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); });
+    checks.expect_error("too little temp storage", [&] {
         std::size_t small = bytes - 1;
         reduce<tensor_core>(temp.ptr, small, d.ptr, out.ptr, 64);
     });
-    expect_error("an input not aligned to double", [&] {
+    checks.expect_error("an input not aligned to double", [&] {
         reduce<tensor_core>(temp.ptr, bytes, reinterpret_cast<const double*>(reinterpret_cast<const char*>(d.ptr) + 4),
                             out.ptr, 16);
     });
-    expect_error("cce: a null input", [&] { reduce_cce<double>(temp.ptr, bytes, nullptr, out.ptr, 64); });
-    expect_error("segments: negative size", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 4, -1); });
-    expect_error("segments: negative count", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, -4, 16); });
-    expect_error("segments: null input", [&] { reduce_segments<tensor_core>(nullptr, out.ptr, 4, 16); });
-    expect_error("segments: null output", [&] { reduce_segments<tensor_core>(d.ptr, nullptr, 4, 16); });
-    expect_error("segments: size overflow", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); });
-    expect_error("segments cce: null input", [&] { reduce_segments_cce<double>(nullptr, out.ptr, 4, 16); });
+    checks.expect_error("cce: a null input", [&] { reduce_cce<double>(temp.ptr, bytes, nullptr, out.ptr, 64); });
+    checks.expect_error("segments: negative size", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 4, -1); });
+    checks.expect_error("segments: negative count", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, -4, 16); });
+    checks.expect_error("segments: null input", [&] { reduce_segments<tensor_core>(nullptr, out.ptr, 4, 16); });
+    checks.expect_error("segments: null output", [&] { reduce_segments<tensor_core>(d.ptr, nullptr, 4, 16); });
+    checks.expect_error("segments: size overflow", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); });
+    checks.expect_error("segments cce: null input", [&] { reduce_segments_cce<double>(nullptr, out.ptr, 4, 16); });
     // Empty inputs are fine and need no input pointer.
     reduce<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 0);
     reduce_segments<tensor_core>(nullptr, nullptr, 0, 16);

@@ -332,25 +332,6 @@ void check_block(const char* name, rng& r)
 
 // -- host argument checks ---------------------------------------------------------------------
 
-template <class F>
-void expect_error(const char* what, F f)
-{
-    bool thrown = false;
-    std::string msg;
-    try {
-        f();
-    } catch (const tcore::error& e) {
-        thrown = true;
-        msg = e.what();
-    }
-    checks.check(thrown, "rejects %s", what);
-    static bool shown = false;
-    if (thrown && !shown) {
-        std::printf("  e.g. \"%s\"\n", msg.c_str());
-        shown = true;
-    }
-}
-
 void check_arguments()
 {
     device_buffer<double> d(256), out(256);
@@ -358,24 +339,24 @@ void check_arguments()
     scan<tensor_core>(nullptr, bytes, d.ptr, out.ptr, 256);
     checks.check(bytes > 0, "temp-storage query sets temp_bytes");
     device_buffer<char> temp(bytes);
-    expect_error("a null input", [&] { scan<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 256); });
-    expect_error("a null output", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 256); });
-    expect_error("a negative n", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); });
-    expect_error("too little temp storage", [&] {
+    checks.expect_error("a null input", [&] { scan<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 256); });
+    checks.expect_error("a null output", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 256); });
+    checks.expect_error("a negative n", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); });
+    checks.expect_error("too little temp storage", [&] {
         std::size_t small = bytes - 1;
         scan<tensor_core>(temp.ptr, small, d.ptr, out.ptr, 256);
     });
-    expect_error("an output not aligned to double", [&] {
+    checks.expect_error("an output not aligned to double", [&] {
         scan<tensor_core>(temp.ptr, bytes, d.ptr, reinterpret_cast<double*>(reinterpret_cast<char*>(out.ptr) + 4), 16);
     });
-    expect_error("partly overlapping in and out", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, d.ptr + 1, 100); });
-    expect_error("cce: a null output", [&] { scan_cce<double>(temp.ptr, bytes, d.ptr, nullptr, 256); });
-    expect_error("segments: negative size", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 4, -1); });
-    expect_error("segments: negative count", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, -4, 16); });
-    expect_error("segments: null input", [&] { scan_segments<tensor_core>(nullptr, out.ptr, 4, 16); });
-    expect_error("segments: overlap", [&] { scan_segments<tensor_core>(d.ptr, d.ptr + 3, 4, 16); });
-    expect_error("segments: size overflow", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); });
-    expect_error("segments cce: null output", [&] { scan_segments_cce<double>(d.ptr, nullptr, 4, 16); });
+    checks.expect_error("partly overlapping in and out", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, d.ptr + 1, 100); });
+    checks.expect_error("cce: a null output", [&] { scan_cce<double>(temp.ptr, bytes, d.ptr, nullptr, 256); });
+    checks.expect_error("segments: negative size", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 4, -1); });
+    checks.expect_error("segments: negative count", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, -4, 16); });
+    checks.expect_error("segments: null input", [&] { scan_segments<tensor_core>(nullptr, out.ptr, 4, 16); });
+    checks.expect_error("segments: overlap", [&] { scan_segments<tensor_core>(d.ptr, d.ptr + 3, 4, 16); });
+    checks.expect_error("segments: size overflow", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); });
+    checks.expect_error("segments cce: null output", [&] { scan_segments_cce<double>(d.ptr, nullptr, 4, 16); });
     // Empty inputs need no pointers.
     scan<tensor_core>(temp.ptr, bytes, nullptr, nullptr, 0);
     scan_segments<tensor_core>(nullptr, nullptr, 0, 16);
