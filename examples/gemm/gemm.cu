@@ -16,11 +16,13 @@
 //   cce-tiled   shared-memory tiled CUDA-core SGEMM (gemm_simple.cuh)
 //   tc-tf32-tutorial  TF32 16x8x8 fragments, block 128x64x32, warp 32x32
 //   tc-tf32     tiled MMA GEMM on TF32 m16n8k8: 128x256x32 blocks, 3-stage
-//               cp.async, ldmatrix A fragments
+//               cp.async, ldmatrix A fragments, fragments prefetched one
+//               k-step ahead
 // Cases "f16 <size>" (the f32 case's data rounded to FP16 before upload):
 //   base        cuBLAS GemmEx, FP16 inputs, FP32 accumulation and C
 //   tc-f16      tiled MMA GEMM on f16 m16n8k16, FP32 accumulation,
-//               128x256x64 blocks, 3-stage cp.async, ldmatrix A and B
+//               128x256x64 blocks, 3-stage cp.async, ldmatrix A and B,
+//               fragments prefetched
 //
 // Accuracy: against an FP64 CPU GEMM of the inputs (f16: of the FP32 data
 // it was rounded from). Up to 1024 in every dimension every output is
@@ -281,7 +283,7 @@ void run(tb::context& ctx)
                           "TF32 m16n8k8, block 128x64x32, warp 32x32, no pipelining",
                           [=](cudaStream_t s) { gm::gemm_tf32_tutorial(M, N, K, pa, K, pb, N, pc, N, s); }});
             vs.push_back({"tc-tf32", tb::peak::tf32_tc,
-                          "TF32 m16n8k8, block 128x256x32, warp 64x64, 3-stage cp.async, ldmatrix A",
+                          "TF32 m16n8k8, block 128x256x32, warp 64x64, 3-stage cp.async, ldmatrix A, fragment prefetch",
                           [=](cudaStream_t s) { gm::gemm_tf32<tcore::tensor_core>(M, N, K, pa, K, pb, N, pc, N, s); }});
             for (const variant& v : vs)
                 if (ctx.want_variant(v.name)) measure(v, pc, mn, bytes, prob);
@@ -307,7 +309,7 @@ void run(tb::context& ctx)
                               [=](cudaStream_t s) { gm::cublas_hgemm(h, M, N, K, pa, K, pb, N, pc, N, s); }});
             }
             vs.push_back({"tc-f16", tb::peak::fp16_tc,
-                          "f16 m16n8k16 FP32 acc, block 128x256x64, warp 64x64, 3-stage cp.async, ldmatrix",
+                          "f16 m16n8k16 FP32 acc, block 128x256x64, warp 64x64, 3-stage cp.async, ldmatrix, fragment prefetch",
                           [=](cudaStream_t s) { gm::gemm_f16<tcore::tensor_core>(M, N, K, pa, K, pb, N, pc, N, s); }});
             for (const variant& v : vs)
                 if (ctx.want_variant(v.name)) measure(v, pc, mn, bytes, prob);
