@@ -4,7 +4,8 @@
 # (TCORE_TEST_QUICK=1 sizes unless QUICK=0), memcheck over the tests named in
 # MEMCHECK, then one tcore-bench run per argument "workload[:case,case...]".
 # Every step is cut off so that the logs are packed into $OUT/logs.tar.gz
-# before DEADLINE seconds (default 560); a summary is printed last.
+# before DEADLINE seconds (default 560); a summary is printed last. TESTS, a
+# regular expression, limits the GPU tests built and run (default: all).
 # Usage: tests/gpu/quick-check.sh [workload[:cases]] ...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,7 +28,8 @@ bounded() {
 summary=()
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$logs/configure.log" 2>&1 ||
   { tail -20 "$logs/configure.log"; exit 1; }
-targets=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(gpu_test_[a-z0-9_]*\).*/\1/p' | tr '\n' ' ')
+targets=$(cmake --build "$build" --target help | sed -n 's/^\.\.\. \(gpu_test_[a-z0-9_]*\).*/\1/p' |
+  grep -E "${TESTS:-.}" | tr '\n' ' ')
 t0=$SECONDS
 bounded 400 cmake --build "$build" -j"$(nproc)" --target $targets tcore-bench -- -k >"$logs/build.log" 2>&1 ||
   grep -E "error" "$logs/build.log" | head -20
