@@ -40,13 +40,18 @@
 //   block:     block_scan<Scanner, Threads>(sc, in, out, count, carry, smem)
 //   segmented: scan_segments / scan_segments_cce (fixed segment size)
 //   device:    scan / scan_cce: single pass with decoupled look-back
-//              (CUB-style temp-storage query); any n. Not bitwise
-//              deterministic: the look-back adds whichever predecessors'
-//              prefixes are ready.
+//              (look_back.cuh; CUB-style temp-storage query); any n. Not
+//              bitwise deterministic: the look-back adds whichever
+//              predecessors' prefixes are ready.
+// Both multi-tile levels stream block tiles (4096 FP64 / 8192 FP16 elements)
+// through three cp.async stages in shared memory, so the loads in flight do
+// not compete with the MMA constants for registers; segments that are powers
+// of two from 64 to a block tile take this path, other sizes a warp each.
 // cce ("essential") variants: each lane scans its consecutive elements and
 // the warp scans lane totals with shuffles (Kogge-Stone).
 #pragma once
 
+#include "../async_copy.cuh"
 #include "../backend.cuh"
 #include "../check.cuh"
 #include "../frag/f16_m16n8k16.cuh"
@@ -55,6 +60,7 @@
 #include "../frag/reuse.cuh"
 #include "constants.cuh"
 #include "launch.cuh"
+#include "look_back.cuh"
 
 #include <climits>
 #include <cstddef>
@@ -90,6 +96,44 @@ __device__ inline int special_kind(__half v)
 }
 
 /// +Inf (1), -Inf (2) or a quiet NaN (3).
+/// Index of the lowest set bit of m (m != 0).
+__host__ __device__ inline int lowest_bit(unsigned m)
+{
+#if defined(__CUDA_ARCH__)
+    return __ffs(static_cast<int>(m)) - 1;
+#else
+    return __builtin_ctz(m);
+#endif
+}
+
+/// A 128-bit set of tile positions (two words, never indexed at run time,
+/// so it stays in registers).
+struct position_set {
+    unsigned long long lo = 0, hi = 0;
+
+    __host__ __device__ void add(int p)
+    {
+        if (p < 64) lo |= 1ull << p;
+        else hi |= 1ull << (p - 64);
+    }
+    /// True if any position first..last (inclusive; none if last < first) is in the set.
+    __host__ __device__ bool any_in(int first, int last) const
+    {
+        return any_in_word(lo, first, last) || any_in_word(hi, first - 64, last - 64);
+    }
+
+private:
+    __host__ __device__ static bool any_in_word(unsigned long long w, int first, int last)
+    {
+        first = first < 0 ? 0 : first;
+        last = last > 63 ? 63 : last;
+        if (first > last) return false;
+        const int width = last - first + 1;
+        const unsigned long long bits = w >> first;
+        return (width == 64 ? bits : bits & ((1ull << width) - 1)) != 0;
+    }
+};
+
 template <class S>
 __host__ __device__ inline S special_value(int kind)
 {
@@ -105,22 +149,24 @@ __host__ __device__ inline S special_value(int kind)
     return r;
 }
 
-template <int Width, class S>
-__device__ inline S shfl_inclusive(S x)
+/// Inclusive sums over groups of `width` lanes (a power of two, <= 32).
+template <class S>
+__device__ inline S shfl_inclusive(S x, int width = 32)
 {
-    const int l = lane_id() & (Width - 1);
-    for (int d = 1; d < Width; d <<= 1) {
-        const S y = __shfl_up_sync(0xffffffffu, x, d, Width);
+    const int l = lane_id() & (width - 1);
+    for (int d = 1; d < width; d <<= 1) {
+        const S y = __shfl_up_sync(0xffffffffu, x, d, width);
         if (l >= d) x += y;
     }
     return x;
 }
 
-template <int Width, class S>
-__device__ inline S shfl_exclusive_of(S inclusive)
+/// The exclusive sum from the inclusive one (the first lane of each group gets 0).
+template <class S>
+__device__ inline S shfl_exclusive_of(S inclusive, int width = 32)
 {
-    const S e = __shfl_up_sync(0xffffffffu, inclusive, 1, Width);
-    return (lane_id() & (Width - 1)) == 0 ? S(0) : e;
+    const S e = __shfl_up_sync(0xffffffffu, inclusive, 1, width);
+    return (lane_id() & (width - 1)) == 0 ? S(0) : e;
 }
 
 }  // namespace detail
@@ -225,7 +271,7 @@ struct warp_scan {
             // Lane (g,t) holds totals of columns 2t (c0) and 2t+1 (c1); scan them over t.
             constexpr int width = SegCols / 2;  // lanes of a quad that share a segment
             const float pair = totals.x[0] + totals.x[1];
-            const float before = detail::shfl_exclusive_of<width>(detail::shfl_inclusive<width>(pair));
+            const float before = detail::shfl_exclusive_of(detail::shfl_inclusive(pair, width), width);
             const float c_even = before, c_odd = before + totals.x[0];
             out[0] = p.x[0] + c_even;
             out[1] = p.x[1] + c_odd;
@@ -249,24 +295,27 @@ struct warp_scan {
     /// pos_mask[i] / neg_mask[i]: the lanes whose input i is +Inf or NaN / -Inf
     /// or NaN (ballots). Output j of `lane` becomes NaN if both kinds occur up
     /// to its position within its segment, else the infinity that does.
+    /// The ballots become two 128-bit maps of tile positions (a loop over the
+    /// set bits only), and each output tests its prefix range in them.
     __host__ __device__ static void apply_specials(sum_type (&out)[scan_per_lane], int lane,
                                                    const unsigned (&pos_mask)[scan_per_lane],
                                                    const unsigned (&neg_mask)[scan_per_lane])
     {
-        for (int j = 0; j < scan_per_lane; ++j) {
+        detail::position_set pos, neg;
+        static_for<scan_per_lane>([&](auto i) {
+            for (unsigned m = pos_mask[i] | neg_mask[i]; m != 0u; m &= m - 1u) {
+                const int l = detail::lowest_bit(m);
+                if (pos_mask[i] >> l & 1u) pos.add(in_pos(l, i));
+                if (neg_mask[i] >> l & 1u) neg.add(in_pos(l, i));
+            }
+        });
+        static_for<scan_per_lane>([&](auto j) {
             const int e = out_pos(lane, j);
             const int first = e / (16 * SegCols) * (16 * SegCols);  // this output's segment
-            auto seen = [&](int p) { return p >= first && (Exclusive ? p < e : p <= e); };
-            bool pos = false, neg = false;
-            for (int i = 0; i < scan_per_lane; ++i)
-                for (int l = 0; l < 32; ++l) {
-                    if (((pos_mask[i] | neg_mask[i]) >> l & 1u) == 0u) continue;
-                    const bool in_prefix = seen(in_pos(l, i));
-                    pos = pos || (in_prefix && (pos_mask[i] >> l & 1u));
-                    neg = neg || (in_prefix && (neg_mask[i] >> l & 1u));
-                }
-            if (pos || neg) out[j] = detail::special_value<sum_type>(pos && neg ? 3 : pos ? 1 : 2);
-        }
+            const int last = Exclusive ? e - 1 : e;
+            const bool has_pos = pos.any_in(first, last), has_neg = neg.any_in(first, last);
+            if (has_pos || has_neg) out[j] = detail::special_value<sum_type>(has_pos && has_neg ? 3 : has_pos ? 1 : 2);
+        });
     }
 
 private:
@@ -305,8 +354,8 @@ struct warp_scan_cce {
             sum_type chunk_total = 0;
             static_for<2>([&](auto h) {  // two chunks of 64: lanes hold 2 each
                 const sum_type a = x[2 * h], b = x[2 * h + 1];
-                const sum_type incl = detail::shfl_inclusive<32>(a + b);
-                sum_type before = detail::shfl_exclusive_of<32>(incl);
+                const sum_type incl = detail::shfl_inclusive(a + b);
+                sum_type before = detail::shfl_exclusive_of(incl);
                 if (SegCols == 8 && h == 1) before += chunk_total;
                 out[2 * h] = Exclusive ? before : before + a;
                 out[2 * h + 1] = Exclusive ? before + a : (before + a) + b;
@@ -315,7 +364,7 @@ struct warp_scan_cce {
         } else {
             constexpr int width = SegCols == 8 ? 32 : 16;  // lanes per scan
             const sum_type l0 = x[0], l1 = l0 + x[1], l2 = l1 + x[2], l3 = l2 + x[3];
-            const sum_type before = detail::shfl_exclusive_of<width>(detail::shfl_inclusive<width>(l3));
+            const sum_type before = detail::shfl_exclusive_of(detail::shfl_inclusive(l3, width), width);
             if constexpr (Exclusive) {
                 out[0] = before, out[1] = before + l0, out[2] = before + l1, out[3] = before + l2;
             } else {
@@ -457,35 +506,143 @@ namespace detail {
 
 inline constexpr int scan_threads = 256;
 inline constexpr int scan_warps = scan_threads / 32;
-inline constexpr int scan_tiles_per_warp = 2;
-inline constexpr long long scan_block_elems = static_cast<long long>(scan_warps) * scan_tiles_per_warp * scan_tile;
+/// Block tiles each block of the streaming kernel keeps in flight (cp.async stages).
+inline constexpr int scan_stages = 3;
 
-/// Segments of 64: each tile holds two (Scanner has SegCols = 4).
+/// Block tiles of the streaming kernel: 8 warps of `warp_tiles` 128-element
+/// tiles; FP64 4 a warp (4096 elements, 32 KiB a stage), FP16 8 (8192
+/// elements, 16 KiB a stage). Three stages per block and two blocks per SM
+/// keep about 190 KiB of loads in flight per SM without holding registers.
 template <class Scanner>
-__global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
-    scan_pair_segments_kernel(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n)
+struct scan_tiling {
+    using in_type = typename Scanner::in_type;
+    static constexpr int warp_tiles = sizeof(in_type) == 8 ? 4 : 8;
+    static constexpr int block_tiles = scan_warps * warp_tiles;
+    static constexpr int elems = block_tiles * scan_tile;
+    static constexpr int totals_per_lane = block_tiles / 32;  ///< tiles per lane in the carry scan
+    static constexpr std::size_t smem_bytes = static_cast<std::size_t>(scan_stages) * elems * sizeof(in_type);
+    static_assert(block_tiles % 32 == 0, "the carry scan gives every lane whole tiles");
+};
+
+/// Copies block tile `tile` (Elems elements) of in[0..n) into `stage`, zeros
+/// past n: 16-byte cp.async where in is 16-byte aligned (Vec), else plain
+/// element loads. Tiles at or past n copy nothing.
+template <class T, int Elems, bool Vec>
+__device__ inline void copy_block_tile(T* stage, const T* in, long long tile, long long n)
 {
-    using T = typename Scanner::in_type;
-    using S = typename Scanner::sum_type;
-    const long long tiles = ceil_div(n, scan_tile);
-    const long long gw = static_cast<long long>(blockIdx.x) * scan_warps + (threadIdx.x >> 5);
-    const long long stride = static_cast<long long>(gridDim.x) * scan_warps;
-    const Scanner sc;
-    for (long long tile = 2 * gw; tile < tiles; tile += 2 * stride) {
-        T v0[scan_per_lane], v1[scan_per_lane];
-        S o0[scan_per_lane], o1[scan_per_lane];
-        const long long f0 = tile * scan_tile, f1 = f0 + scan_tile;
-        scan_load<Scanner, true>(v0, in + f0, n - f0);
-        scan_load<Scanner, true>(v1, in + f1, n - f1);
-        sc.scan(o0, v0);
-        sc.scan(o1, v1);
-        scan_store<Scanner, true>(out + f0, o0, n - f0);
-        scan_store<Scanner, true>(out + f1, o1, n - f1);
+    const long long first = tile * Elems;
+    if (first >= n) return;
+    const long long valid = n - first;
+    if constexpr (Vec) {
+        constexpr int per_chunk = 16 / static_cast<int>(sizeof(T));
+        for (int c = threadIdx.x; c < Elems / per_chunk; c += scan_threads) {
+            const long long left = valid - static_cast<long long>(c) * per_chunk;
+            const int bytes = left >= per_chunk ? 16 : left > 0 ? static_cast<int>(left * sizeof(T)) : 0;
+            cp_async<16>(stage + c * per_chunk, bytes > 0 ? in + first + c * per_chunk : in, bytes);
+        }
+    } else {
+        for (int e = threadIdx.x; e < Elems; e += scan_threads)
+            stage[e] = e < valid ? in[first + e] : convert_to<T>(0.0f);
     }
 }
 
-/// Any segment size: warp w scans segments w, w + W, ... two tiles at a
-/// time, then the single tile left if any.
+/// Warp 0: replaces the block's warp-tile totals (in tile order) by each
+/// tile's carry, the sum of the tiles before it in its segment of seg_tiles
+/// tiles (1: every tile alone, 0: the whole block). With `status` set (the
+/// device-wide scan) the block's aggregate goes through the look-back and
+/// the prefix of all earlier block tiles is added to every carry.
+template <class S, int PerLane>
+__device__ inline void tile_carries(S* totals, int seg_tiles, tile_status<S>* status, long long tile)
+{
+    const int lane = lane_id();
+    S before_in_lane[PerLane];
+    S lane_sum = 0;
+    static_for<PerLane>([&](auto p) {
+        before_in_lane[p] = lane_sum;
+        lane_sum += totals[lane * PerLane + p];
+    });
+    __syncwarp();
+    if (seg_tiles == 1) {
+        static_for<PerLane>([&](auto p) { totals[lane * PerLane + p] = S(0); });
+        return;
+    }
+    const int width = seg_tiles == 0 ? 32 : seg_tiles / PerLane;  // lanes per segment (segments hold whole lanes)
+    const S incl = shfl_inclusive(lane_sum, width);
+    S before = shfl_exclusive_of(incl, width);
+    if (status != nullptr) before += look_back(status, tile, __shfl_sync(0xffffffffu, incl, 31));
+    static_for<PerLane>([&](auto p) { totals[lane * PerLane + p] = before + before_in_lane[p]; });
+}
+
+/// The streaming scan. Each block takes block tiles (from `counter` in the
+/// order blocks ask when LookBack, else blockIdx.x + k * gridDim.x), keeps
+/// scan_stages of them in flight with cp.async, scans each warp tile from
+/// shared memory (Scanner), adds the carries (tile_carries: within segments
+/// of seg_tiles warp tiles, or after the look-back) and stores from registers.
+template <class Scanner, bool Vec, bool LookBack>
+__global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
+    scan_stream_kernel(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n,
+                       int seg_tiles, unsigned long long* counter, tile_status<typename Scanner::sum_type>* status)
+{
+    using T = typename Scanner::in_type;
+    using S = typename Scanner::sum_type;
+    using tiling = scan_tiling<Scanner>;
+    constexpr int U = tiling::warp_tiles, E = tiling::elems;
+    extern __shared__ __align__(16) unsigned char scan_smem[];
+    T* const stages = reinterpret_cast<T*>(scan_smem);
+    __shared__ long long s_tile[scan_stages];     // block tile of each stage
+    __shared__ S s_carry[tiling::block_tiles];    // warp-tile totals, then carries
+    const long long tiles = ceil_div(n, E);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    long long taken = 0;  // thread 0's count of tiles taken
+    auto take = [&]() -> long long {
+        if constexpr (LookBack) return static_cast<long long>(atomicAdd(counter, 1ull));
+        else return static_cast<long long>(blockIdx.x) + taken++ * gridDim.x;
+    };
+    if (threadIdx.x == 0)
+        for (int s = 0; s < scan_stages; ++s) s_tile[s] = take();
+    __syncthreads();
+    for (int s = 0; s + 1 < scan_stages; ++s) {
+        copy_block_tile<T, E, Vec>(stages + s * E, in, s_tile[s], n);
+        cp_async_commit();
+    }
+    const Scanner sc;
+    for (int i = 0;; ++i) {
+        const int cur = i % scan_stages, ahead = (i + scan_stages - 1) % scan_stages;
+        const long long tile = s_tile[cur];
+        if (tile >= tiles) break;
+        copy_block_tile<T, E, Vec>(stages + ahead * E, in, s_tile[ahead], n);  // stage `ahead` was read last iteration
+        cp_async_commit();
+        cp_async_wait<scan_stages - 1>();
+        __syncthreads();  // (1) stage cur holds block tile `tile`
+        S o[U][scan_per_lane];
+        const T* src = stages + cur * E;
+        static_for<U>([&](auto u) {
+            const int j = warp * U + u;
+            T v[scan_per_lane];
+            scan_load<Scanner, true>(v, src + j * scan_tile, scan_tile);
+            sc.scan(o[u], v);
+            const S t = sc.total(o[u], v);
+            if (lane == 0) s_carry[j] = t;
+        });
+        if (threadIdx.x == 0) s_tile[cur] = take();  // the block tile of iteration i + scan_stages
+        __syncthreads();  // (2) totals complete, stage cur free
+        if (warp == 0) tile_carries<S, tiling::totals_per_lane>(s_carry, seg_tiles, LookBack ? status : nullptr, tile);
+        __syncthreads();  // (3) carries ready
+        const long long first = tile * E;
+        static_for<U>([&](auto u) {
+            const int j = warp * U + u;
+            const S c = s_carry[j];
+            static_for<scan_per_lane>([&](auto e) { o[u][e] += c; });
+            const long long f = first + static_cast<long long>(j) * scan_tile;
+            scan_store<Scanner, Vec>(out + f, o[u], n - f);
+        });
+    }
+    cp_async_wait<0>();  // no copy may land after the block has gone
+}
+
+/// Any segment size (the fallback for sizes the streaming kernel does not
+/// take, and for misaligned pointers): warp w scans segments w, w + W, ...
+/// two tiles at a time, then the single tile left if any.
 template <class Scanner, bool Vec>
 __global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
     scan_segments_kernel(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long num_segments,
@@ -530,143 +687,31 @@ __global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
     }
 }
 
-// Decoupled look-back (single pass): each block publishes its aggregate, then
-// its inclusive prefix, behind a release-stored flag (0 none, 1 aggregate,
-// 2 inclusive); readers acquire the flag, then read the value past L1.
-template <class S>
-struct scan_state {
-    int* counter;   ///< next block-tile id (taken in launch order: no deadlock)
-    int* flags;
-    S* aggregate;
-    S* inclusive;
-};
-
-__device__ inline int ld_acquire(const int* p)
+/// Launches the streaming kernel on a grid that fills the device once.
+template <class Scanner, bool Vec, bool LookBack>
+inline void launch_stream(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n,
+                          int seg_tiles, unsigned long long* counter,
+                          tile_status<typename Scanner::sum_type>* status, cudaStream_t stream)
 {
-    int v;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-#else
-    v = *reinterpret_cast<const volatile int*>(p);
-    __threadfence();
-#endif
-    return v;
+    using tiling = scan_tiling<Scanner>;
+    auto kernel = scan_stream_kernel<Scanner, Vec, LookBack>;
+    TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(tiling::smem_bytes)));
+    const long long grid = resident_grid(kernel, scan_threads, ceil_div(n, tiling::elems), tiling::smem_bytes);
+    kernel<<<static_cast<unsigned>(grid), scan_threads, tiling::smem_bytes, stream>>>(in, out, n, seg_tiles, counter,
+                                                                                      status);
+    TCORE_CHECK_LAUNCH();
 }
 
-__device__ inline void st_release(int* p, int v)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-    asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-#else
-    __threadfence();
-    *reinterpret_cast<volatile int*>(p) = v;
-#endif
-}
-
-/// Called by one whole warp: publishes `aggregate` for block-tile `tile` and
-/// returns the exclusive prefix of the tile (on every lane).
-template <class S>
-__device__ inline S look_back(const scan_state<S>& st, long long tile, S aggregate)
-{
-    const int lane = lane_id();
-    if (tile == 0) {
-        if (lane == 0) {
-            __stcg(&st.inclusive[0], aggregate);
-            st_release(&st.flags[0], 2);
-        }
-        return S(0);
-    }
-    if (lane == 0) {
-        __stcg(&st.aggregate[tile], aggregate);
-        st_release(&st.flags[tile], 1);
-    }
-    S prefix = 0;
-    for (long long look = tile - 1;; look -= 32) {
-        const long long j = look - lane;  // lane 0 looks at the nearest predecessor
-        int f = j >= 0 ? ld_acquire(&st.flags[j]) : 2;
-        while (__any_sync(0xffffffffu, f == 0)) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-            __nanosleep(32);
-#endif
-            if (f == 0) f = ld_acquire(&st.flags[j]);
-        }
-        S v = j < 0 ? S(0) : (f == 2 ? __ldcg(&st.inclusive[j]) : __ldcg(&st.aggregate[j]));
-        const unsigned done = __ballot_sync(0xffffffffu, f == 2);
-        if (done != 0u && lane > __ffs(done) - 1) v = 0;  // stop at the nearest inclusive prefix
-        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-        prefix += v;
-        if (done != 0u) break;
-    }
-    if (lane == 0) {
-        __stcg(&st.inclusive[tile], prefix + aggregate);
-        st_release(&st.flags[tile], 2);
-    }
-    return prefix;
-}
-
-/// Device-wide scan: one block per 2048-element block-tile (ids taken in
-/// launch order); warp w scans tiles 2w, 2w+1 of it.
-template <class Scanner, bool Vec>
-__global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
-    scan_device_kernel(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n,
-                       scan_state<typename Scanner::sum_type> st)
-{
-    using T = typename Scanner::in_type;
-    using S = typename Scanner::sum_type;
-    constexpr int U = scan_tiles_per_warp;
-    __shared__ long long s_tile;
-    __shared__ S s_warp[scan_warps];
-    __shared__ S s_offset[scan_warps];
-    if (threadIdx.x == 0) s_tile = atomicAdd(st.counter, 1);
-    __syncthreads();
-    const long long tile = s_tile;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const long long first = tile * scan_block_elems + static_cast<long long>(warp) * U * scan_tile;
-
-    const Scanner sc;
-    T v[U][scan_per_lane];
-    S o[U][scan_per_lane];
-    S t[U];
-    static_for<U>([&](auto u) {
-        const long long f = first + u * scan_tile;
-        scan_load<Scanner, Vec>(v[u], in + f, n - f);
-    });
-    static_for<U>([&](auto u) {
-        sc.scan(o[u], v[u]);
-        t[u] = sc.total(o[u], v[u]);
-    });
-    S warp_total = t[0];
-    static_for<U - 1>([&](auto u) { warp_total += t[u + 1]; });
-    if (lane == 0) s_warp[warp] = warp_total;
-    __syncthreads();
-    if (warp == 0) {
-        const S x = lane < scan_warps ? s_warp[lane] : S(0);
-        const S incl = shfl_inclusive<32>(x);
-        const S before = shfl_exclusive_of<32>(incl);
-        const S aggregate = __shfl_sync(0xffffffffu, incl, scan_warps - 1);
-        const S prefix = look_back(st, tile, aggregate);
-        if (lane < scan_warps) s_offset[lane] = prefix + before;
-    }
-    __syncthreads();
-    S carry = s_offset[warp];
-    static_for<U>([&](auto u) {
-        static_for<scan_per_lane>([&](auto i) { o[u][i] += carry; });
-        carry += t[u];
-        const long long f = first + u * scan_tile;
-        scan_store<Scanner, Vec>(out + f, o[u], n - f);
-    });
-}
-
+/// Temp storage of the device-wide scan: the tile counter, then one
+/// tile_status per block tile.
 template <class S>
 struct scan_layout {
-    std::size_t flags_off, aggregate_off, inclusive_off, bytes;
+    static constexpr std::size_t status_off = 256;
+    std::size_t bytes;
     explicit scan_layout(long long tiles)
+        : bytes(status_off + (static_cast<std::size_t>(tiles) * sizeof(tile_status<S>) + 255) / 256 * 256)
     {
-        auto up = [](std::size_t b) { return (b + 255) / 256 * 256; };
-        flags_off = 256;
-        aggregate_off = flags_off + up(static_cast<std::size_t>(tiles) * sizeof(int));
-        inclusive_off = aggregate_off + up(static_cast<std::size_t>(tiles) * sizeof(S));
-        bytes = inclusive_off + up(static_cast<std::size_t>(tiles) * sizeof(S));
     }
 };
 
@@ -682,16 +727,22 @@ inline void require_no_partial_overlap(const T* in, const S* out, long long n, c
             "in and out overlap (only in == out with the same element size is allowed)");
 }
 
+/// Both pointers allow the vector paths: 16-byte cp.async of the input and
+/// out_group-wide stores.
+template <class Scanner>
+inline bool vector_aligned(const typename Scanner::in_type* in, const typename Scanner::sum_type* out)
+{
+    return aligned(in, 16) && aligned(out, Scanner::out_group * sizeof(typename Scanner::sum_type));
+}
+
 template <class Scanner>
 inline void scan_device(const char* where, void* temp, std::size_t& temp_bytes,
                         const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n,
                         cudaStream_t stream)
 {
-    using T = typename Scanner::in_type;
     using S = typename Scanner::sum_type;
     require_size(n, where, "n");
-    const long long tiles = ceil_div(n, scan_block_elems);
-    require(tiles < INT_MAX, where, "n is too large for the tile counter");
+    const long long tiles = ceil_div(n, scan_tiling<Scanner>::elems);
     const scan_layout<S> lay(tiles > 0 ? tiles : 1);
     if (temp == nullptr) {
         temp_bytes = lay.bytes;
@@ -706,14 +757,12 @@ inline void scan_device(const char* where, void* temp, std::size_t& temp_bytes,
     require_pointer(out, where, "out");
     require_no_partial_overlap(in, out, n, where);
     char* base = static_cast<char*>(temp);
-    const scan_state<S> st{reinterpret_cast<int*>(base), reinterpret_cast<int*>(base + lay.flags_off),
-                           reinterpret_cast<S*>(base + lay.aggregate_off),
-                           reinterpret_cast<S*>(base + lay.inclusive_off)};
-    TCORE_CHECK(cudaMemsetAsync(base, 0, lay.flags_off + static_cast<std::size_t>(tiles) * sizeof(int), stream));
-    const bool vec = aligned(in, Scanner::in_group * sizeof(T)) && aligned(out, Scanner::out_group * sizeof(S));
-    if (vec) scan_device_kernel<Scanner, true><<<static_cast<unsigned>(tiles), scan_threads, 0, stream>>>(in, out, n, st);
-    else scan_device_kernel<Scanner, false><<<static_cast<unsigned>(tiles), scan_threads, 0, stream>>>(in, out, n, st);
-    TCORE_CHECK_LAUNCH();
+    auto* counter = reinterpret_cast<unsigned long long*>(base);
+    auto* status = reinterpret_cast<tile_status<S>*>(base + lay.status_off);
+    TCORE_CHECK(cudaMemsetAsync(base, 0, lay.status_off + static_cast<std::size_t>(tiles) * sizeof(tile_status<S>),
+                                stream));
+    if (vector_aligned<Scanner>(in, out)) launch_stream<Scanner, true, true>(in, out, n, 0, counter, status, stream);
+    else launch_stream<Scanner, false, true>(in, out, n, 0, counter, status, stream);
 }
 
 template <class Whole, class Pair>
@@ -731,22 +780,22 @@ inline void scan_segments_impl(const char* where, const typename Whole::in_type*
     require_pointer(in, where, "in");
     require_pointer(out, where, "out");
     require_no_partial_overlap(in, out, n, where);
-    const bool vec = aligned(in, Whole::in_group * sizeof(T)) && aligned(out, Whole::out_group * sizeof(S)) &&
-                     segment_size % Whole::in_group == 0 && segment_size % Whole::out_group == 0;
-    if (vec && segment_size == 64) {
-        auto kernel = scan_pair_segments_kernel<Pair>;
-        const long long grid = resident_grid(kernel, scan_threads, ceil_div(ceil_div(n, 2 * scan_tile), scan_warps));
-        kernel<<<static_cast<unsigned>(grid), scan_threads, 0, stream>>>(in, out, n);
-    } else if (vec) {
-        auto kernel = scan_segments_kernel<Whole, true>;
-        const long long grid = resident_grid(kernel, scan_threads, ceil_div(num_segments, scan_warps));
-        kernel<<<static_cast<unsigned>(grid), scan_threads, 0, stream>>>(in, out, num_segments, segment_size);
+    // Powers of two from 64 to a block tile: block tiles hold whole segments.
+    const bool streamed = segment_size >= scan_tile / 2 && segment_size <= scan_tiling<Whole>::elems &&
+                          (segment_size & (segment_size - 1)) == 0 && vector_aligned<Whole>(in, out);
+    if (streamed && segment_size == scan_tile / 2) {
+        launch_stream<Pair, true, false>(in, out, n, 1, nullptr, nullptr, stream);
+    } else if (streamed) {
+        launch_stream<Whole, true, false>(in, out, n, static_cast<int>(segment_size / scan_tile), nullptr, nullptr,
+                                          stream);
     } else {
-        auto kernel = scan_segments_kernel<Whole, false>;
+        const bool vec = aligned(in, Whole::in_group * sizeof(T)) && aligned(out, Whole::out_group * sizeof(S)) &&
+                         segment_size % Whole::in_group == 0 && segment_size % Whole::out_group == 0;
+        auto kernel = vec ? scan_segments_kernel<Whole, true> : scan_segments_kernel<Whole, false>;
         const long long grid = resident_grid(kernel, scan_threads, ceil_div(num_segments, scan_warps));
         kernel<<<static_cast<unsigned>(grid), scan_threads, 0, stream>>>(in, out, num_segments, segment_size);
+        TCORE_CHECK_LAUNCH();
     }
-    TCORE_CHECK_LAUNCH();
 }
 
 }  // namespace detail
