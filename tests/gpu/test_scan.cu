@@ -6,8 +6,8 @@
 // block_scan (warp_scan inside), scan_segments (segment sizes 1, 7, 63, 64,
 // 65, 100, 128, 256, 512, 1000, 1024, 2048, 4096, 8192; aligned and
 // misaligned), scan (device-wide; n = 0, 1, 7, ... 1000003, misaligned and
-// in-place). n = 2^24 + 5 (device-wide) and 2^24 (segments of 64 and 256)
-// send every block of the streaming kernels round its stage ring.
+// in-place). n = 2^24 + 5 (device-wide) and 2^24 (segments of 64 and 256):
+// far more block tiles than resident blocks, look-backs across many windows.
 // Inputs are random in (-2, 2), never zero ("exact" multiples of 2^-6 in
 // FP64, and FP16 multiples of 2^-8, must match exactly); every output element
 // is compared, outputs are poisoned first. NaN and infinities: from a NaN's
@@ -18,7 +18,7 @@
 // summing to zero, filled on the device; the prefix at i is the table's
 // prefix at i mod 1021), checked at sample windows including both ends and
 // the 2^31 boundary; skipped with TCORE_TEST_QUICK=1 or without ~13 GB free.
-// TCORE_TEST_QUICK=1 also caps the other sizes at about 10^5 (not the ring sizes).
+// TCORE_TEST_QUICK=1 also caps the other sizes at about 10^5 (not those two).
 #include "common/test_util.hpp"
 
 #include <tcore/patterns/scan.cuh>
@@ -70,13 +70,9 @@ std::vector<T> random_vector(rng& r, long long n, bool exact)
     return v;
 }
 
-/// Block tile of the streaming kernels (scan.cuh): the device-wide scan
+/// Block tile of the multi-tile kernels (scan.cuh): the device-wide scan
 /// chains one look-back link per block tile of this many elements.
-template <class T>
-constexpr long long block_tile_elems()
-{
-    return std::is_same_v<T, double> ? 4096 : 8192;
-}
+constexpr long long block_tile_elems = 4096;
 
 /// Reference prefix sums of consecutive segments (seg = n: one scan), and
 /// per element tolerances from the summation depth: the tile products,
@@ -206,15 +202,15 @@ void check_device(const std::vector<variant<T>>& variants, rng& r)
     const double u = std::is_same_v<T, double> ? 0x1p-53 : 0x1p-24;
     std::vector<long long> sizes = {0, 1, 7, 63, 64, 65, 127, 128, 129, 255, 256, 2047, 2048, 2049, 4097, 65537};
     sizes.push_back(quick ? 100003 : 1000003);
-    // More block tiles than resident blocks times stages (FP64 about 3.2M
-    // elements on 132 SMs, FP16 about 13M): every block goes round its ring.
-    const long long ring_size = (1LL << 24) + 5;
-    sizes.push_back(ring_size);
+    // Thousands of block tiles: look-backs over many windows, most blocks
+    // started long after the first finished.
+    const long long big_size = (1LL << 24) + 5;
+    sizes.push_back(big_size);
     const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
     for (long long n : sizes)
         for (int mode = 0; mode < 3; ++mode) {  // 0 random, 1 exact, 2 NaN and infinities
             if (mode == 2 && n < 8) continue;
-            if (n == ring_size && mode == 1) continue;
+            if (n == big_size && mode == 1) continue;
             std::vector<T> h = random_vector<T>(r, n, mode == 1);
             if (mode == 2) {
                 const long long p = n / 3 + static_cast<long long>(r.next() % static_cast<unsigned long long>(n / 3));
@@ -227,10 +223,10 @@ void check_device(const std::vector<variant<T>>& variants, rng& r)
             device_buffer<S> out(static_cast<std::size_t>(n) + 1);
             for (scan_kind k : {scan_kind::inclusive, scan_kind::exclusive}) {
                 std::vector<double> want, tol;
-                reference(h, n, k == scan_kind::exclusive, u, want, tol, block_tile_elems<T>());
+                reference(h, n, k == scan_kind::exclusive, u, want, tol, block_tile_elems);
                 for (const variant<T>& v : variants) {
                     for (int misalign : {0, 1}) {
-                        if (misalign && n != 1000003 && n != 100003 && n != 4097 && n != ring_size) continue;
+                        if (misalign && n != 1000003 && n != 100003 && n != 4097 && n != big_size) continue;
                         if (n) TCORE_CHECK(cudaMemcpy(d.ptr + misalign, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
                         out.poison();
                         device_scan(v, d.ptr + misalign, out.ptr + misalign, n, k);
@@ -270,7 +266,7 @@ void check_segments(const std::vector<variant<T>>& variants, rng& r)
     for (long long seg : {1LL, 7LL, 63LL, 64LL, 65LL, 100LL, 128LL, 256LL, 512LL, 1000LL, 1024LL, 2048LL, 4096LL,
                           8192LL})
         for (long long count : {0LL, 1LL, 3LL, 1001LL, -1LL}) {
-            // seg = 64 and 256 go round the streaming kernel's stage rings (see check_device).
+            // seg = 64 and 256: thousands of block tiles, as in check_device.
             const long long budget = seg == 64 || seg == 256 ? (1LL << 24)
                                      : seg == 128 || seg == 1024 ? (quick ? 150000 : 1000000)
                                                                  : 150000;

@@ -43,10 +43,10 @@
 //              (look_back.cuh; CUB-style temp-storage query); any n. Not
 //              bitwise deterministic: the look-back adds whichever
 //              predecessors' prefixes are ready.
-// Both multi-tile levels stream block tiles (4096 FP64 / 8192 FP16 elements)
-// through three cp.async stages in shared memory, so the loads in flight do
-// not compete with the MMA constants for registers; segments that are powers
-// of two from 64 to a block tile take this path, other sizes a warp each.
+// Both multi-tile levels load block tiles of 4096 elements into shared memory
+// with cp.async (one per block of 4 warps), so the loads in flight do not
+// compete with the MMA constants for registers; segments that are powers of
+// two from 64 to 4096 take this path, other sizes a warp each.
 // cce ("essential") variants: each lane scans its consecutive elements and
 // the warp scans lane totals with shuffles (Kogge-Stone).
 #pragma once
@@ -504,140 +504,141 @@ __device__ inline typename Scanner::sum_type block_scan(const Scanner& sc, const
 
 namespace detail {
 
-inline constexpr int scan_threads = 256;
+inline constexpr int scan_threads = 256;  ///< the per-warp segment kernel
 inline constexpr int scan_warps = scan_threads / 32;
-/// Block tiles each block of the streaming kernel keeps in flight (cp.async stages).
-inline constexpr int scan_stages = 3;
 
-/// Block tiles of the streaming kernel: 8 warps of `warp_tiles` 128-element
-/// tiles; FP64 4 a warp (4096 elements, 32 KiB a stage), FP16 8 (8192
-/// elements, 16 KiB a stage). Three stages per block and two blocks per SM
-/// keep about 190 KiB of loads in flight per SM without holding registers.
+/// The block tile of the multi-tile kernels: 4 warps scan 8 warp tiles each,
+/// 4096 elements, loaded whole into shared memory by cp.async (FP64: 32 KiB,
+/// results written back in place; FP16: 8 KiB in, 16 KiB of FP32 results).
+/// Small blocks with the data in shared memory instead of registers let
+/// about five blocks share an SM, ~160 KiB of loads in flight, while each
+/// waits on its look-back (CUB's single-pass scan works the same way).
 template <class Scanner>
-struct scan_tiling {
+struct scan_block_tile {
     using in_type = typename Scanner::in_type;
-    static constexpr int warp_tiles = sizeof(in_type) == 8 ? 4 : 8;
-    static constexpr int block_tiles = scan_warps * warp_tiles;
-    static constexpr int elems = block_tiles * scan_tile;
-    static constexpr int totals_per_lane = block_tiles / 32;  ///< tiles per lane in the carry scan
-    static constexpr std::size_t smem_bytes = static_cast<std::size_t>(scan_stages) * elems * sizeof(in_type);
-    static_assert(block_tiles % 32 == 0, "the carry scan gives every lane whole tiles");
+    using sum_type = typename Scanner::sum_type;
+    static constexpr int threads = 128;
+    static constexpr int warps = threads / 32;
+    static constexpr int warp_tiles = 8;
+    static constexpr int tiles = warps * warp_tiles;  ///< warp tiles: one per lane of the carry scan
+    static constexpr int elems = tiles * scan_tile;
+    static constexpr bool in_place = sizeof(in_type) == sizeof(sum_type);
+    static constexpr std::size_t in_bytes = static_cast<std::size_t>(elems) * sizeof(in_type);
+    static constexpr std::size_t smem_bytes = in_bytes + (in_place ? 0 : static_cast<std::size_t>(elems) * sizeof(sum_type));
+    static_assert(tiles == 32, "the carry scan gives each lane one warp tile");
 };
 
-/// Copies block tile `tile` (Elems elements) of in[0..n) into `stage`, zeros
-/// past n: 16-byte cp.async where in is 16-byte aligned (Vec), else plain
-/// element loads. Tiles at or past n copy nothing.
-template <class T, int Elems, bool Vec>
-__device__ inline void copy_block_tile(T* stage, const T* in, long long tile, long long n)
+/// Copies elements [first, first + Elems) of in[0..n) into `tile`, zeros past
+/// n: 16-byte cp.async where in is 16-byte aligned (Vec), else element loads.
+template <class T, int Elems, int Threads, bool Vec>
+__device__ inline void load_block_tile(T* tile, const T* in, long long first, long long n)
 {
-    const long long first = tile * Elems;
-    if (first >= n) return;
     const long long valid = n - first;
     if constexpr (Vec) {
         constexpr int per_chunk = 16 / static_cast<int>(sizeof(T));
-        for (int c = threadIdx.x; c < Elems / per_chunk; c += scan_threads) {
+        for (int c = threadIdx.x; c < Elems / per_chunk; c += Threads) {
             const long long left = valid - static_cast<long long>(c) * per_chunk;
             const int bytes = left >= per_chunk ? 16 : left > 0 ? static_cast<int>(left * sizeof(T)) : 0;
-            cp_async<16>(stage + c * per_chunk, bytes > 0 ? in + first + c * per_chunk : in, bytes);
+            cp_async<16>(tile + c * per_chunk, bytes > 0 ? in + first + c * per_chunk : in, bytes);
         }
+        cp_async_commit();
+        cp_async_wait<0>();
     } else {
-        for (int e = threadIdx.x; e < Elems; e += scan_threads)
-            stage[e] = e < valid ? in[first + e] : convert_to<T>(0.0f);
+        for (int e = threadIdx.x; e < Elems; e += Threads) tile[e] = e < valid ? in[first + e] : convert_to<T>(0.0f);
     }
 }
 
-/// Warp 0: replaces the block's warp-tile totals (in tile order) by each
-/// tile's carry, the sum of the tiles before it in its segment of seg_tiles
-/// tiles (1: every tile alone, 0: the whole block). With `status` set (the
-/// device-wide scan) the block's aggregate goes through the look-back and
-/// the prefix of all earlier block tiles is added to every carry.
-template <class S, int PerLane>
+/// Stores tile[e] + carry[e / scan_tile] to out[first + e] for the elements
+/// before n: 16-byte stores where out is 16-byte aligned (Vec).
+template <class S, int Elems, int Threads, bool Vec>
+__device__ inline void store_block_tile(S* out, const S* tile, const S* carry, long long first, long long n)
+{
+    const long long valid = n - first;
+    if constexpr (Vec) {
+        constexpr int per_chunk = 16 / static_cast<int>(sizeof(S));
+        for (int c = threadIdx.x; c < Elems / per_chunk; c += Threads) {
+            const int e = c * per_chunk;
+            if (e >= valid) break;
+            S x[per_chunk];
+            vec_load<S, per_chunk>(x, tile + e);
+            const S add = carry[e / scan_tile];
+            for (int k = 0; k < per_chunk; ++k) x[k] += add;
+            if (e + per_chunk <= valid) {
+                vec_store<S, per_chunk>(out + first + e, x);
+            } else {
+                for (int k = 0; k < per_chunk; ++k)
+                    if (e + k < valid) out[first + e + k] = x[k];
+            }
+        }
+    } else {
+        for (int e = threadIdx.x; e < Elems && e < valid; e += Threads) out[first + e] = tile[e] + carry[e / scan_tile];
+    }
+}
+
+/// Warp 0: replaces the block tile's 32 warp-tile totals (one per lane, in
+/// order) by each warp tile's carry, the sum of the warp tiles before it in
+/// its segment of seg_tiles (1: each alone, 0: the whole block tile). With
+/// `status` set (the device-wide scan) the block tile's aggregate goes
+/// through the look-back and the prefix of all earlier block tiles is added.
+template <class S>
 __device__ inline void tile_carries(S* totals, int seg_tiles, tile_status<S>* status, long long tile)
 {
     const int lane = lane_id();
-    S before_in_lane[PerLane];
-    S lane_sum = 0;
-    static_for<PerLane>([&](auto p) {
-        before_in_lane[p] = lane_sum;
-        lane_sum += totals[lane * PerLane + p];
-    });
-    __syncwarp();
-    if (seg_tiles == 1) {
-        static_for<PerLane>([&](auto p) { totals[lane * PerLane + p] = S(0); });
-        return;
+    const S t = totals[lane];
+    S before = 0;
+    if (seg_tiles != 1) {
+        const int width = seg_tiles == 0 ? 32 : seg_tiles;
+        const S incl = shfl_inclusive(t, width);
+        before = shfl_exclusive_of(incl, width);
+        if (status != nullptr) before += look_back(status, tile, __shfl_sync(0xffffffffu, incl, 31));
     }
-    const int width = seg_tiles == 0 ? 32 : seg_tiles / PerLane;  // lanes per segment (segments hold whole lanes)
-    const S incl = shfl_inclusive(lane_sum, width);
-    S before = shfl_exclusive_of(incl, width);
-    if (status != nullptr) before += look_back(status, tile, __shfl_sync(0xffffffffu, incl, 31));
-    static_for<PerLane>([&](auto p) { totals[lane * PerLane + p] = before + before_in_lane[p]; });
+    totals[lane] = before;
 }
 
-/// The streaming scan. Each block takes block tiles (from `counter` in the
-/// order blocks ask when LookBack, else blockIdx.x + k * gridDim.x), keeps
-/// scan_stages of them in flight with cp.async, scans each warp tile from
-/// shared memory (Scanner), adds the carries (tile_carries: within segments
-/// of seg_tiles warp tiles, or after the look-back) and stores from registers.
+/// One block tile per block: load it (cp.async), scan each warp tile from
+/// shared memory (Scanner) and write the results back, turn the warp-tile
+/// totals into carries (within segments of seg_tiles warp tiles, or after the
+/// look-back: block tile ids then come from `counter` in the order blocks
+/// start), and store results plus carries with contiguous 16-byte stores.
 template <class Scanner, bool Vec, bool LookBack>
-__global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
-    scan_stream_kernel(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n,
-                       int seg_tiles, unsigned long long* counter, tile_status<typename Scanner::sum_type>* status)
+__global__ void __launch_bounds__(scan_block_tile<Scanner>::threads, 2 * Scanner::min_blocks)
+    scan_tile_kernel(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n, int seg_tiles,
+                     unsigned long long* counter, tile_status<typename Scanner::sum_type>* status)
 {
     using T = typename Scanner::in_type;
     using S = typename Scanner::sum_type;
-    using tiling = scan_tiling<Scanner>;
-    constexpr int U = tiling::warp_tiles, E = tiling::elems;
-    extern __shared__ __align__(16) unsigned char scan_smem[];
-    T* const stages = reinterpret_cast<T*>(scan_smem);
-    __shared__ long long s_tile[scan_stages];     // block tile of each stage
-    __shared__ S s_carry[tiling::block_tiles];    // warp-tile totals, then carries
-    const long long tiles = ceil_div(n, E);
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    long long taken = 0;  // thread 0's count of tiles taken
-    auto take = [&]() -> long long {
-        if constexpr (LookBack) return static_cast<long long>(atomicAdd(counter, 1ull));
-        else return static_cast<long long>(blockIdx.x) + taken++ * gridDim.x;
-    };
-    if (threadIdx.x == 0)
-        for (int s = 0; s < scan_stages; ++s) s_tile[s] = take();
+    using bt = scan_block_tile<Scanner>;
+    __shared__ __align__(16) unsigned char smem[bt::smem_bytes];
+    __shared__ S s_carry[bt::tiles];  // warp-tile totals, then carries
+    __shared__ long long s_tile;
+    T* const tile_in = reinterpret_cast<T*>(smem);
+    S* const tile_out = reinterpret_cast<S*>(smem + (bt::in_place ? 0 : bt::in_bytes));
+    long long tile = blockIdx.x;
+    if constexpr (LookBack) {
+        if (threadIdx.x == 0) s_tile = static_cast<long long>(atomicAdd(counter, 1ull));
+        __syncthreads();
+        tile = s_tile;
+    }
+    const long long first = tile * bt::elems;
+    load_block_tile<T, bt::elems, bt::threads, Vec>(tile_in, in, first, n);
     __syncthreads();
-    for (int s = 0; s + 1 < scan_stages; ++s) {
-        copy_block_tile<T, E, Vec>(stages + s * E, in, s_tile[s], n);
-        cp_async_commit();
-    }
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const Scanner sc;
-    for (int i = 0;; ++i) {
-        const int cur = i % scan_stages, ahead = (i + scan_stages - 1) % scan_stages;
-        const long long tile = s_tile[cur];
-        if (tile >= tiles) break;
-        copy_block_tile<T, E, Vec>(stages + ahead * E, in, s_tile[ahead], n);  // stage `ahead` was read last iteration
-        cp_async_commit();
-        cp_async_wait<scan_stages - 1>();
-        __syncthreads();  // (1) stage cur holds block tile `tile`
-        S o[U][scan_per_lane];
-        const T* src = stages + cur * E;
-        static_for<U>([&](auto u) {
-            const int j = warp * U + u;
-            T v[scan_per_lane];
-            scan_load<Scanner, true>(v, src + j * scan_tile, scan_tile);
-            sc.scan(o[u], v);
-            const S t = sc.total(o[u], v);
-            if (lane == 0) s_carry[j] = t;
-        });
-        if (threadIdx.x == 0) s_tile[cur] = take();  // the block tile of iteration i + scan_stages
-        __syncthreads();  // (2) totals complete, stage cur free
-        if (warp == 0) tile_carries<S, tiling::totals_per_lane>(s_carry, seg_tiles, LookBack ? status : nullptr, tile);
-        __syncthreads();  // (3) carries ready
-        const long long first = tile * E;
-        static_for<U>([&](auto u) {
-            const int j = warp * U + u;
-            const S c = s_carry[j];
-            static_for<scan_per_lane>([&](auto e) { o[u][e] += c; });
-            const long long f = first + static_cast<long long>(j) * scan_tile;
-            scan_store<Scanner, Vec>(out + f, o[u], n - f);
-        });
+    for (int u = 0; u < bt::warp_tiles; ++u) {
+        const int j = warp * bt::warp_tiles + u;
+        T v[scan_per_lane];
+        S o[scan_per_lane];
+        scan_load<Scanner, true>(v, tile_in + j * scan_tile, scan_tile);
+        sc.scan(o, v);
+        const S t = sc.total(o, v);
+        __syncwarp();  // the whole warp tile is read before results overwrite it
+        scan_store<Scanner, true>(tile_out + j * scan_tile, o, scan_tile);
+        if (lane == 0) s_carry[j] = t;
     }
-    cp_async_wait<0>();  // no copy may land after the block has gone
+    __syncthreads();
+    if (warp == 0) tile_carries(s_carry, seg_tiles, LookBack ? status : nullptr, tile);
+    __syncthreads();
+    store_block_tile<S, bt::elems, bt::threads, Vec>(out, tile_out, s_carry, first, n);
 }
 
 /// Any segment size (the fallback for sizes the streaming kernel does not
@@ -687,19 +688,17 @@ __global__ void __launch_bounds__(scan_threads, Scanner::min_blocks)
     }
 }
 
-/// Launches the streaming kernel on a grid that fills the device once.
+/// Launches one block per block tile of n elements.
 template <class Scanner, bool Vec, bool LookBack>
-inline void launch_stream(const typename Scanner::in_type* in, typename Scanner::sum_type* out, long long n,
-                          int seg_tiles, unsigned long long* counter,
-                          tile_status<typename Scanner::sum_type>* status, cudaStream_t stream)
+inline void launch_tiles(const char* where, const typename Scanner::in_type* in, typename Scanner::sum_type* out,
+                         long long n, int seg_tiles, unsigned long long* counter,
+                         tile_status<typename Scanner::sum_type>* status, cudaStream_t stream)
 {
-    using tiling = scan_tiling<Scanner>;
-    auto kernel = scan_stream_kernel<Scanner, Vec, LookBack>;
-    TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(tiling::smem_bytes)));
-    const long long grid = resident_grid(kernel, scan_threads, ceil_div(n, tiling::elems), tiling::smem_bytes);
-    kernel<<<static_cast<unsigned>(grid), scan_threads, tiling::smem_bytes, stream>>>(in, out, n, seg_tiles, counter,
-                                                                                      status);
+    using bt = scan_block_tile<Scanner>;
+    const long long tiles = ceil_div(n, bt::elems);
+    require(tiles <= INT_MAX, where, "n is too large for one grid of block tiles");
+    scan_tile_kernel<Scanner, Vec, LookBack>
+        <<<static_cast<unsigned>(tiles), bt::threads, 0, stream>>>(in, out, n, seg_tiles, counter, status);
     TCORE_CHECK_LAUNCH();
 }
 
@@ -727,12 +726,11 @@ inline void require_no_partial_overlap(const T* in, const S* out, long long n, c
             "in and out overlap (only in == out with the same element size is allowed)");
 }
 
-/// Both pointers allow the vector paths: 16-byte cp.async of the input and
-/// out_group-wide stores.
-template <class Scanner>
-inline bool vector_aligned(const typename Scanner::in_type* in, const typename Scanner::sum_type* out)
+/// Both pointers allow the block-tile kernel's 16-byte copies and stores.
+template <class T, class S>
+inline bool vector_aligned(const T* in, const S* out)
 {
-    return aligned(in, 16) && aligned(out, Scanner::out_group * sizeof(typename Scanner::sum_type));
+    return aligned(in, 16) && aligned(out, 16);
 }
 
 template <class Scanner>
@@ -742,7 +740,7 @@ inline void scan_device(const char* where, void* temp, std::size_t& temp_bytes,
 {
     using S = typename Scanner::sum_type;
     require_size(n, where, "n");
-    const long long tiles = ceil_div(n, scan_tiling<Scanner>::elems);
+    const long long tiles = ceil_div(n, scan_block_tile<Scanner>::elems);
     const scan_layout<S> lay(tiles > 0 ? tiles : 1);
     if (temp == nullptr) {
         temp_bytes = lay.bytes;
@@ -761,8 +759,8 @@ inline void scan_device(const char* where, void* temp, std::size_t& temp_bytes,
     auto* status = reinterpret_cast<tile_status<S>*>(base + lay.status_off);
     TCORE_CHECK(cudaMemsetAsync(base, 0, lay.status_off + static_cast<std::size_t>(tiles) * sizeof(tile_status<S>),
                                 stream));
-    if (vector_aligned<Scanner>(in, out)) launch_stream<Scanner, true, true>(in, out, n, 0, counter, status, stream);
-    else launch_stream<Scanner, false, true>(in, out, n, 0, counter, status, stream);
+    if (vector_aligned(in, out)) launch_tiles<Scanner, true, true>(where, in, out, n, 0, counter, status, stream);
+    else launch_tiles<Scanner, false, true>(where, in, out, n, 0, counter, status, stream);
 }
 
 template <class Whole, class Pair>
@@ -781,13 +779,13 @@ inline void scan_segments_impl(const char* where, const typename Whole::in_type*
     require_pointer(out, where, "out");
     require_no_partial_overlap(in, out, n, where);
     // Powers of two from 64 to a block tile: block tiles hold whole segments.
-    const bool streamed = segment_size >= scan_tile / 2 && segment_size <= scan_tiling<Whole>::elems &&
-                          (segment_size & (segment_size - 1)) == 0 && vector_aligned<Whole>(in, out);
-    if (streamed && segment_size == scan_tile / 2) {
-        launch_stream<Pair, true, false>(in, out, n, 1, nullptr, nullptr, stream);
-    } else if (streamed) {
-        launch_stream<Whole, true, false>(in, out, n, static_cast<int>(segment_size / scan_tile), nullptr, nullptr,
-                                          stream);
+    const bool tiled = segment_size >= scan_tile / 2 && segment_size <= scan_block_tile<Whole>::elems &&
+                       (segment_size & (segment_size - 1)) == 0 && vector_aligned(in, out);
+    if (tiled && segment_size == scan_tile / 2) {
+        launch_tiles<Pair, true, false>(where, in, out, n, 1, nullptr, nullptr, stream);
+    } else if (tiled) {
+        launch_tiles<Whole, true, false>(where, in, out, n, static_cast<int>(segment_size / scan_tile), nullptr,
+                                         nullptr, stream);
     } else {
         const bool vec = aligned(in, Whole::in_group * sizeof(T)) && aligned(out, Whole::out_group * sizeof(S)) &&
                          segment_size % Whole::in_group == 0 && segment_size % Whole::out_group == 0;
