@@ -19,7 +19,8 @@
 //   x: registers (j, j+1) adjacent                   -> two 16-byte loads,
 // and a lane with t = 0 holds y rows 2g and 2g+1. Only 1/8 of the MMA's
 // output is used: the tensor core trades redundant work for wide operand
-// fetch.
+// fetch. A is read once, so its loads are streaming (ld.global.cs, evict
+// first) and leave L2 to x.
 //
 // Large problems split each row tile's columns over `ksplit` warps of a
 // block; their partial y are added in a fixed order in shared memory
@@ -84,7 +85,7 @@ __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long 
         if constexpr (Vec && L == layout::col_major && G::col_pairs) {
             static_for<Shape::a_count / 2>([&](auto p) {
                 const coord rc = G::a_elem(lane, 2 * p);
-                const double2 v = __ldg(reinterpret_cast<const double2*>(A + (k0 + rc.col) * lda + r0 + rc.row));
+                const double2 v = __ldcs(reinterpret_cast<const double2*>(A + (k0 + rc.col) * lda + r0 + rc.row));
                 a.x[2 * p] = v.x;
                 a.x[2 * p + 1] = v.y;
             });
@@ -92,7 +93,7 @@ __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long 
             static_for<Shape::a_count / 2>([&](auto p) {
                 const int i = (p & 1) + 4 * (p >> 1);  // pairs (0,2), (1,3), (4,6), (5,7)
                 const coord rc = G::a_elem(lane, i);
-                const double2 v = __ldg(reinterpret_cast<const double2*>(A + (r0 + rc.row) * lda + k0 + rc.col));
+                const double2 v = __ldcs(reinterpret_cast<const double2*>(A + (r0 + rc.row) * lda + k0 + rc.col));
                 a.x[i] = v.x;
                 a.x[i + 2] = v.y;
             });
@@ -100,7 +101,7 @@ __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long 
             static_for<Shape::a_count>([&](auto i) {
                 const coord rc = G::a_elem(lane, i);
                 const long long r = r0 + rc.row, c = k0 + rc.col;
-                a.x[i] = __ldg(A + (L == layout::row_major ? r * lda + c : c * lda + r));
+                a.x[i] = __ldcs(A + (L == layout::row_major ? r * lda + c : c * lda + r));
             });
         }
     } else {
