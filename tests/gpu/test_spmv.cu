@@ -134,11 +134,12 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     device_buffer<double> dx(x.size()), dy(static_cast<std::size_t>(a.rows));
     dx.upload(x);
 
-    const sparse::dasp_options opts[] = {{}, {5, 128}, {40, 256}, {2048, 512, 0}, {2048, 512, 2}, {40, 256, 3},
-                                         {2048, 512, 4}, {2048, 512, 8}};
+    const sparse::dasp_options opts[] = {{},           {5, 128},      {40, 256},      {2048, 512, 0},
+                                         {2048, 512, 2}, {40, 256, 3}, {2048, 512, 4}, {2048, 512, 8},
+                                         {2048, 512, 1, 3}};
     for (const sparse::dasp_options& o : opts)
         for (const int gpw : {1, 3, 0}) {
-            if (gpw != 1 && (o.long_min != 2048 || o.bundle != 1)) continue;
+            if (gpw != 1 && (o.bundle != 1 || o.long_min < 256)) continue;
             dasp_spmv s(a, o, nullptr, gpw);
             for (const variant& v : variants) {
                 const std::string what = m.name + " [" + v.name + ", long_min " + std::to_string(o.long_min) +

@@ -92,6 +92,7 @@ struct dasp_view {
     // [short_end, grid) empty rows
     int long_end = 0, bun_end = 0, med_end = 0, short_end = 0;
     int groups_per_warp = 1;
+    int med_warps = 0;  ///< warps of the medium range: ceil(group_count / groups_per_warp)
 };
 
 namespace spmv_detail {
@@ -259,7 +260,8 @@ __device__ void medium_group(const dasp_view& m, const double* __restrict__ x, d
     double s = 0.0;
     accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, base, nblk, x, lane);
     const int sr = 8 * group + g;
-    const int p1 = m.irr_ptr[sr + 1];
+    const int p1 = m.irr_ptr[sr + 1];  // at most dasp_options::irregular_cap entries
+#pragma unroll 4
     for (int p = m.irr_ptr[sr] + t; p < p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
     s = quad_sum(s);
     if (holds_diag(lane)) {
@@ -404,12 +406,10 @@ __global__ void __launch_bounds__(threads) dasp_kernel(dasp_view m, const double
             if (group < m.bgroup_count) bundle_group<Mode, P>(m, x, y, group, lane);
         }
     } else if (block < m.med_end) {
-        const int first = ((block - m.bun_end) * warps + warp) * m.groups_per_warp;
-        for (int i = 0; i < m.groups_per_warp; ++i) {
-            const int group = first + i;
-            if (group >= m.group_count) break;
+        // Groups w, w + med_warps, ...: the longest groups (sorted first) go
+        // to different warps, each paired with short ones from further on.
+        for (int group = (block - m.bun_end) * warps + warp; group < m.group_count; group += m.med_warps)
             medium_group<Mode, Shape>(m, x, y, group, lane);
-        }
     } else if (block < m.short_end) {
         const int tile = (block - m.med_end) * warps + warp;
         if (tile < m.tile_count) short_tile<Mode, Shape>(m, x, y, tile, lane);
@@ -430,8 +430,10 @@ public:
 
     /// Packs `a` (validated: sorted unique columns) and uploads it on `stream`
     /// (synchronised before returning). `groups_per_warp`: medium groups one
-    /// warp handles in turn (>= 1), or 0 to choose from the groups' size
-    /// (4 for groups of at most 2 blocks, 2 up to 4 blocks, else 1).
+    /// warp handles in turn (>= 1; groups w, w + W, ... of W warps, so the
+    /// longest groups, sorted first, go to different warps), or 0 to choose
+    /// from the groups' mean size (4 for groups of at most 2 blocks, 2 up to
+    /// 4 blocks, else 1).
     explicit dasp_spmv(const sparse::csr& a, const sparse::dasp_options& opts = {}, cudaStream_t stream = nullptr,
                        int groups_per_warp = 0)
     {
@@ -619,6 +621,7 @@ private:
             groups_per_warp = blocks <= 2 ? 4 : blocks <= 4 ? 2 : 1;
         }
         v.groups_per_warp = groups_per_warp;
+        v.med_warps = static_cast<int>(detail::ceil_div(v.group_count, groups_per_warp));
         const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
         const long long bun_blocks = detail::ceil_div(v.bgroup_count, spmv_detail::warps);
         const long long med_warps = detail::ceil_div(v.group_count, groups_per_warp);

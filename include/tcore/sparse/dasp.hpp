@@ -19,11 +19,17 @@
 //                so D_j(g,g) is the j-th row of line g. Lines are ordered by
 //                their segment count, so tiles need 1, 2, 3 or 4 MMAs.
 //   medium rows  (5 to long_min - 1 entries): stably sorted by length
-//                (longest first), grouped by 8. A group's regular part is
-//                W = 4 * floor(shortest / 4) entries of each row, as W / 4
-//                32-blocks (no padding); the rest of each row (the irregular
-//                part, < 4 + the spread in the group) is kept row by row and
-//                summed on CUDA cores, as DASP does.
+//                (longest first), grouped by up to 8. A group's regular part
+//                is W = 4 * floor(shortest / 4) entries of each row, as W / 4
+//                32-blocks; the rest of each row (the irregular part, < 4 +
+//                the spread in the group) is kept row by row and summed on
+//                CUDA cores, as DASP does. A group takes the next row only
+//                while the irregular part of its first (longest) row stays
+//                within irregular_cap; a group cut short is padded with
+//                empty rows (row -1), unless its first row has long_piece / 2
+//                or more entries: that row is moved to the long rows. Without
+//                the cap, the sparse tail of a power-law length distribution
+//                left a warp with a thousand entries on 4 lanes.
 //   bundles      (optional, dasp_options::bundle): P consecutive medium rows
 //                with identical columns (the unknowns of one FEM node, the
 //                colours of one lattice site, the rows of a dense block)
@@ -34,7 +40,7 @@
 //                g + 8 are two rows of bundle g and meet the same B column
 //                g, so D(g, g) and D(g + 8, g) are both results. Irregular
 //                remainders as for medium rows, row by row.
-//   long rows    (long_min or more): cut into pieces of long_piece slots
+//   long rows    (long_min or more, and the medium rows moved there): cut into pieces of long_piece slots
 //                (a multiple of 128), each piece one warp's work, in the
 //                row's own order; the last piece is padded. Piece sums are
 //                added by the last warp to finish a row (deterministic order).
@@ -55,12 +61,20 @@
 namespace tcore::sparse {
 
 struct dasp_options {
-    int long_min = 2048;    ///< rows with at least this many entries are long (>= 5)
+    /// Rows with at least this many entries are long (>= 5). 256 keeps a
+    /// medium group (8 rows) within four long pieces of work, so no warp of
+    /// the fused kernel runs far longer than the others.
+    int long_min = 256;
     int long_piece = 512;   ///< slots per warp piece of a long row (a positive multiple of 128)
     /// Rows per bundle of identical medium rows: 1 = no bundles, 2, 3, 4 or
     /// 8; 0 = choose from the matrix (the P of {2, 3, 4, 8} that saves the
     /// most index bytes, 1 if bundles would cover under 10% of medium rows).
     int bundle = 1;
+    /// The most entries of a medium row left to the CUDA cores beyond its
+    /// group's regular width (>= 3). Groups of 8 are cut short (padded) to
+    /// respect it, and a row of long_piece / 2 or more entries that cannot
+    /// fill its group within it becomes a long row.
+    int irregular_cap = 32;
 };
 
 /// The bundle sizes the SpMV kernels are compiled for.
@@ -148,6 +162,8 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
             "long_piece must be a positive multiple of 128, got " + std::to_string(opts.long_piece));
     require(opts.bundle == 0 || valid_bundle(opts.bundle), where,
             "bundle must be 0 (automatic), 1, 2, 3, 4 or 8, got " + std::to_string(opts.bundle));
+    require(opts.irregular_cap >= 3, where,
+            "irregular_cap must be at least 3, got " + std::to_string(opts.irregular_cap));
     dasp_format f;
     f.rows = a.rows;
     f.cols = a.cols;
@@ -199,33 +215,22 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
         med = std::move(rest);
     }
 
-    // -- long rows -----------------------------------------------------------
-    f.long_piece_ptr.push_back(0);
-    long long long_slots = 0;
-    for (std::size_t i = 0; i < f.long_rows.size(); ++i) {
-        const int len = a.row_length(f.long_rows[i]);
-        const int pieces = (len + opts.long_piece - 1) / opts.long_piece;
-        long_slots += static_cast<long long>(pieces) * opts.long_piece;
-        detail::require_slots(long_slots, where);
-        f.long_piece_ptr.push_back(f.long_piece_ptr.back() + pieces);
-        for (int p = 0; p < pieces; ++p) f.piece_row.push_back(static_cast<int>(i));
-    }
-    f.long_val.assign(static_cast<std::size_t>(long_slots), 0.0);
-    f.long_col.assign(static_cast<std::size_t>(long_slots), -1);
-    for (std::size_t i = 0; i < f.long_rows.size(); ++i) {
-        const int r = f.long_rows[i];
-        const std::size_t base = static_cast<std::size_t>(f.long_piece_ptr[i]) * opts.long_piece;
-        for (int p = a.row_ptr[r], s = 0; p < a.row_ptr[r + 1]; ++p, ++s) {
-            f.long_val[base + s] = a.values[p];
-            f.long_col[base + s] = a.col_idx[p];
-        }
-    }
-
     // -- medium rows -----------------------------------------------------------
     std::stable_sort(med.begin(), med.end(), [&](int x, int y) { return a.row_length(x) > a.row_length(y); });
-    const int groups = static_cast<int>((med.size() + 7) / 8);
-    f.med_rows.assign(static_cast<std::size_t>(groups) * 8, -1);
-    std::copy(med.begin(), med.end(), f.med_rows.begin());
+    for (std::size_t i = 0; i < med.size();) {
+        const int first = a.row_length(med[i]);
+        std::size_t j = i + 1;
+        while (j < med.size() && j - i < 8 && first - 4 * (a.row_length(med[j]) / 4) <= opts.irregular_cap) ++j;
+        const bool cut = j - i < 8 && j < med.size();
+        if (cut && 2 * first >= opts.long_piece) {
+            f.long_rows.push_back(med[i]);  // a long row wastes less than half a piece
+            ++i;
+            continue;
+        }
+        for (std::size_t k = i; k < i + 8; ++k) f.med_rows.push_back(k < j ? med[k] : -1);
+        i = j;
+    }
+    const int groups = static_cast<int>(f.med_rows.size() / 8);
     f.group_ptr.assign(static_cast<std::size_t>(groups) + 1, 0);
     f.irr_ptr.assign(f.med_rows.size() + 1, 0);
     long long reg_slots = 0, irr_total = 0;
@@ -266,6 +271,28 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
                 f.irr_col[q] = a.col_idx[p];
             }
         }
+
+    // -- long rows -----------------------------------------------------------
+    f.long_piece_ptr.push_back(0);
+    long long long_slots = 0;
+    for (std::size_t i = 0; i < f.long_rows.size(); ++i) {
+        const int len = a.row_length(f.long_rows[i]);
+        const int pieces = (len + opts.long_piece - 1) / opts.long_piece;
+        long_slots += static_cast<long long>(pieces) * opts.long_piece;
+        detail::require_slots(long_slots, where);
+        f.long_piece_ptr.push_back(f.long_piece_ptr.back() + pieces);
+        for (int p = 0; p < pieces; ++p) f.piece_row.push_back(static_cast<int>(i));
+    }
+    f.long_val.assign(static_cast<std::size_t>(long_slots), 0.0);
+    f.long_col.assign(static_cast<std::size_t>(long_slots), -1);
+    for (std::size_t i = 0; i < f.long_rows.size(); ++i) {
+        const int r = f.long_rows[i];
+        const std::size_t base = static_cast<std::size_t>(f.long_piece_ptr[i]) * opts.long_piece;
+        for (int p = a.row_ptr[r], s = 0; p < a.row_ptr[r + 1]; ++p, ++s) {
+            f.long_val[base + s] = a.values[p];
+            f.long_col[base + s] = a.col_idx[p];
+        }
+    }
 
     // -- bundle groups ---------------------------------------------------------------
     std::stable_sort(bundles.begin(), bundles.end(), [&](int x, int y) { return a.row_length(x) > a.row_length(y); });
