@@ -2,7 +2,9 @@
 # tests/gpu/quick-check.sh - one bounded GPU pass: build every GPU test and
 # tcore-bench (keep going past failures), run each GPU test once
 # (TCORE_TEST_QUICK=1 sizes unless QUICK=0), memcheck over the tests named in
-# MEMCHECK, then one tcore-bench run per argument "workload[:case,case...]".
+# MEMCHECK and racecheck over those in RACECHECK (TCORE_TEST_QUICK=2, each at
+# most SANITIZER_TIME seconds, default 90), then one tcore-bench run per
+# argument "workload[:case,case...]".
 # Every step is cut off so that the logs are packed into $OUT/logs.tar.gz
 # before DEADLINE seconds (default 560); a summary is printed last. TESTS, a
 # regular expression, limits the GPU tests built and run (default: all).
@@ -56,9 +58,15 @@ for t in $targets; do
   summary+=("$t: rc=$rc $(grep -E '^[0-9]+ passed' "$logs/$t.log" | tail -1) ($((SECONDS - t0)) s)")
   grep -m 3 FAIL "$logs/$t.log"
 done
-for t in ${MEMCHECK:-}; do
-  bounded 90 compute-sanitizer --tool memcheck "$build/tests/$t" >"$logs/memcheck-$t.log" 2>&1
-  summary+=("memcheck $t: rc=$? $(grep -E 'ERROR SUMMARY' "$logs/memcheck-$t.log" | tail -1)")
+# Sanitizer passes run the tests with TCORE_TEST_QUICK=2 (smallest sizes).
+for tool in memcheck racecheck; do
+  list=MEMCHECK
+  [ "$tool" = racecheck ] && list=RACECHECK
+  for t in ${!list:-}; do
+    TCORE_TEST_QUICK=2 bounded "${SANITIZER_TIME:-90}" compute-sanitizer --tool "$tool" "$build/tests/$t" \
+      >"$logs/$tool-$t.log" 2>&1
+    summary+=("$tool $t: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/$tool-$t.log" | tail -1)")
+  done
 done
 for spec in "$@"; do
   w=${spec%%:*}; cases=""
