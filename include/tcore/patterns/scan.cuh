@@ -530,6 +530,8 @@ struct scan_block_tile {
 
 /// Copies elements [first, first + Elems) of in[0..n) into `tile`, zeros past
 /// n: 16-byte cp.async where in is 16-byte aligned (Vec), else element loads.
+/// Chunks that are not wholly inside the array are filled by plain code, so
+/// no copy names bytes past its end.
 template <class T, int Elems, int Threads, bool Vec>
 __device__ inline void load_block_tile(T* tile, const T* in, long long first, long long n)
 {
@@ -538,8 +540,12 @@ __device__ inline void load_block_tile(T* tile, const T* in, long long first, lo
         constexpr int per_chunk = 16 / static_cast<int>(sizeof(T));
         for (int c = threadIdx.x; c < Elems / per_chunk; c += Threads) {
             const long long left = valid - static_cast<long long>(c) * per_chunk;
-            const int bytes = left >= per_chunk ? 16 : left > 0 ? static_cast<int>(left * sizeof(T)) : 0;
-            cp_async<16>(tile + c * per_chunk, bytes > 0 ? in + first + c * per_chunk : in, bytes);
+            T* dst = tile + c * per_chunk;
+            if (left >= per_chunk) {
+                cp_async<16>(dst, in + first + c * per_chunk, 16);
+            } else {
+                for (int k = 0; k < per_chunk; ++k) dst[k] = k < left ? in[first + c * per_chunk + k] : convert_to<T>(0.0f);
+            }
         }
         cp_async_commit();
         cp_async_wait<0>();
