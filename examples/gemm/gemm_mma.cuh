@@ -48,6 +48,7 @@
 
 #include "gemm_common.cuh"
 
+#include <tcore/async_copy.cuh>
 #include <tcore/tcore.cuh>
 
 #include <cuda_fp16.h>
@@ -110,52 +111,7 @@ enum class copy_mode { vec16, elem, sync };
 
 namespace detail {
 
-// -- asynchronous copies and ldmatrix (sm_80 / sm_75; plain code below) ------
-
-__device__ inline unsigned smem_u32(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-
-/// 16 bytes global -> shared, or 16 zero bytes when !valid (src not read).
-__device__ inline void cp_async_16(void* dst, const void* src, bool valid)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)),
-                 "l"(__cvta_generic_to_global(src)), "r"(valid ? 16 : 0)
-                 : "memory");
-#else
-    *static_cast<uint4*>(dst) = valid ? *static_cast<const uint4*>(src) : make_uint4(0, 0, 0, 0);
-#endif
-}
-
-/// One 4- or 8-byte element global -> shared, or zero when !valid.
-template <class T>
-__device__ inline void cp_async_elem(T* dst, const T* src, bool valid)
-{
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)),
-                 "l"(__cvta_generic_to_global(src)), "n"(static_cast<int>(sizeof(T))),
-                 "r"(valid ? static_cast<int>(sizeof(T)) : 0)
-                 : "memory");
-#else
-    *dst = valid ? *src : T(0);
-#endif
-}
-
-__device__ inline void cp_async_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-/// Waits until at most N committed groups of this thread are pending.
-template <int N>
-__device__ inline void cp_async_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
+// -- ldmatrix (sm_75; plain code below); copies: tcore/async_copy.cuh ---------
 
 /// ldmatrix .x4 (trans = false) or .x4.trans; lane l gives the row address
 /// for row l % 8 of matrix l / 8. Only used where cuda_arch() >= 750.
@@ -166,11 +122,11 @@ __device__ inline void ldsm_x4(unsigned (&r)[4], const void* row_addr)
     if constexpr (Trans)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                     : "r"(smem_u32(row_addr)));
+                     : "r"(smem_address(row_addr)));
     else
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                     : "r"(smem_u32(row_addr)));
+                     : "r"(smem_address(row_addr)));
 #else
     (void)row_addr;
     r[0] = r[1] = r[2] = r[3] = 0;
@@ -346,8 +302,8 @@ struct slice_loader {
     template <class Src>
     __device__ static void copy(T* dst, const Src* src, const Src* fallback, bool ok)
     {
-        if constexpr (Mode == copy_mode::vec16) cp_async_16(dst, ok ? src : fallback, ok);
-        else if constexpr (Mode == copy_mode::elem) cp_async_elem(dst, ok ? src : fallback, ok);
+        if constexpr (Mode == copy_mode::vec16) cp_async<16>(dst, ok ? src : fallback, ok ? 16 : 0);
+        else if constexpr (Mode == copy_mode::elem) cp_async<sizeof(T)>(dst, ok ? src : fallback, ok ? int{sizeof(T)} : 0);
         else *dst = ok ? *src : T(0.0f);
     }
 
@@ -426,17 +382,17 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
 #pragma unroll
         for (int s = 0; s < Cfg::stages - 1; ++s) {
             if (s < k_tiles) loader.load(sa + s * Cfg::a_elems, sb + s * Cfg::b_elems, s * Cfg::BK, A, B);
-            detail::cp_async_commit();
+            cp_async_commit();
         }
         for (int kt = 0; kt < k_tiles; ++kt) {
             // Slice kt has landed (at most stages-2 younger groups pending),
             // and every warp is done with slice kt-1, whose stage is refilled.
-            detail::cp_async_wait<Cfg::stages - 2>();
+            cp_async_wait<Cfg::stages - 2>();
             __syncthreads();
             const int next = kt + Cfg::stages - 1;
             if (next < k_tiles)
                 loader.load(sa + stage_of(next) * Cfg::a_elems, sb + stage_of(next) * Cfg::b_elems, next * Cfg::BK, A, B);
-            detail::cp_async_commit();
+            cp_async_commit();
 
             const T* a_tile = a_warp + stage_of(kt) * Cfg::a_elems;
             const T* b_tile = b_warp + stage_of(kt) * Cfg::b_elems;
@@ -464,9 +420,9 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
 #pragma unroll
         for (int s = 0; s < Cfg::stages; ++s) {
             if (s < k_tiles) loader.load(sa + s * Cfg::a_elems, sb + s * Cfg::b_elems, s * Cfg::BK, A, B);
-            detail::cp_async_commit();
+            cp_async_commit();
         }
-        detail::cp_async_wait<Cfg::stages - 1>();
+        cp_async_wait<Cfg::stages - 1>();
         __syncthreads();
 
         frag_a<Shape> af[2][MI];
@@ -488,13 +444,13 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
                     // Slice kt+1 has landed (groups are slices; at most
                     // stages-2 younger ones pending) and every warp has read
                     // all of slice kt: its stage takes slice kt+stages.
-                    detail::cp_async_wait<Cfg::stages - 2>();
+                    cp_async_wait<Cfg::stages - 2>();
                     __syncthreads();
                     const int refill = kt + Cfg::stages;
                     if (refill < k_tiles)
                         loader.load(sa + stage_of(kt) * Cfg::a_elems, sb + stage_of(kt) * Cfg::b_elems,
                                     refill * Cfg::BK, A, B);
-                    detail::cp_async_commit();
+                    cp_async_commit();
                     // Past the last slice this reads a stale stage, unused.
                     load_step(int_c<1 - cur>{}, stage_of(kt + 1), 0);
                 }
@@ -504,7 +460,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
             });
         }
     }
-    detail::cp_async_wait<0>();
+    cp_async_wait<0>();
 
     // Epilogue: pairs (2p, 2p+1) of accumulators are adjacent columns.
     const coord c_base = Shape::c_coord(lane, 0);

@@ -42,6 +42,7 @@
 // offsets {0, 12, 8, 4} (+t) modulo 16).
 #pragma once
 
+#include "../async_copy.cuh"
 #include "../check.cuh"
 #include "launch.cuh"
 #include "stencil.cuh"
@@ -81,30 +82,6 @@ __host__ __device__ inline long long wrap(long long v, long long n)
     while (v < 0) v += n;
     while (v >= n) v -= n;
     return v;
-}
-
-/// 8-byte asynchronous copy global -> shared; valid == false writes 0.
-__device__ inline void cp_async8(double* dst, const double* src, bool valid)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(s), "l"(src), "r"(valid ? 8 : 0) : "memory");
-#else
-    *dst = valid ? *src : 0.0;
-#endif
-}
-__device__ inline void cp_async_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
-__device__ inline void cp_async_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
 }
 
 /// Rows per thread strip of the cce variant.
@@ -263,7 +240,7 @@ __device__ inline void load_region(double* buf, const double* src_plane, const d
             const int bx = lane + 32 * c;
             if (bx < G::bw) {
                 const bool ok = yok && xok[c];
-                cp_async8(buf + by * G::pitch + bx, ok ? row + xs[c] : any_valid, ok);
+                cp_async<8>(buf + by * G::pitch + bx, ok ? row + xs[c] : any_valid, ok ? 8 : 0);
             }
         }
     }
