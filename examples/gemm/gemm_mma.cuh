@@ -303,7 +303,8 @@ struct slice_loader {
     __device__ static void copy(T* dst, const Src* src, const Src* fallback, bool ok)
     {
         if constexpr (Mode == copy_mode::vec16) cp_async<16>(dst, ok ? src : fallback, ok ? 16 : 0);
-        else if constexpr (Mode == copy_mode::elem) cp_async<sizeof(T)>(dst, ok ? src : fallback, ok ? int{sizeof(T)} : 0);
+        else if constexpr (Mode == copy_mode::elem)
+            cp_async<sizeof(T)>(dst, ok ? src : fallback, ok ? int{sizeof(T)} : 0);
         else *dst = ok ? *src : T(0.0f);
     }
 

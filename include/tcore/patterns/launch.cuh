@@ -45,9 +45,9 @@ inline int blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_smem = 
 
 /// A grid that fills the device once with `kernel`, capped at `max_blocks` (>= 1).
 template <class Kernel>
-inline long long resident_grid(Kernel kernel, int threads, long long max_blocks, std::size_t dynamic_smem = 0)
+inline long long resident_grid(Kernel kernel, int threads, long long max_blocks)
 {
-    const long long full = static_cast<long long>(sm_count()) * blocks_per_sm(kernel, threads, dynamic_smem);
+    const long long full = static_cast<long long>(sm_count()) * blocks_per_sm(kernel, threads);
     const long long g = full < max_blocks ? full : max_blocks;
     return g > 0 ? g : 1;
 }

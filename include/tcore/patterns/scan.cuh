@@ -95,7 +95,6 @@ __device__ inline int special_kind(__half v)
     return __hisnan(v) ? 3 : __hisinf(v) == 1 ? 1 : __hisinf(v) == -1 ? 2 : 0;
 }
 
-/// +Inf (1), -Inf (2) or a quiet NaN (3).
 /// Index of the lowest set bit of m (m != 0).
 __host__ __device__ inline int lowest_bit(unsigned m)
 {
@@ -134,6 +133,7 @@ private:
     }
 };
 
+/// +Inf (1), -Inf (2) or a quiet NaN (3).
 template <class S>
 __host__ __device__ inline S special_value(int kind)
 {
@@ -524,7 +524,8 @@ struct scan_block_tile {
     static constexpr int elems = tiles * scan_tile;
     static constexpr bool in_place = sizeof(in_type) == sizeof(sum_type);
     static constexpr std::size_t in_bytes = static_cast<std::size_t>(elems) * sizeof(in_type);
-    static constexpr std::size_t smem_bytes = in_bytes + (in_place ? 0 : static_cast<std::size_t>(elems) * sizeof(sum_type));
+    static constexpr std::size_t out_bytes = in_place ? 0 : static_cast<std::size_t>(elems) * sizeof(sum_type);
+    static constexpr std::size_t smem_bytes = in_bytes + out_bytes;
     static_assert(tiles == 32, "the carry scan gives each lane one warp tile");
 };
 
@@ -544,7 +545,8 @@ __device__ inline void load_block_tile(T* tile, const T* in, long long first, lo
             if (left >= per_chunk) {
                 cp_async<16>(dst, in + first + c * per_chunk, 16);
             } else {
-                for (int k = 0; k < per_chunk; ++k) dst[k] = k < left ? in[first + c * per_chunk + k] : convert_to<T>(0.0f);
+                for (int k = 0; k < per_chunk; ++k)
+                    dst[k] = k < left ? in[first + c * per_chunk + k] : convert_to<T>(0.0f);
             }
         }
         cp_async_commit();
@@ -647,7 +649,7 @@ __global__ void __launch_bounds__(scan_block_tile<Scanner>::threads, 2 * Scanner
     store_block_tile<S, bt::elems, bt::threads, Vec>(out, tile_out, s_carry, first, n);
 }
 
-/// Any segment size (the fallback for sizes the streaming kernel does not
+/// Any segment size (the fallback for sizes the block-tile kernel does not
 /// take, and for misaligned pointers): warp w scans segments w, w + W, ...
 /// two tiles at a time, then the single tile left if any.
 template <class Scanner, bool Vec>
