@@ -48,7 +48,6 @@
 
 #include "gemm_common.cuh"
 
-#include <tcore/async_copy.cuh>
 #include <tcore/tcore.cuh>
 
 #include <cuda_fp16.h>

@@ -222,6 +222,7 @@ void dasp_format()
     expect_error([&] { sparse::build_dasp(a, {64, 100}); }, "multiple of 128", "build_dasp: piece 100");
     expect_error([&] { sparse::build_dasp(a, {64, 0}); }, "multiple of 128", "build_dasp: piece 0");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 5}); }, "bundle must be", "build_dasp: bundle 5");
+    expect_error([&] { sparse::build_dasp(a, {64, 128, 1, 2}); }, "irregular_cap", "build_dasp: irregular_cap 2");
 
     // A specific short packing: lengths 4, 3, 3, 1, 2, 2, 2, 1, 1, 1, 1, 1.
     sparse::csr s;

@@ -624,8 +624,7 @@ private:
         v.med_warps = static_cast<int>(detail::ceil_div(v.group_count, groups_per_warp));
         const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
         const long long bun_blocks = detail::ceil_div(v.bgroup_count, spmv_detail::warps);
-        const long long med_warps = detail::ceil_div(v.group_count, groups_per_warp);
-        const long long med_blocks = detail::ceil_div(med_warps, spmv_detail::warps);
+        const long long med_blocks = detail::ceil_div(v.med_warps, spmv_detail::warps);
         const long long short_blocks = detail::ceil_div(v.tile_count, spmv_detail::warps);
         const long long empty_blocks = detail::ceil_div(v.empty_count, spmv_detail::threads);
         require(long_blocks + bun_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",

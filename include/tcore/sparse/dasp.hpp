@@ -40,10 +40,11 @@
 //                g + 8 are two rows of bundle g and meet the same B column
 //                g, so D(g, g) and D(g + 8, g) are both results. Irregular
 //                remainders as for medium rows, row by row.
-//   long rows    (long_min or more, and the medium rows moved there): cut into pieces of long_piece slots
-//                (a multiple of 128), each piece one warp's work, in the
-//                row's own order; the last piece is padded. Piece sums are
-//                added by the last warp to finish a row (deterministic order).
+//   long rows    (long_min or more, and medium rows moved there): cut into
+//                pieces of long_piece slots (a multiple of 128), each piece
+//                one warp's work, in the row's own order; the last piece is
+//                padded. Piece sums are added by the last warp to finish a
+//                row (deterministic order).
 //
 // dasp_to_csr inverts the packing exactly (tests/host/test_sparse_formats.cu).
 #pragma once
