@@ -12,7 +12,8 @@
 // Each packing is tried with the default options and with small long-row
 // thresholds (many long rows and pieces), with 1, 3 and an automatic
 // number of medium groups per warp, and with bundles of 2, 3, 4 and 8
-// identical rows (and the automatic choice). y is poisoned (NaN) before every run; every run is repeated
+// identical rows (and the automatic choice), and with medium rows sorted in
+// windows of 7 rows. y is poisoned (NaN) before every run; every run is repeated
 // and must give bit-identical results (the long-row counters must reset);
 // the error bound per row is 8 (len + 8) eps sum_p |a_p x_p|.
 // Bad arguments (null or misaligned x or y, unsorted columns, a bad option)
@@ -136,7 +137,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
 
     const sparse::dasp_options opts[] = {{},           {5, 128},      {40, 256},      {2048, 512, 0},
                                          {2048, 512, 2}, {40, 256, 3}, {2048, 512, 4}, {2048, 512, 8},
-                                         {2048, 512, 1, 3}};
+                                         {2048, 512, 1, 3}, {256, 512, 1, 32, 7}};
     for (const sparse::dasp_options& o : opts)
         for (const int gpw : {1, 3, 0}) {
             if (gpw != 1 && (o.bundle != 1 || o.long_min < 256)) continue;

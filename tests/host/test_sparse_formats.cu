@@ -144,11 +144,16 @@ void dasp_checks(const named& m, const sparse::dasp_options& o)
     for (int r = 0; r < a.rows; ++r) once = once && seen[r] == 1;
     t.check(once, "%s: every row in exactly one class", name);
 
-    // Medium groups: sorted, regular width <= shortest, multiple of 4, no padding.
+    // Medium groups: windows in row order, sorted by length within a window,
+    // regular width <= shortest, multiple of 4, no padding.
     bool sorted = true, width_ok = true;
-    for (std::size_t i = 1; i < f.med_rows.size(); ++i)
-        if (f.med_rows[i] >= 0 && f.med_rows[i - 1] >= 0)
-            sorted = sorted && a.row_length(f.med_rows[i - 1]) >= a.row_length(f.med_rows[i]);
+    const auto window = [&](int r) { return o.sort_window > 0 ? r / o.sort_window : 0; };
+    for (std::size_t i = 1; i < f.med_rows.size(); ++i) {
+        const int r0 = f.med_rows[i - 1], r1 = f.med_rows[i];
+        if (r0 < 0 || r1 < 0) continue;
+        sorted = sorted && (window(r0) < window(r1) ||
+                            (window(r0) == window(r1) && a.row_length(r0) >= a.row_length(r1)));
+    }
     for (int gr = 0; gr < f.group_count(); ++gr) {
         const int slots = f.group_ptr[gr + 1] - f.group_ptr[gr];
         width_ok = width_ok && slots % 32 == 0;
@@ -161,7 +166,7 @@ void dasp_checks(const named& m, const sparse::dasp_options& o)
                        len - slots / 8 <= o.irregular_cap;
         }
     }
-    t.check(sorted, "%s: medium rows sorted by length", name);
+    t.check(sorted, "%s: medium rows sorted by length within windows", name);
     t.check(width_ok, "%s: medium regular width and irregular remainders (at most %d)", name, o.irregular_cap);
     bool reg_full = true;
     for (std::size_t s = 0; s < f.reg_col.size(); ++s) {
@@ -206,6 +211,8 @@ void dasp_format()
         dasp_checks(m, {64, 256});
         for (const int p : {0, 2, 3, 8}) dasp_checks(m, {2048, 512, p});
         dasp_checks(m, {2048, 256, 1, 3});  // the tightest cap: groups cut short, rows moved to long
+        dasp_checks(m, {64, 256, 1, 32, 0});  // one sort over the whole matrix
+        dasp_checks(m, {64, 256, 0, 8, 7});   // windows of 7 rows: groups span windows
     }
     // Bad input.
     sparse::csr a = sparse::gen::random_rows(5, 9, 2, 4, 1);
@@ -223,6 +230,7 @@ void dasp_format()
     expect_error([&] { sparse::build_dasp(a, {64, 0}); }, "multiple of 128", "build_dasp: piece 0");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 5}); }, "bundle must be", "build_dasp: bundle 5");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 1, 2}); }, "irregular_cap", "build_dasp: irregular_cap 2");
+    expect_error([&] { sparse::build_dasp(a, {64, 128, 1, 32, -1}); }, "sort_window", "build_dasp: sort_window -1");
 
     // A specific short packing: lengths 4, 3, 3, 1, 2, 2, 2, 1, 1, 1, 1, 1.
     sparse::csr s;

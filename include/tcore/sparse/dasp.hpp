@@ -19,7 +19,8 @@
 //                so D_j(g,g) is the j-th row of line g. Lines are ordered by
 //                their segment count, so tiles need 1, 2, 3 or 4 MMAs.
 //   medium rows  (5 to long_min - 1 entries): stably sorted by length
-//                (longest first), grouped by up to 8. A group's regular part
+//                (longest first) within windows of sort_window rows,
+//                grouped by up to 8. A group's regular part
 //                is W = 4 * floor(shortest / 4) entries of each row, as W / 4
 //                32-blocks; the rest of each row (the irregular part, < 4 +
 //                the spread in the group) is kept row by row and summed on
@@ -76,6 +77,13 @@ struct dasp_options {
     /// respect it, and a row of long_piece / 2 or more entries that cannot
     /// fill its group within it becomes a long row.
     int irregular_cap = 32;
+    /// Medium rows (and bundles) are sorted by length within windows of this
+    /// many consecutive rows (0: over the whole matrix). A global sort sweeps
+    /// x and y once per distinct row length; once they outgrow L2 (banded
+    /// rows at 1e8 nonzeros) each sweep reads x and writes y from DRAM
+    /// again. Windows keep the rows of one stretch of y, and their x lines,
+    /// together.
+    int sort_window = 1 << 16;
 };
 
 /// The bundle sizes the SpMV kernels are compiled for.
@@ -165,6 +173,7 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
             "bundle must be 0 (automatic), 1, 2, 3, 4 or 8, got " + std::to_string(opts.bundle));
     require(opts.irregular_cap >= 3, where,
             "irregular_cap must be at least 3, got " + std::to_string(opts.irregular_cap));
+    require(opts.sort_window >= 0, where, "sort_window must be non-negative, got " + std::to_string(opts.sort_window));
     dasp_format f;
     f.rows = a.rows;
     f.cols = a.cols;
@@ -217,11 +226,24 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
     }
 
     // -- medium rows -----------------------------------------------------------
-    std::stable_sort(med.begin(), med.end(), [&](int x, int y) { return a.row_length(x) > a.row_length(y); });
+    // Longest first within each window (rows are in increasing order here).
+    const auto window_then_longer = [&](int x, int y) {
+        const int wx = opts.sort_window > 0 ? x / opts.sort_window : 0;
+        const int wy = opts.sort_window > 0 ? y / opts.sort_window : 0;
+        return wx != wy ? wx < wy : a.row_length(x) > a.row_length(y);
+    };
+    std::stable_sort(med.begin(), med.end(), window_then_longer);
     for (std::size_t i = 0; i < med.size();) {
+        // A group spanning two windows is not sorted: bound the irregular part
+        // of its longest row by its shortest one.
         const int first = a.row_length(med[i]);
+        int longest = first, shortest = first;
         std::size_t j = i + 1;
-        while (j < med.size() && j - i < 8 && first - 4 * (a.row_length(med[j]) / 4) <= opts.irregular_cap) ++j;
+        for (; j < med.size() && j - i < 8; ++j) {
+            const int len = a.row_length(med[j]);
+            if (std::max(longest, len) - 4 * (std::min(shortest, len) / 4) > opts.irregular_cap) break;
+            longest = std::max(longest, len), shortest = std::min(shortest, len);
+        }
         const bool cut = j - i < 8 && j < med.size();
         if (cut && 2 * first >= opts.long_piece) {
             f.long_rows.push_back(med[i]);  // a long row wastes less than half a piece
@@ -296,7 +318,7 @@ inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
     }
 
     // -- bundle groups ---------------------------------------------------------------
-    std::stable_sort(bundles.begin(), bundles.end(), [&](int x, int y) { return a.row_length(x) > a.row_length(y); });
+    std::stable_sort(bundles.begin(), bundles.end(), window_then_longer);
     const int bgroups = static_cast<int>((bundles.size() + 7) / 8);
     f.bun_rows.assign(static_cast<std::size_t>(bgroups) * 8 * P, -1);
     f.bgroup_ptr.assign(static_cast<std::size_t>(bgroups) + 1, 0);
