@@ -5,8 +5,10 @@
 // Variants (bfs_kernels.cuh):
 //   base   CUDA-core direction-optimizing BFS on CSR: frontier queue with
 //          load-balanced top-down expansion, bitmap bottom-up
-//   tc     direction-optimizing BFS on the non-empty 8x128 slices of the
-//          adjacency bitmap, bit-matrix x bit-vector products on the 1-bit MMA
+//   tc     hybrid direction-optimizing BFS in one cooperative kernel: the
+//          non-empty 8x128 slices of the hub columns (hub_columns(): leading
+//          column blocks with >= 8 entries per slice) through bit-matrix x
+//          bit-vector products on the 1-bit MMA, CSR for the other columns
 //   cc     tc on the cuda_core backend (same bitmaps, CUDA-core popcounts)
 // Cases: Kronecker graphs with the Graph500 parameters (A = 0.57, B = C =
 // 0.19, edge factor 16) at scales 18 to 21, relabelled by decreasing degree
@@ -16,18 +18,22 @@
 //
 // Every variant's level of every vertex is checked against a CPU BFS from 4
 // sources (the accuracy columns: level differences, all 0 when right); the
-// time is one BFS from the first source, host synchronisation per level
-// included. flops = edges of the reached component (each undirected edge
+// time is one BFS from the first source, every host synchronisation it
+// needs included (base: one per level; tc/cc: one per BFS). flops = edges of the reached component (each undirected edge
 // once), so the GFLOP/s column reads as GTEPS. bytes = the CSR graph
 // (8 (n + 1) + 4 entries), a nominal one pass over the graph. Graph
 // generation, relabelling and slicing are timed on the host and reported in
-// the summary, never in the BFS time.
+// the summary, never in the BFS time. TCORE_BFS_TRACE=1 prints tc's and
+// cc's per-level records (time, direction, slices and CSR entries read)
+// and, for graphs of 2^20 vertices or more, tc's time for other hub
+// thresholds.
 #include "bfs_graphs.hpp"
 #include "bfs_kernels.cuh"
 #include "harness/harness.hpp"
 
 #include <tcore/tcore.cuh>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -82,8 +88,71 @@ bf::graph degree_ordered_kronecker(int scale)
     return bf::relabel(g, bf::degree_order(g));
 }
 
+/// Entries of the graph in columns below `hubs` (the sliced part).
+long long hub_entries(const bf::graph& g, int hubs)
+{
+    long long e = 0;
+    for (int u = 0; u < hubs; ++u) e += g.degree(u);
+    return e;
+}
+
+/// TCORE_BFS_TRACE=1: per-level records of one run (time, direction,
+/// frontier, new vertices, slices and CSR entries read, bytes implied).
+template <class Driver>
+void print_trace(const std::string& name, const char* variant, Driver& d, int source)
+{
+    d.set_trace(64);
+    d.run(source);
+    const std::vector<bf::level_trace> t = d.level_traces();
+    d.set_trace(0);
+    std::printf("trace %s %s (grid %u blocks): level dir frontier found slices csr_entries MB_read end_us step_us\n",
+                name.c_str(), variant, d.grid());
+    unsigned long long before = 0;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const double mb = (128.0 * t[i].slices + 4.0 * t[i].entries) / 1e6;
+        std::printf("trace %s %s %2zu %c %9lld %9lld %9lld %10lld %8.1f %8.1f %7.1f\n", name.c_str(), variant, i,
+                    t[i].bottom_up ? 'B' : 'T', t[i].frontier, t[i].found, t[i].slices, t[i].entries, mb,
+                    t[i].end_ns / 1e3, (t[i].end_ns - before) / 1e3);
+        before = t[i].end_ns;
+    }
+}
+
+/// TCORE_BFS_TRACE=1, large graphs: tc's time for other hub-density
+/// thresholds (median of 9 event-timed runs; levels checked), to show how
+/// the split between slices and CSR matters.
+void sweep_hubs(const bf::graph& g, const std::string& name, int source, const std::vector<int>& ref, cudaStream_t stream)
+{
+    for (double density : {1e30, 32.0, 16.0, 12.0, 8.0, 6.0, 4.0, 2.0}) {
+        const int hubs = density > 1e20 ? 0 : bb::hub_columns(g.n, g.row_ptr.data(), g.col.data(), density);
+        const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 0, hubs);
+        bf::bit_bfs<tcore::tensor_core> tc(g, s);
+        tc.run(source, stream);
+        const bool ok = tc.levels() == ref;
+        cudaEvent_t a, b;
+        TCORE_CHECK(cudaEventCreate(&a));
+        TCORE_CHECK(cudaEventCreate(&b));
+        std::vector<float> ms;
+        for (int r = 0; r < 9; ++r) {
+            TCORE_CHECK(cudaEventRecord(a, stream));
+            tc.run(source, stream);
+            TCORE_CHECK(cudaEventRecord(b, stream));
+            TCORE_CHECK(cudaEventSynchronize(b));
+            float x = 0;
+            TCORE_CHECK(cudaEventElapsedTime(&x, a, b));
+            ms.push_back(x);
+        }
+        cudaEventDestroy(a);
+        cudaEventDestroy(b);
+        std::sort(ms.begin(), ms.end());
+        std::printf("sweep %s tc: min entries/slice %-6g hub columns %7d, %9lld slices (%7.1f MiB): %.4f ms%s\n",
+                    name.c_str(), density > 1e20 ? 0.0 : density, hubs, s.slices(), s.bytes() / 1048576.0, ms[4],
+                    ok ? "" : " LEVELS WRONG");
+    }
+}
+
 void run(tb::context& ctx)
 {
+    const bool tracing = std::getenv("TCORE_BFS_TRACE") != nullptr;
     std::vector<bfs_case> cases;
     if (ctx.quick()) {
         cases.push_back({"kron14", [] { return degree_ordered_kronecker(14); }});
@@ -123,16 +192,19 @@ void run(tb::context& ctx)
 
         std::unique_ptr<bb::bit_slices> slices;
         double t_slices = 0;
+        int hubs = 0;
         if (ctx.want_variant("tc") || ctx.want_variant("cc")) {
             t0 = std::chrono::steady_clock::now();
-            slices = std::make_unique<bb::bit_slices>(bb::build_slices(g.n, g.row_ptr.data(), g.col.data()));
+            hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
+            slices = std::make_unique<bb::bit_slices>(bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 0, hubs));
             t_slices = seconds_since(t0);
         }
         ctx.summary(c.name + ": graph",
                     std::to_string(g.n) + " vertices, " + std::to_string(g.edges()) + " edges; generated in " +
                         fixed(t_graph, 2) + " s" +
-                        (slices ? "; " + std::to_string(slices->slices()) + " slices (" +
-                                      fixed(static_cast<double>(g.entries()) / std::max(1ll, slices->slices()), 2) +
+                        (slices ? "; hub columns 0.." + std::to_string(hubs - 1) + " sliced: " +
+                                      std::to_string(slices->slices()) + " slices (" +
+                                      fixed(static_cast<double>(hub_entries(g, hubs)) / std::max(1ll, slices->slices()), 2) +
                                       " entries each, " + fixed(slices->bytes() / 1048576.0, 1) + " MiB) in " +
                                       fixed(t_slices, 2) + " s"
                                 : std::string()));
@@ -172,11 +244,15 @@ void run(tb::context& ctx)
         }
         if (ctx.want_variant("tc")) {
             bf::bit_bfs<tcore::tensor_core> tc(g, *slices);
-            measure("tc", tc, tc.device_bytes(), tb::peak::int_ops, "bitmap BFS, b1 m8n8k128 AND+popc on 8x128 slices");
+            measure("tc", tc, tc.device_bytes(), tb::peak::int_ops,
+                    "hybrid bitmap BFS, one cooperative kernel: hub slices on b1 m8n8k128 AND+popc, CSR for the rest");
+            if (tracing) print_trace(c.name, "tc", tc, sources[0]);
+            if (tracing && g.n >= (1 << 20)) sweep_hubs(g, c.name, sources[0], refs[0], ctx.stream());
         }
         if (ctx.want_variant("cc")) {
             bf::bit_bfs<tcore::cuda_core> cc(g, *slices);
             measure("cc", cc, cc.device_bytes(), tb::peak::int_ops, "tc's kernels on the cuda_core backend");
+            if (tracing) print_trace(c.name, "cc", cc, sources[0]);
         }
     }
 

@@ -9,9 +9,13 @@
 // column block's slices in order with at most chunk_slices each; the
 // device metadata (column block and 8-bit row mask per slice); the word
 // layout the MMA relies on (word 4r + w = row r, columns 32w..32w+31);
-// simulated top-down and bottom-up steps through the b1 MMA model
-// (tcore::mma_emulated's bit form: AND + popcount per lane map) match a CPU
-// BFS level by level; bad input throws.
+// slicing limited to the columns below a bound (exactly those entries);
+// the hub rule (leading column blocks with >= 8 entries per slice); the
+// hybrid BFS modelled on the CPU (slice products through the b1 MMA model,
+// tcore::mma_emulated's bit form: AND + popcount per lane map, for the
+// sliced columns, CSR for the rest; top-down and bottom-up steps) equal to
+// a CPU BFS for the hub rule's split, all, none and 200 columns sliced;
+// bad input throws.
 #include "common/test_util.hpp"
 
 #include "examples/bfs/bfs_graphs.hpp"
@@ -110,12 +114,17 @@ unsigned model_hits(const unsigned* slice, const unsigned* frontier4)
     return hits;
 }
 
-/// BFS by the bitmap steps on the CPU (model hits), alternating directions
-/// by depth parity, compared with cpu_bfs.
-void check_model_bfs(tally& t, const bf::graph& g, const char* name)
+/// BFS by the hybrid steps on the CPU (model hits for the slices of the
+/// columns below `columns`, CSR for the others), alternating directions by
+/// depth parity, compared with cpu_bfs. Top-down: every chunk of a column
+/// block with frontier bits, then the CSR rows of frontier vertices >=
+/// columns; bottom-up: per unvisited row, the product of its row block's
+/// slices, then its CSR neighbours >= columns.
+void check_model_bfs(tally& t, const bf::graph& g, const char* name, int columns)
 {
-    const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 2);
-    const std::size_t words = 4 * static_cast<std::size_t>(s.col_blocks);
+    const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 2, columns);
+    const std::size_t words = (static_cast<std::size_t>(g.n) + 127) / 128 * 4;
+    auto bit = [](const std::vector<unsigned>& b, int v) { return (b[v >> 5] >> (v & 31)) & 1u; };
     for (int source : bf::pick_sources(g, 2, 11)) {
         std::vector<unsigned> visited(words, 0), frontier(words, 0), next(words, 0);
         std::vector<int> level(static_cast<std::size_t>(g.n), -1);
@@ -124,35 +133,87 @@ void check_model_bfs(tally& t, const bf::graph& g, const char* name)
         for (int depth = 0;; ++depth) {
             std::fill(next.begin(), next.end(), 0u);
             long long found = 0;
-            auto record = [&](int R, unsigned hits) {
-                for (int r = 0; r < 8; ++r) {
-                    const int v = 8 * R + r;
-                    if (!((hits >> r) & 1u) || v >= g.n || ((visited[v >> 5] >> (v & 31)) & 1u)) continue;
-                    visited[v >> 5] |= 1u << (v & 31);
-                    next[v >> 5] |= 1u << (v & 31);
-                    level[v] = depth + 1;
-                    ++found;
-                }
+            auto claim = [&](int v) {
+                if (v >= g.n || bit(visited, v)) return;
+                visited[v >> 5] |= 1u << (v & 31);
+                next[v >> 5] |= 1u << (v & 31);
+                level[v] = depth + 1;
+                ++found;
             };
-            if (depth % 2 == 0) {  // top-down over the chunks
+            if (depth % 2 == 0) {  // top-down: chunks of the sliced columns, then CSR rows of the others
                 for (long long c = 0; c < s.chunks(); ++c) {
                     const int C = s.chunk_col[c];
-                    for (long long p = s.chunk_begin[c]; p < s.chunk_end[c]; ++p)
-                        record(s.col_row[p], model_hits(&s.bits[static_cast<std::size_t>(s.col_slice[p]) * 32], &frontier[4 * C]));
+                    for (long long p = s.chunk_begin[c]; p < s.chunk_end[c]; ++p) {
+                        const unsigned hits = model_hits(&s.bits[static_cast<std::size_t>(s.col_slice[p]) * 32], &frontier[4 * C]);
+                        for (int r = 0; r < 8; ++r)
+                            if ((hits >> r) & 1u) claim(8 * s.col_row[p] + r);
+                    }
                 }
-            } else {  // bottom-up over the row blocks
+                for (int u = columns; u < g.n; ++u)
+                    if (bit(frontier, u))
+                        for (long long p = g.row_ptr[u]; p < g.row_ptr[u + 1]; ++p) claim(g.col[p]);
+            } else {  // bottom-up: slices of the row block, then CSR neighbours >= columns
+                std::vector<int> fresh;
                 for (int R = 0; R < s.row_blocks; ++R) {
                     unsigned hits = 0;
                     for (long long k = s.row_ptr[R]; k < s.row_ptr[R + 1]; ++k)
                         hits |= model_hits(&s.bits[static_cast<std::size_t>(k) * 32], &frontier[4 * s.slice_col[k]]);
-                    record(R, hits);
+                    for (int r = 0; r < 8; ++r) {
+                        const int v = 8 * R + r;
+                        if (v >= g.n || bit(visited, v)) continue;
+                        bool hit = (hits >> r) & 1u;
+                        for (long long p = g.row_ptr[v]; p < g.row_ptr[v + 1] && !hit; ++p)
+                            hit = g.col[p] >= columns && bit(frontier, g.col[p]);
+                        if (hit) fresh.push_back(v);
+                    }
                 }
+                for (int v : fresh) claim(v);
             }
             if (found == 0) break;
             std::swap(frontier, next);
         }
-        t.check(level == bf::cpu_bfs(g, source), "%s: model BFS from %d differs from the CPU BFS", name, source);
+        t.check(level == bf::cpu_bfs(g, source), "%s: model BFS (%d columns sliced) from %d differs from the CPU BFS",
+                name, columns, source);
     }
+}
+
+/// The model BFS with the hub rule's split, every column, none, and an odd split.
+void check_model_splits(tally& t, const bf::graph& g, const char* name)
+{
+    const int hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
+    for (int columns : {hubs, g.n, 0, std::min(g.n, 200)}) check_model_bfs(t, g, name, columns);
+}
+
+/// Columns up to the first column block with no entries (the hub rule's
+/// answer for a vanishing threshold), at most n.
+int hub_nonzero_prefix(const bf::graph& g)
+{
+    int C = 0;
+    for (; 128 * C < g.n; ++C) {
+        long long e = 0;
+        for (int u = 128 * C; u < std::min(g.n, 128 * C + 128); ++u) e += g.degree(u);
+        if (e == 0) break;
+    }
+    return std::min(g.n, 128 * C);
+}
+
+/// Limited slicing: exactly the entries with column < columns, every row block.
+void check_limited(tally& t, const bf::graph& g, const char* name, int columns)
+{
+    const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 2, columns);
+    std::vector<long long> rp;
+    std::vector<int> col;
+    bb::slices_to_csr(s, rp, col);
+    std::vector<long long> want_rp(1, 0);
+    std::vector<int> want_col;
+    for (int v = 0; v < g.n; ++v) {
+        for (long long p = g.row_ptr[v]; p < g.row_ptr[v + 1]; ++p)
+            if (g.col[p] < columns) want_col.push_back(g.col[p]);
+        want_rp.push_back(static_cast<long long>(want_col.size()));
+    }
+    t.check(rp == want_rp && col == want_col && s.columns == columns && s.row_blocks == (g.n + 7) / 8 &&
+                s.col_blocks == (columns + 127) / 128,
+            "%s: slicing of columns < %d wrong", name, columns);
 }
 
 }  // namespace
@@ -169,7 +230,8 @@ int main()
         char name[32];
         std::snprintf(name, sizeof name, "random n=%d", n);
         check_structure(t, g, name);
-        if (n >= 100) check_model_bfs(t, g, name);
+        if (n >= 100) check_model_splits(t, g, name);
+        check_limited(t, g, name, n / 3);
     }
     {
         std::vector<int> s, d;
@@ -179,12 +241,29 @@ int main()
     }
     const bf::graph k = bf::kronecker(12, 16, 5);
     check_structure(t, k, "kronecker 12");
-    check_model_bfs(t, k, "kronecker 12");
+    check_model_splits(t, k, "kronecker 12");
     const bf::graph kd = bf::relabel(k, bf::degree_order(k));
     check_structure(t, kd, "kronecker 12 degree-ordered");
+    check_model_splits(t, kd, "kronecker 12 degree-ordered");
+    check_limited(t, kd, "kronecker 12 degree-ordered", 1000);
+    {
+        // Hub rule: degree order puts dense column blocks first; every chosen
+        // block holds >= 8 entries per slice, the first one refused fewer.
+        const int hubs = bb::hub_columns(kd.n, kd.row_ptr.data(), kd.col.data());
+        const bb::bit_slices hs = bb::build_slices(kd.n, kd.row_ptr.data(), kd.col.data(), 2, hubs);
+        long long entries = 0;
+        for (int u = 0; u < hubs; ++u) entries += kd.degree(u);
+        std::printf("kronecker 12 degree-ordered: hub columns %d, %lld slices, %.2f entries each\n", hubs, hs.slices(),
+                    static_cast<double>(entries) / std::max(1ll, hs.slices()));
+        t.check(hubs > 0 && hubs % 128 == 0 && hubs < kd.n && entries >= 8 * hs.slices(), "hub rule on kronecker 12: %d columns",
+                hubs);
+        t.check(bb::hub_columns(kd.n, kd.row_ptr.data(), kd.col.data(), 1e9) == 0 &&
+                    bb::hub_columns(kd.n, kd.row_ptr.data(), kd.col.data(), 1e-9) == hub_nonzero_prefix(kd),
+                "hub rule extremes");
+    }
     const bf::graph my = bf::mycielski(9);
     check_structure(t, my, "mycielski 9");
-    check_model_bfs(t, my, "mycielski 9");
+    check_model_splits(t, my, "mycielski 9");
 
     // Word layout: vertex 8R + r, neighbour 128C + 32w + b -> word 4r + w, bit b of slice (R, C).
     std::vector<int> s = {10}, d = {200};  // 10 = 8*1 + 2; 200 = 128*1 + 32*2 + 8
@@ -203,5 +282,12 @@ int main()
         threw = true;
     }
     t.check(threw, "build_slices accepts an out-of-range neighbour");
+    threw = false;
+    try {
+        bb::build_slices(one.n, one.row_ptr.data(), one.col.data(), 1, one.n + 1);
+    } catch (const tcore::error&) {
+        threw = true;
+    }
+    t.check(threw, "build_slices accepts a column limit above n");
     return t.finish();
 }

@@ -1,18 +1,41 @@
 // tcore/patterns/bitbfs.cuh - breadth-first search on the 1-bit MMA
 // (m8n8k128 AND + popcount) over an adjacency bitmap kept in 8x128 slices,
-// after BerryBees.
+// after BerryBees, in a hybrid form: bit slices where the bitmap is dense
+// (the hub columns of a degree-ordered graph), CSR for the sparse rest.
 //
-// The adjacency matrix (row v = the neighbours of vertex v; undirected, so
-// A = A^T) is cut into slices of 8 rows x 128 columns and only the slices
-// with at least one edge are stored: 32 words each, word 4r + w holding
-// columns 32w .. 32w + 31 of slice row r (bit b = column 32w + b). They are
-// ordered by row block (CSR of slices: row_ptr, slice_col; on the device
-// slice_meta, which adds the slice's 8-bit row mask) and indexed a second
-// time by column block (col_ptr, col_slice, col_row) for top-down steps. A dense bitmap of a 2M-vertex graph would be 512 GiB; the sparse
-// slices cost 128 bytes plus 4-12 bytes of index per non-empty slice.
+// Slices. The adjacency matrix (row v = the neighbours of vertex v;
+// undirected, so A = A^T) is cut into slices of 8 rows x 128 columns and only
+// the slices with at least one edge are stored: 32 words each, word 4r + w
+// holding columns 32w .. 32w + 31 of slice row r (bit b = column 32w + b).
+// They are ordered by row block (CSR of slices: row_ptr, slice_col; on the
+// device slice_meta, which adds the slice's 8-bit row mask) and indexed a
+// second time by column block (col_ptr, col_slice, col_row) for top-down
+// steps. build_slices() can slice only the columns below a limit.
 //
-// One BFS step is bit-matrix x bit-vector products: for a slice (row block
-// R, column block C) and the frontier bits of C (128 bits, 4 words),
+// Hybrid. Slicing a whole Kronecker graph is wasteful: at scale 21 (degree
+// order) its 22.6M non-empty slices hold 2.8 edges each (3.0 GiB, 128 bytes
+// per slice against 4 bytes per CSR entry). The first column blocks of a
+// degree-ordered graph (the hubs) are dense: at scale 21 the slices of
+// columns 0..127 hold 22 edges each, those of columns 0..2047 10.9 (149 MiB,
+// 1.2M slices). hub_columns() picks the leading column blocks whose slices
+// hold at least 8 edges each on average; only they are sliced. The rest of
+// the graph stays in CSR (the full graph's, sorted neighbour lists):
+//
+//   bottom-up (warp = 32 consecutive vertices = 4 row blocks = one word of
+//     the visited bitmap): the 4 row blocks' hub slices are scanned side by
+//     side, one MMA per slice against the frontier bits of its column block,
+//     until every unvisited row found a parent; the vertices still looking
+//     then scan their CSR rows (one lane each, 4 entries per load step) for
+//     a non-hub neighbour in the frontier. The warp owns its visited word,
+//     so it writes it (and the next-frontier word) without atomics.
+//   top-down: hub frontier vertices expand through the MMA over every slice
+//     of their column block (column index, in chunks of at most
+//     chunk_slices); the other frontier vertices (found by scanning the
+//     frontier bitmap, one word per lane) expand their CSR rows, the warp's
+//     32 rows load-balanced over the lanes (prefix sum of the degrees).
+//
+// Slice product. For a slice (row block R, column block C) and the
+// frontier bits of C (128 bits, 4 words),
 //   D = A_slice (8 x 128, A operand) * [f f f f f f f f] (128 x 8, B operand)
 //   D(r, j) = popc(slice row r AND f) for every j: > 0 iff vertex 8R + r has
 //   a neighbour in the frontier inside columns 128C .. 128C + 127.
@@ -21,21 +44,17 @@
 // register; rows hit are the lanes t = 0 with c0 > 0. Only column 0 of D is
 // used (Quadrant IV: results on the diagonal), as in the Cubie study.
 //
-//   top-down:  for every column block with frontier bits, every slice in it
-//              (work split into chunks of at most `chunk_slices` slices)
-//   bottom-up: for every row block with unvisited rows, its slices in
-//              order, skipping column blocks without frontier bits and
-//              stopping once every unvisited row has found a parent
-// New vertices: one atomicOr of 8 bits into `visited` per slice with hits
-// (the 8 rows of a row block share one word), their level, the next
-// frontier bitmap, and counters (new vertices, their degree sum) for the
-// direction switch (Beamer: top-down -> bottom-up when m_f > m_u / alpha,
-// back when n_f < n / beta).
+// New vertices get their level and a next-frontier bit; step_counts gathers
+// the new vertices, their degree sum (Beamer's switch: top-down ->
+// bottom-up when m_f > m_u / alpha, back when n_f < n / beta), and the
+// slices and CSR entries read (for traces). The steps are written for a
+// persistent grid (warp `warp` of `warps`): state written by other blocks
+// in the same launch is read with ld.global.cg (L2), never from L1.
 //
 // The cuda_core backend runs the same steps with tcore's CUDA-core MMA
 // (shuffles and 32-bit popcounts, same registers per lane).
-// tests/host/test_bfs_slices.cu checks the slicing; tests/gpu/test_bfs.cu
-// the steps.
+// tests/host/test_bfs_slices.cu checks the slicing and models the hybrid
+// steps on the CPU; tests/gpu/test_bfs.cu runs them.
 #pragma once
 
 #include "../backend.cuh"
@@ -60,6 +79,7 @@ inline constexpr int chunk_slices = 256; ///< top-down work unit (slices of one 
 /// The adjacency bitmap of an n-vertex graph in non-empty 8x128 slices.
 struct bit_slices {
     int n = 0, row_blocks = 0, col_blocks = 0;
+    int columns = 0;                 ///< columns sliced: 0 .. columns - 1 (n unless limited)
     std::vector<long long> row_ptr;  ///< row_blocks + 1: slices of row block R are [row_ptr[R], row_ptr[R+1])
     std::vector<int> slice_col;      ///< column block of each slice (increasing within a row block)
     std::vector<unsigned> bits;      ///< 32 words per slice
@@ -81,17 +101,23 @@ struct bit_slices {
 
 /// Slices the adjacency of an n-vertex graph given as CSR (row_ptr: n + 1
 /// entries, col: neighbours, any order, duplicates allowed). Row v of the
-/// bitmap is the neighbour list of v. Throws tcore::error on bad input.
-inline bit_slices build_slices(int n, const long long* row_ptr, const int* col, unsigned threads = 0)
+/// bitmap is the neighbour list of v. Only columns below `columns` are
+/// sliced (all n when negative): every row block, ceil(columns / 128)
+/// column blocks. Throws tcore::error on bad input.
+inline bit_slices build_slices(int n, const long long* row_ptr, const int* col, unsigned threads = 0,
+                               int columns = -1)
 {
     require(n >= 0, "build_slices", "negative vertex count");
     require(n == 0 || (row_ptr != nullptr && (row_ptr[n] == 0 || col != nullptr)), "build_slices",
             "null CSR arrays");
     require(n < (1 << 30), "build_slices", "at most 2^30 vertices");
+    require(columns <= n, "build_slices", "column limit above the vertex count");
+    if (columns < 0) columns = n;
     bit_slices s;
     s.n = n;
+    s.columns = columns;
     s.row_blocks = (n + slice_rows - 1) / slice_rows;
-    s.col_blocks = (n + slice_cols - 1) / slice_cols;
+    s.col_blocks = (columns + slice_cols - 1) / slice_cols;
     if (threads == 0) threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
     const int RB = s.row_blocks;
     auto rows_of = [&](int R, int& first, int& last) {
@@ -114,7 +140,8 @@ inline bit_slices build_slices(int n, const long long* row_ptr, const int* col, 
             rows_of(R, first, last);
             tmp.clear();
             for (int v = first; v < last; ++v)
-                for (long long p = row_ptr[v]; p < row_ptr[v + 1]; ++p) tmp.push_back(col[p] / slice_cols);
+                for (long long p = row_ptr[v]; p < row_ptr[v + 1]; ++p)
+                    if (col[p] < columns) tmp.push_back(col[p] / slice_cols);
             std::sort(tmp.begin(), tmp.end());
             tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
             blocks[static_cast<std::size_t>(R)] = tmp;
@@ -144,6 +171,7 @@ inline bit_slices build_slices(int n, const long long* row_ptr, const int* col, 
                 const int r = v - first;
                 for (long long p = row_ptr[v]; p < row_ptr[v + 1]; ++p) {
                     const int c = col[p];
+                    if (c >= columns) continue;
                     const long long k = base + (std::lower_bound(cbs.begin(), cbs.end(), c / slice_cols) - cbs.begin());
                     const int within = c % slice_cols;
                     s.bits[static_cast<std::size_t>(k * slice_words + 4 * r + within / 32)] |= 1u << (within % 32);
@@ -181,9 +209,11 @@ inline bit_slices build_slices(int n, const long long* row_ptr, const int* col, 
     return s;
 }
 
-/// Bit (row, col) of the sliced bitmap (binary search over row block row / 8).
+/// Bit (row, col) of the sliced bitmap (binary search over row block row / 8);
+/// false for columns that were not sliced.
 inline bool slice_bit(const bit_slices& s, int row, int col)
 {
+    if (col >= s.columns) return false;
     const int R = row / slice_rows, C = col / slice_cols;
     const auto first = s.slice_col.begin() + s.row_ptr[static_cast<std::size_t>(R)];
     const auto last = s.slice_col.begin() + s.row_ptr[static_cast<std::size_t>(R) + 1];
@@ -194,7 +224,8 @@ inline bool slice_bit(const bit_slices& s, int row, int col)
     return (s.bits[static_cast<std::size_t>(k * slice_words + 4 * r + within / 32)] >> (within % 32)) & 1u;
 }
 
-/// The sliced bitmap back to CSR (sorted neighbour lists): the round trip.
+/// The sliced bitmap back to CSR (sorted neighbour lists; only the sliced
+/// columns): the round trip.
 inline void slices_to_csr(const bit_slices& s, std::vector<long long>& row_ptr, std::vector<int>& col)
 {
     row_ptr.assign(static_cast<std::size_t>(s.n) + 1, 0);
@@ -232,11 +263,41 @@ inline std::vector<unsigned> slice_meta(const bit_slices& s)
     return meta;
 }
 
+/// Hub columns of the hybrid BFS: 128 times the number of leading column
+/// blocks whose slices hold at least `min_entries_per_slice` entries each on
+/// average (a slice costs 128 bytes, a CSR entry 4), at most n. Meant for
+/// graphs in decreasing-degree order, where these are the hub columns;
+/// the graph must be symmetric (column block C's slices are then the row
+/// blocks of its vertices' neighbours). 0 when even the first block is
+/// sparser.
+inline int hub_columns(int n, const long long* row_ptr, const int* col, double min_entries_per_slice = 8.0)
+{
+    require(n >= 0 && (n == 0 || row_ptr != nullptr), "hub_columns", "bad CSR");
+    require(min_entries_per_slice > 0, "hub_columns", "density threshold must be positive");
+    const int row_blocks = (n + slice_rows - 1) / slice_rows;
+    const int col_blocks = (n + slice_cols - 1) / slice_cols;
+    std::vector<int> stamp(static_cast<std::size_t>(row_blocks), -1);
+    int C = 0;
+    for (; C < col_blocks; ++C) {
+        long long entries = 0, slices = 0;
+        for (int u = C * slice_cols; u < std::min(n, (C + 1) * slice_cols); ++u)
+            for (long long p = row_ptr[u]; p < row_ptr[u + 1]; ++p) {
+                const int R = col[p] / slice_rows;
+                require(R >= 0 && R < row_blocks, "hub_columns", "neighbour out of range");
+                ++entries;
+                if (stamp[static_cast<std::size_t>(R)] != C) stamp[static_cast<std::size_t>(R)] = C, ++slices;
+            }
+        if (slices == 0 || static_cast<double>(entries) < min_entries_per_slice * static_cast<double>(slices)) break;
+    }
+    return std::min(n, C * slice_cols);
+}
+
 // -- device --------------------------------------------------------------------------
 
 /// Device pointers to a bit_slices (see bit_slices for the meaning).
 struct slices_view {
     int n = 0, row_blocks = 0, col_blocks = 0;
+    int columns = 0;  ///< sliced (hub) columns: 0 .. columns - 1
     long long chunks = 0;
     const long long* row_ptr = nullptr;
     const unsigned* slice_meta = nullptr;  ///< slice_meta(): column block | row mask << 24
@@ -248,17 +309,31 @@ struct slices_view {
     const long long* chunk_end = nullptr;
 };
 
-/// BFS state of one step: bitmaps of ceil(n / 128) * 4 words, levels,
-/// degrees, and two counters (new vertices, their degree sum).
+/// Device pointers to the graph's CSR (sorted neighbour lists, 64-bit row pointers).
+struct csr_view {
+    int n = 0;
+    const long long* row_ptr = nullptr;
+    const int* col = nullptr;
+};
+
+/// BFS state of one step: bitmaps of ceil(n / 128) * 4 words, levels.
 struct step_state {
     unsigned* visited = nullptr;
     const unsigned* frontier = nullptr;
     unsigned* next = nullptr;
     int* level = nullptr;
-    const int* degree = nullptr;
-    unsigned long long* counters = nullptr;
     int depth = 0;  ///< level of the frontier; new vertices get depth + 1
 };
+
+/// A lane's tally of one step.
+struct step_counts {
+    unsigned long long vertices = 0;  ///< new vertices
+    unsigned long long degrees = 0;   ///< their degree sum
+    unsigned long long slices = 0;    ///< slices read (counted once per warp)
+    unsigned long long entries = 0;   ///< CSR entries read
+};
+
+inline constexpr unsigned full_warp = 0xffffffffu;
 
 /// Rows of a slice with a neighbour in the frontier, as an 8-bit mask
 /// (bit r = slice row r), the same on every lane. `slice_word` is word
@@ -276,69 +351,71 @@ __device__ inline unsigned slice_hits(unsigned slice_word, unsigned frontier_wor
     mma<Backend>(d, a, b, d);
     const int lane = lane_id();
     // Lane 4g holds D(g, 0) in c0: gather bits 0, 4, ..., 28 of the ballot into 0..7.
-    unsigned m = __ballot_sync(0xffffffffu, (lane & 3) == 0 && d.x[0] > 0) & 0x11111111u;
+    unsigned m = __ballot_sync(full_warp, (lane & 3) == 0 && d.x[0] > 0) & 0x11111111u;
     m = (m | (m >> 3)) & 0x03030303u;
     m = (m | (m >> 6)) & 0x000f000fu;
     m = (m | (m >> 12)) & 0x000000ffu;
     return m;
 }
 
+/// Top-down discovery of vertex v by one thread: claims it in `visited`
+/// (atomicOr; a plain L2 read first spares the atomic for visited ones),
+/// then its level, next-frontier bit and tally. True if this thread won.
+__device__ inline bool claim_vertex(const step_state& st, const csr_view& c, int v, step_counts& cnt)
+{
+    const unsigned bit = 1u << (v & 31);
+    if (__ldcg(st.visited + (v >> 5)) & bit) return false;
+    if (atomicOr(st.visited + (v >> 5), bit) & bit) return false;
+    st.level[v] = st.depth + 1;
+    atomicOr(st.next + (v >> 5), bit);
+    cnt.vertices += 1;
+    cnt.degrees += static_cast<unsigned long long>(c.row_ptr[v + 1] - c.row_ptr[v]);
+    return true;
+}
+
 /// Marks the rows `hits` (8-bit, warp-uniform) of row block R: those not yet
-/// visited get visited, level depth + 1 and a next-frontier bit; the lane's
-/// counters count them. All 32 lanes must call it.
-__device__ inline void record_hits(const step_state& st, int R, unsigned hits, unsigned long long& new_vertices,
-                                   unsigned long long& new_degrees)
+/// visited get visited, level depth + 1 and a next-frontier bit (one
+/// atomicOr of 8 bits: the 8 rows of a row block share a visited word).
+/// All 32 lanes must call it.
+__device__ inline void record_hits(const step_state& st, const csr_view& c, int R, unsigned hits, step_counts& cnt)
 {
     if (hits == 0) return;
     const int lane = lane_id();
     const int word = R >> 2, shift = 8 * (R & 3);
     unsigned fresh = 0;
     if (lane == 0) {
-        fresh = hits & ~(st.visited[word] >> shift) & 0xffu;
+        fresh = hits & ~(__ldcg(st.visited + word) >> shift) & 0xffu;
         if (fresh) {
             const unsigned old = atomicOr(&st.visited[word], fresh << shift);
             fresh &= ~(old >> shift) & 0xffu;
             if (fresh) atomicOr(&st.next[word], fresh << shift);
         }
     }
-    fresh = __shfl_sync(0xffffffffu, fresh, 0);
+    fresh = __shfl_sync(full_warp, fresh, 0);
     if (lane < slice_rows && ((fresh >> lane) & 1u)) {
         const int v = slice_rows * R + lane;
         st.level[v] = st.depth + 1;
-        new_vertices += 1;
-        new_degrees += static_cast<unsigned long long>(st.degree[v]);
+        cnt.vertices += 1;
+        cnt.degrees += static_cast<unsigned long long>(c.row_ptr[v + 1] - c.row_ptr[v]);
     }
 }
 
-/// Adds the lanes' counters into st.counters (one atomic per warp and counter).
-__device__ inline void flush_counters(const step_state& st, unsigned long long new_vertices,
-                                      unsigned long long new_degrees)
-{
-    for (int o = 16; o > 0; o >>= 1) {
-        new_vertices += __shfl_xor_sync(0xffffffffu, new_vertices, o);
-        new_degrees += __shfl_xor_sync(0xffffffffu, new_degrees, o);
-    }
-    if (lane_id() == 0 && new_vertices) {
-        atomicAdd(&st.counters[0], new_vertices);
-        atomicAdd(&st.counters[1], new_degrees);
-    }
-}
+inline constexpr int batch = 4;  ///< slices in flight per warp (top-down)
 
-inline constexpr int batch = 4;  ///< slices in flight per warp
-
-/// Top-down step: warp `warp` of `warps` takes chunks warp, warp + warps, ...
-/// (all of a chunk's slices lie in one column block); chunks whose column
-/// block has no frontier bit are skipped.
+/// Top-down, hub part: warp `warp` of `warps` takes chunks warp, warp +
+/// warps, ... of the sliced (hub) columns; a chunk whose column block has no
+/// frontier bit is skipped without reading its slices.
 template <class Backend>
-__device__ inline void top_down(const slices_view& g, const step_state& st, long long warp, long long warps)
+__device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
+                                     long long warps, step_counts& cnt)
 {
     const int lane = lane_id();
-    unsigned long long nv = 0, nd = 0;
     for (long long k = warp; k < g.chunks; k += warps) {
         const int C = g.chunk_col[k];
-        const unsigned f = st.frontier[4 * C + (lane & 3)];
-        if (!__any_sync(0xffffffffu, f != 0)) continue;
+        const unsigned f = __ldcg(st.frontier + 4 * C + (lane & 3));
+        if (!__any_sync(full_warp, f != 0)) continue;
         const long long end = g.chunk_end[k];
+        if (lane == 0) cnt.slices += static_cast<unsigned long long>(end - g.chunk_begin[k]);
         for (long long p = g.chunk_begin[k]; p < end; p += batch) {
             unsigned a[batch];
             int R[batch];
@@ -350,64 +427,157 @@ __device__ inline void top_down(const slices_view& g, const step_state& st, long
                 a[i] = valid ? g.bits[s * slice_words + lane] : 0u;
             }
 #pragma unroll
-            for (int i = 0; i < batch; ++i) record_hits(st, R[i], slice_hits<Backend>(a[i], f), nv, nd);
+            for (int i = 0; i < batch; ++i) record_hits(st, c, R[i], slice_hits<Backend>(a[i], f), cnt);
         }
     }
-    flush_counters(st, nv, nd);
 }
 
-/// Bottom-up step: warp `warp` of `warps` takes row blocks warp, warp +
-/// warps, ...; each scans its slices until every unvisited row has a parent.
-/// A slice is read only if one of its rows is still looking (its row mask)
-/// and its column block has frontier bits, so rows that cannot be reached
-/// in this step (or at all) cost 4 bytes of metadata per slice, no more.
-template <class Backend>
-__device__ inline void bottom_up(const slices_view& g, const step_state& st, long long warp, long long warps)
+/// Top-down, CSR part: the frontier vertices u >= hubs (the sliced columns
+/// are the hubs) expand their CSR rows. Warp `warp` of `warps` scans
+/// frontier words in runs of 32 (one per lane); each round every lane takes
+/// its word's lowest remaining vertex and the warp walks the up to 32 rows
+/// together: edge e of the round goes to lane e % 32, its row found by a
+/// binary search over the lanes' exclusive degree prefix (shuffles).
+__device__ inline void top_down_rest(const csr_view& c, int hubs, const step_state& st, long long warp, long long warps,
+                                     step_counts& cnt)
 {
     const int lane = lane_id();
-    unsigned long long nv = 0, nd = 0;
-    for (long long Rl = warp; Rl < g.row_blocks; Rl += warps) {
-        const int R = static_cast<int>(Rl);
-        const int rows = min(slice_rows, g.n - slice_rows * R);
-        const unsigned valid = rows >= slice_rows ? 0xffu : ((1u << rows) - 1u);
-        // Lane 0's read, broadcast: other warps may be setting bits of this word.
-        const unsigned word = __shfl_sync(0xffffffffu, lane == 0 ? st.visited[R >> 2] : 0u, 0);
-        const unsigned todo = ~(word >> (8 * (R & 3))) & valid;  // warp-uniform
-        if (todo == 0) continue;
-        unsigned found = 0;
-        const long long end = g.row_ptr[R + 1];
-        for (long long p = g.row_ptr[R]; p < end; p += batch) {
-            unsigned f[batch], a[batch];
-#pragma unroll
-            for (int i = 0; i < batch; ++i) {
-                const unsigned meta = p + i < end ? g.slice_meta[p + i] : 0u;  // same address on every lane
-                const bool wanted = ((meta >> 24) & todo & ~found) != 0;
-                f[i] = wanted ? st.frontier[4 * (meta & 0xffffffu) + (lane & 3)] : 0u;
+    const long long words = (c.n + 31) / 32;
+    for (long long base = hubs / 32 + 32 * warp; base < words; base += 32 * warps) {
+        const long long w = base + lane;
+        unsigned bits = w < words ? __ldcg(st.frontier + w) : 0u;
+        const long long below = hubs - 32 * w;  // vertices of this word that are hubs
+        if (below > 0) bits = below >= 32 ? 0u : bits & (~0u << below);
+        while (__any_sync(full_warp, bits != 0)) {
+            long long first = 0, deg = 0;
+            if (bits) {
+                const int u = static_cast<int>(32 * w) + __ffs(bits) - 1;
+                bits &= bits - 1;
+                first = c.row_ptr[u];
+                deg = c.row_ptr[u + 1] - first;
             }
-#pragma unroll
-            for (int i = 0; i < batch; ++i) {
-                // Column blocks without frontier bits are skipped (no slice read).
-                const bool any = __any_sync(0xffffffffu, f[i] != 0);
-                a[i] = any ? g.bits[(p + i) * slice_words + lane] : 0u;
+            long long incl = deg;
+            for (int o = 1; o < 32; o <<= 1) {
+                const long long up = __shfl_up_sync(full_warp, incl, o);
+                if (lane >= o) incl += up;
             }
-#pragma unroll
-            for (int i = 0; i < batch; ++i) found |= slice_hits<Backend>(a[i], f[i]);
-            if ((found & todo) == todo) break;
+            const long long total = __shfl_sync(full_warp, incl, 31);
+            const long long excl = incl - deg;
+            for (long long e0 = 0; e0 < total; e0 += 32) {
+                const long long e = e0 + lane;
+                int j = 0;  // last lane with excl <= e: the owner of edge e (lanes without edges are skipped)
+                for (int step = 16; step > 0; step >>= 1)
+                    if (__shfl_sync(full_warp, excl, j + step) <= e) j += step;
+                const long long row = __shfl_sync(full_warp, first, j);
+                const long long at = __shfl_sync(full_warp, excl, j);
+                if (e < total) claim_vertex(st, c, c.col[row + (e - at)], cnt);
+            }
+            if (lane == 0) cnt.entries += static_cast<unsigned long long>(total);
         }
-        record_hits(st, R, found & todo, nv, nd);
     }
-    flush_counters(st, nv, nd);
 }
 
-// -- the direction switch (host) -------------------------------------------------------
+/// Bottom-up: warp `warp` of `warps` takes the 32-vertex groups warp, warp +
+/// warps, ... (group w = visited word w = row blocks 4w .. 4w + 3). For the
+/// unvisited vertices, the hub slices of the 4 row blocks are walked side
+/// by side (slice i of each block per round, its bits and metadata loaded
+/// together) and multiplied with the frontier bits of their column blocks,
+/// until every unvisited row of a block has a parent; the vertices left then
+/// scan their CSR rows for a frontier neighbour >= hubs (hub neighbours were
+/// covered by the slices), 4 entries per load. The CSR row bounds are
+/// loaded up front with the slice ranges, so they cost no extra round trip.
+/// The warp alone writes its visited and next words.
+template <class Backend>
+__device__ inline void bottom_up(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
+                                 long long warps, step_counts& cnt)
+{
+    const int lane = lane_id();
+    const int n = c.n;
+    const long long words = (n + 31) / 32;
+    const bool sliced = g.columns > 0;
+    for (long long wl = warp; wl < words; wl += warps) {
+        const int w = static_cast<int>(wl);
+        const unsigned seen = __ldcg(st.visited + w);  // same address on every lane
+        const int in_word = min(32, n - 32 * w);
+        const unsigned todo = ~seen & (in_word == 32 ? full_warp : ((1u << in_word) - 1u));
+        if (todo == 0) continue;
+        const int v = 32 * w + lane;
+        const bool mine = (todo >> lane) & 1u;
+        long long p = 0, end = 0;
+        if (mine) p = c.row_ptr[v], end = c.row_ptr[v + 1];
+        const long long row_first = p;
+        long long range = 0;
+        if (sliced && lane <= 4) range = g.row_ptr[min(4 * w + lane, g.row_blocks)];
+        unsigned found = 0;
+        if (sliced) {
+            long long beg[4], stop[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                beg[i] = __shfl_sync(full_warp, range, i);
+                stop[i] = __shfl_sync(full_warp, range, i + 1);
+            }
+            for (long long it = 0;; ++it) {
+                unsigned rows[4];
+                bool active = false;
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    rows[i] = beg[i] + it < stop[i] ? ((todo & ~found) >> (8 * i)) & 0xffu : 0u;
+                    active |= rows[i] != 0;
+                }
+                if (!active) break;
+                unsigned meta[4], a[4], f[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    meta[i] = rows[i] ? g.slice_meta[beg[i] + it] : 0u;  // same address on every lane
+                    a[i] = rows[i] ? g.bits[(beg[i] + it) * slice_words + lane] : 0u;
+                }
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const bool wanted = ((meta[i] >> 24) & rows[i]) != 0;
+                    f[i] = wanted ? __ldcg(st.frontier + 4 * (meta[i] & 0xffffffu) + (lane & 3)) : 0u;
+                    if (lane == 0) cnt.slices += rows[i] != 0;
+                }
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    if (__any_sync(full_warp, f[i] != 0))  // warp-uniform: no MMA for column blocks without frontier bits
+                        found |= (slice_hits<Backend>(a[i], f[i]) & rows[i]) << (8 * i);
+            }
+        }
+        bool hit = false;
+        if (mine && !((found >> lane) & 1u)) {
+            for (; p < end && !hit; p += 4) {
+                int u[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) u[j] = p + j < end ? c.col[p + j] : -1;
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    hit |= u[j] >= g.columns && ((__ldcg(st.frontier + (u[j] >> 5)) >> (u[j] & 31)) & 1u);
+                cnt.entries += static_cast<unsigned long long>(min(4ll, end - p));
+            }
+        }
+        found |= __ballot_sync(full_warp, hit);
+        if (found == 0) continue;
+        if (lane == 0) {
+            st.visited[w] = seen | found;  // this warp owns word w in a bottom-up step
+            st.next[w] = found;
+        }
+        if ((found >> lane) & 1u) {
+            st.level[v] = st.depth + 1;
+            cnt.vertices += 1;
+            cnt.degrees += static_cast<unsigned long long>(end - row_first);
+        }
+    }
+}
+
+// -- the direction switch -------------------------------------------------------------
 
 /// Beamer's rule: top-down -> bottom-up when the frontier's edges m_f exceed
 /// m_u / alpha (m_u: edges of unvisited vertices); bottom-up -> top-down when
 /// the frontier has fewer than n / beta vertices and is shrinking.
 struct direction_rule {
     double alpha = 14, beta = 24;
-    bool bottom_up(bool now_bottom_up, long long n, long long n_f, long long n_f_before, long long m_f,
-                   long long m_u) const
+    __host__ __device__ bool bottom_up(bool now_bottom_up, long long n, long long n_f, long long n_f_before,
+                                       long long m_f, long long m_u) const
     {
         if (!now_bottom_up) return static_cast<double>(m_f) > static_cast<double>(m_u) / alpha;
         return !(static_cast<double>(n_f) < static_cast<double>(n) / beta && n_f < n_f_before);
