@@ -1,9 +1,10 @@
 // tests/host/test_sparse_spgemm_model.cu - the SpGEMM algorithm
 // (tcore/patterns/spgemm.cuh) on the CPU.
 //
-// Symbolic: the tile-level expansion with tcore::tile_mask_product, OR-ed
-// per (i, j) and with empty masks dropped, must give exactly the tiles and
-// masks of the CPU structural product (csr_to_mbsr(spgemm_reference)).
+// Symbolic: tiles_meet must say exactly when tile_mask_product is not 0
+// (every A mask against random B masks); the tile-level expansion of the
+// pairs that meet, OR-ed per (i, j), must give exactly the tiles and masks
+// of the CPU structural product (csr_to_mbsr(spgemm_reference)).
 // Numeric: the warp of the numeric kernel, 32 simulated lanes per C tile,
 // with the kernel's own helpers (pair_first/second, pair_a, pair_b,
 // pair_writer, pair_partner, pair_element, essential_term) and the CUDA-core
@@ -45,9 +46,9 @@ std::map<std::pair<int, int>, unsigned> symbolic(const sparse::mbsr_matrix& a, c
         for (int p = a.tile_ptr[i]; p < a.tile_ptr[i + 1]; ++p) {
             const int k = a.tile_col[p];
             for (int q = b.tile_ptr[k]; q < b.tile_ptr[k + 1]; ++q)
-                c[{i, b.tile_col[q]}] |= tile_mask_product(a.tile_mask[p], b.tile_mask[q]);
+                if (tiles_meet(a.tile_mask[p], b.tile_mask[q]))
+                    c[{i, b.tile_col[q]}] |= tile_mask_product(a.tile_mask[p], b.tile_mask[q]);
         }
-    for (auto it = c.begin(); it != c.end();) it = it->second ? std::next(it) : c.erase(it);
     return c;
 }
 
@@ -60,7 +61,8 @@ std::vector<double> numeric_tile(const sparse::mbsr_matrix& a, const sparse::mbs
     for (int p = a.tile_ptr[i]; p < a.tile_ptr[i + 1]; ++p) {
         const int k = a.tile_col[p];
         for (int q = b.tile_ptr[k]; q < b.tile_ptr[k + 1]; ++q)
-            if (b.tile_col[q] == j) pairs.push_back(static_cast<unsigned long long>(p) << 32 | static_cast<unsigned>(q));
+            if (b.tile_col[q] == j && tiles_meet(a.tile_mask[p], b.tile_mask[q]))
+                pairs.push_back(static_cast<unsigned long long>(p) << 32 | static_cast<unsigned>(q));
     }
     frag_c<f64_m8n8k4> acc[32];
     double ess[32] = {};
@@ -137,9 +139,38 @@ void check(const std::string& name, const sparse::csr& a, const sparse::csr& b)
 
 }  // namespace
 
+/// tile_mask_product against the element-by-element boolean product, and
+/// tiles_meet(a, b) == (tile_mask_product(a, b) != 0), for every A mask and
+/// random B masks of every density.
+void meet_rule()
+{
+    sparse::gen::splitmix64 rng(0x5e7);
+    long long wrong = 0, product_wrong = 0;
+    for (unsigned bm = 0; bm < 512; ++bm) {
+        unsigned b = static_cast<unsigned>(rng.next()) & 0xFFFFu;
+        b &= bm % 4 == 0 ? static_cast<unsigned>(rng.next()) : 0xFFFFu;  // sparser masks too
+        b &= bm % 8 == 0 ? static_cast<unsigned>(rng.next()) : 0xFFFFu;
+        for (unsigned a = 0; a < 0x10000u; ++a) {
+            const unsigned c = tile_mask_product(a, b);
+            wrong += tiles_meet(a, b) != (c != 0);
+            if (a % 61 == 0) {  // the product element by element
+                unsigned direct = 0;
+                for (int i = 0; i < 4; ++i)
+                    for (int k = 0; k < 4; ++k)
+                        for (int j = 0; j < 4; ++j)
+                            if ((a >> (4 * i + k) & 1u) && (b >> (4 * k + j) & 1u)) direct |= 1u << (4 * i + j);
+                product_wrong += c != direct;
+            }
+        }
+    }
+    t.check(wrong == 0, "tiles_meet agrees with tile_mask_product != 0 (%lld disagreements)", wrong);
+    t.check(product_wrong == 0, "tile_mask_product is the boolean product (%lld wrong)", product_wrong);
+}
+
 int main()
 {
     using namespace sparse::gen;
+    meet_rule();
     for (const matrix_class c : all_classes()) {
         const sparse::csr a = generate(c, 8000, 4);
         check(std::string(class_name(c)) + " A*A", a, a);

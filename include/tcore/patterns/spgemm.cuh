@@ -4,16 +4,22 @@
 // 8x4 A / 4x8 B operands of one m8n8k4 MMA; only D's two diagonal 4x4
 // blocks are used.
 //
-// Symbolic phase (tile level, expand-sort-compress with CUB): every pair of
-// an A tile (i, k) and a B tile (k, j) emits the key (i, j) and the pair of
-// tile indices; a stable radix sort groups the pairs of every C tile (in
+// Symbolic phase (tile level, expand-sort-compress with CUB): a pair of an
+// A tile (i, k) and a B tile (k, j) is expanded only if the tiles meet (a
+// column of the A tile holding an entry matches a row of the B tile holding
+// one: the pair adds an entry, not only structural zeros); one warp per A
+// tile counts, then emits, its pairs as the key (i, j) and the pair of tile
+// indices. A stable radix sort groups the pairs of every C tile (in
 // expansion order: A tiles by column, then B tiles); run-length encoding
-// finds the groups; a group's mask is the OR of the boolean products of its
-// tile masks, and groups whose mask stays 0 (tiles that meet but whose
-// entries do not) are dropped. The result is C's tile structure and exact
-// element structure (the structural product, as cuSPARSE and
-// tcore::sparse::spgemm_reference give it), and for every C tile the list
-// of its tile products: the numeric phase does exactly that work.
+// finds the groups, each a C tile with at least one entry; its mask, the
+// OR of the boolean products of its pairs' masks, is formed by the numeric
+// kernel's warp as it walks the pairs. The result is C's tile
+// structure and exact element structure (the structural product, as
+// cuSPARSE and tcore::sparse::spgemm_reference give it), and for every C
+// tile the list of its tile products: the numeric phase does exactly that
+// work. On power-law rows most tiles hold one entry, and most pairs of
+// tiles that share k do not meet: filtering them before the sort shrinks
+// it several times.
 // Numeric phase: one warp per C tile (i, j) takes its tile products two at
 // a time: A operand rows 0-3 = A(i, k1), rows 4-7 = A(i, k2); B operand
 // columns 0-3 = B(k1, j), 4-7 = B(k2, j). D[0:4, 0:4] accumulates
@@ -50,13 +56,13 @@ struct spgemm_essential {
     static constexpr const char* name() { return "essential"; }
 };
 
-/// Boolean product of two 4x4 masks (bit 4r + c), host and device.
+/// Boolean product of two 4x4 masks (bit 4r + c), host and device: for each
+/// k, (a >> k) & 0x1111 has bit 4i set where A(i, k) is, and times row k of
+/// B (4 bits) it copies that row into the rows i of the result; no carries.
 __host__ __device__ constexpr unsigned tile_mask_product(unsigned a, unsigned b)
 {
     unsigned c = 0;
-    for (int i = 0; i < 4; ++i)
-        for (int k = 0; k < 4; ++k)
-            if (a >> (4 * i + k) & 1u) c |= ((b >> (4 * k)) & 0xFu) << (4 * i);
+    for (int k = 0; k < 4; ++k) c |= ((a >> k) & 0x1111u) * ((b >> (4 * k)) & 0xFu);
     return c;
 }
 
@@ -171,67 +177,92 @@ namespace spgemm_detail {
 
 inline constexpr int threads = 128;
 
-__global__ void count_products(long long a_tiles, const int* __restrict__ a_col, const int* __restrict__ b_ptr,
-                               long long* __restrict__ counts)
+/// Bit c set when column c of a 4x4 tile mask holds an entry.
+__host__ __device__ constexpr unsigned tile_cols_used(unsigned m) { return (m | m >> 4 | m >> 8 | m >> 12) & 0xFu; }
+/// Bit r set when row r of a 4x4 tile mask holds an entry.
+__host__ __device__ constexpr unsigned tile_rows_used(unsigned m)
 {
-    const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (p < a_tiles) {
-        const int k = a_col[p];
-        counts[p] = b_ptr[k + 1] - b_ptr[k];
-    }
+    return ((m & 0xFu) != 0) | ((m & 0xF0u) != 0) << 1 | ((m & 0xF00u) != 0) << 2 | ((m & 0xF000u) != 0) << 3;
+}
+/// A(i, k) B(k, j) has an entry (tile_mask_product != 0) iff a column of
+/// the A tile meets a row of the B tile. Pairs that do not meet add only
+/// structural zeros and are never expanded.
+__host__ __device__ constexpr bool tiles_meet(unsigned a_mask, unsigned b_mask)
+{
+    return (tile_cols_used(a_mask) & tile_rows_used(b_mask)) != 0;
 }
 
-/// Emits (key = i * block_cols + j, (A tile << 32) | B tile) for every A tile x B tile pair.
+/// The global warp index and lane of the calling thread.
+__device__ inline long long warp_index() { return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; }
+
+/// One warp per A tile (i, k): counts the B tiles (k, j) it meets.
+__global__ void count_products(long long a_tiles, const int* __restrict__ a_col, const std::uint16_t* __restrict__ a_mask,
+                               const int* __restrict__ b_ptr, const std::uint16_t* __restrict__ b_mask,
+                               long long* __restrict__ counts)
+{
+    const long long p = warp_index();
+    if (p >= a_tiles) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int k = a_col[p];
+    const unsigned cols = tile_cols_used(a_mask[p]);
+    unsigned count = 0;
+    for (int q = b_ptr[k] + lane; q < b_ptr[k + 1]; q += 32) count += (cols & tile_rows_used(b_mask[q])) != 0;
+    count = __reduce_add_sync(0xffffffffu, count);
+    if (lane == 0) counts[p] = count;
+}
+
+/// One warp per A tile (i, k): emits (key = i * block_cols + j, (A tile <<
+/// 32) | B tile) for every B tile (k, j) it meets, in B's order; the lanes
+/// take 32 B tiles at a time and write contiguously.
 __global__ void expand_products(long long a_tiles, const int* __restrict__ a_row, const int* __restrict__ a_col,
-                                const int* __restrict__ b_ptr, const int* __restrict__ b_col,
+                                const std::uint16_t* __restrict__ a_mask, const int* __restrict__ b_ptr,
+                                const int* __restrict__ b_col, const std::uint16_t* __restrict__ b_mask,
                                 const long long* __restrict__ offsets, long long block_cols,
                                 unsigned long long* __restrict__ keys, unsigned long long* __restrict__ pairs)
 {
-    const long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (p >= a_tiles) return;
-    const int k = a_col[p];
+    const long long p = warp_index();
+    if (p >= a_tiles) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int k = a_col[p], end = b_ptr[k + 1];
+    const unsigned cols = tile_cols_used(a_mask[p]);
     const unsigned long long row_key = static_cast<unsigned long long>(a_row[p]) * block_cols;
     long long out = offsets[p];
-    for (int q = b_ptr[k]; q < b_ptr[k + 1]; ++q, ++out) {
-        keys[out] = row_key + static_cast<unsigned long long>(b_col[q]);
-        pairs[out] = static_cast<unsigned long long>(p) << 32 | static_cast<unsigned>(q);
+    for (int q0 = b_ptr[k]; q0 < end; q0 += 32) {
+        const int q = q0 + lane;
+        const bool meet = q < end && (cols & tile_rows_used(b_mask[q])) != 0;
+        const unsigned ballot = __ballot_sync(0xffffffffu, meet);
+        if (meet) {
+            const long long at = out + __popc(ballot & ((1u << lane) - 1u));
+            keys[at] = row_key + static_cast<unsigned long long>(b_col[q]);
+            pairs[at] = static_cast<unsigned long long>(p) << 32 | static_cast<unsigned>(q);
+        }
+        out += __popc(ballot);
     }
 }
 
 __host__ __device__ constexpr int pair_first(unsigned long long v) { return static_cast<int>(v >> 32); }
 __host__ __device__ constexpr int pair_second(unsigned long long v) { return static_cast<int>(v & 0xffffffffu); }
 
-/// Per run (C tile candidate): OR of its tile products' masks; flag = mask != 0.
-__global__ void run_masks(int runs, const int* __restrict__ run_off, const unsigned long long* __restrict__ pairs,
-                          const std::uint16_t* __restrict__ a_mask, const std::uint16_t* __restrict__ b_mask,
-                          std::uint16_t* __restrict__ mask, int* __restrict__ flag)
+/// One thread per C tile (a run of the sorted keys): its row and column.
+__global__ void tile_coords(int tiles, const unsigned long long* __restrict__ keys, long long block_cols,
+                            int* __restrict__ c_row, int* __restrict__ c_col)
 {
-    const int r = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (r >= runs) return;
-    unsigned m = 0;
-    for (int i = run_off[r]; i < run_off[r + 1] && m != 0xFFFFu; ++i)
-        m |= tile_mask_product(a_mask[pair_first(pairs[i])], b_mask[pair_second(pairs[i])]);
-    mask[r] = static_cast<std::uint16_t>(m);
-    flag[r] = m != 0;
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= tiles) return;
+    const unsigned long long key = keys[t], cols = static_cast<unsigned long long>(block_cols);
+    c_row[t] = static_cast<int>(key / cols);
+    c_col[t] = static_cast<int>(key % cols);
 }
 
-/// Writes the kept runs as C tiles (row, column, mask, product range) and counts tiles per row.
-__global__ void emit_tiles(int runs, const int* __restrict__ flag, const int* __restrict__ pos,
-                           const unsigned long long* __restrict__ keys, const std::uint16_t* __restrict__ mask,
-                           const int* __restrict__ run_off, long long block_cols, int* __restrict__ c_row,
-                           int* __restrict__ c_col, std::uint16_t* __restrict__ c_mask, int* __restrict__ c_first,
-                           int* __restrict__ c_count, int* __restrict__ row_counts)
+/// tile_ptr from the tiles' rows, which are sorted: thread t (0 <= t <=
+/// tiles) starts the rows after its predecessor's, up to its own, at t.
+__global__ void row_pointers(int tiles, const int* __restrict__ c_row, int block_rows, int* __restrict__ tile_ptr)
 {
-    const int r = static_cast<int>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (r >= runs || !flag[r]) return;
-    const int t = pos[r];
-    const int row = static_cast<int>(keys[r] / static_cast<unsigned long long>(block_cols));
-    c_row[t] = row;
-    c_col[t] = static_cast<int>(keys[r] % static_cast<unsigned long long>(block_cols));
-    c_mask[t] = mask[r];
-    c_first[t] = run_off[r];
-    c_count[t] = run_off[r + 1] - run_off[r];
-    atomicAdd(row_counts + row, 1);
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t > tiles) return;
+    const int row = t < tiles ? c_row[t] : block_rows;
+    const int prev = t > 0 ? c_row[t - 1] : -1;
+    for (int r = prev + 1; r <= row; ++r) tile_ptr[r] = static_cast<int>(t);
 }
 
 /// A(g, t) of the paired MMA on `lane`: rows 0-3 from A tile pa1, rows 4-7
@@ -272,39 +303,78 @@ __host__ __device__ inline double essential_term(const double* a_val, const doub
 
 struct operands {
     const double *a_val, *b_val;
+    const std::uint16_t *a_mask, *b_mask;
     const unsigned long long* pairs;  ///< tile products, grouped by C tile
 };
 
-/// One warp per C tile: C(i, j) = sum over its tile products A(i, k) B(k, j).
+inline constexpr int chunk_products = 32;  ///< numeric: tile products whose indices a warp loads at once
+/// numeric: resident blocks asked of the compiler (registers <= 40 for tc and
+/// cce: the kernel is latency bound and most C tiles have one or two
+/// products, so occupancy matters more than a deeper batch; cc's emulated
+/// MMA needs more registers).
 template <class Mode>
-__global__ void __launch_bounds__(threads) numeric(long long c_tiles, const int* __restrict__ c_first,
-                                                   const int* __restrict__ c_count, double* __restrict__ c_val,
+inline constexpr int numeric_min_blocks = std::is_same_v<Mode, cuda_core> ? 8 : 12;
+
+/// One warp per C tile: C(i, j) = sum over its tile products A(i, k) B(k, j)
+/// (run_off[tile] .. run_off[tile + 1] of the sorted pairs). The warp loads
+/// 32 pair indices with one coalesced read, then issues the operand loads
+/// of 2 MMAs (4 products) before the MMAs themselves: a C tile with
+/// thousands of products waits for a memory latency per 4 products, not per
+/// pair, and the kernel keeps the registers, and so the occupancy, that the
+/// most common C tiles (one or two products) need.
+template <class Mode>
+__global__ void __launch_bounds__(threads, numeric_min_blocks<Mode>) numeric(long long c_tiles, const int* __restrict__ run_off,
+                                                   double* __restrict__ c_val, std::uint16_t* __restrict__ c_mask,
                                                    operands op)
 {
-    const long long tile = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const long long tile = warp_index();
     if (tile >= c_tiles) return;  // whole warps
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    const unsigned long long* pairs = op.pairs + c_first[tile];
-    const int count = c_count[tile];
+    const int first = run_off[tile], count = run_off[tile + 1] - first;
     constexpr bool use_mma = std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core>;
+    constexpr int batch = 2;  // MMAs whose operands are loaded together (few registers: occupancy)
     frag_c<f64_m8n8k4> acc;
     fill(acc, 0.0);
     double ess = 0.0;
+    unsigned mask = 0;           // C(i, j)'s structure: the OR of its products' boolean products
     const int half = lane >> 4;  // cce: lanes 0-15 take the first product of a pair, 16-31 the second
-    for (int m = 0; m < count; m += 2) {
-        const bool two = m + 1 < count;
-        const unsigned long long v1 = pairs[m], v2 = two ? pairs[m + 1] : v1;
-        const int pa1 = pair_first(v1), pb1 = pair_second(v1), pa2 = pair_first(v2), pb2 = pair_second(v2);
+    for (int base = 0; base < count; base += chunk_products) {
+        const int n = min(chunk_products, count - base);  // warp-uniform
+        const unsigned long long mine = lane < n ? op.pairs[first + base + lane] : 0ull;
+        if (lane < n) mask |= tile_mask_product(op.a_mask[pair_first(mine)], op.b_mask[pair_second(mine)]);
         if constexpr (use_mma) {
-            frag_a<f64_m8n8k4> a;
-            frag_b<f64_m8n8k4> b;
-            a.x[0] = pair_a(op.a_val, pa1, pa2, two, lane);
-            b.x[0] = pair_b(op.b_val, pb1, pb2, two, lane);
-            mma<Mode>(acc, a, b, acc);
-        } else if (half == 0 || two) {
-            ess = essential_term(op.a_val, op.b_val, half ? pa2 : pa1, half ? pb2 : pb1, lane, ess);
+            for (int s0 = 0; 2 * s0 < n; s0 += batch) {  // operand loads of `batch` MMAs, then the MMAs
+                double a_op[batch], b_op[batch];
+#pragma unroll
+                for (int s = s0; s < s0 + batch; ++s)
+                    if (2 * s < n) {
+                        const unsigned long long v1 = __shfl_sync(0xffffffffu, mine, 2 * s);
+                        const unsigned long long v2 = __shfl_sync(0xffffffffu, mine, 2 * s + 1);
+                        const bool two = 2 * s + 1 < n;
+                        a_op[s - s0] = pair_a(op.a_val, pair_first(v1), pair_first(v2), two, lane);
+                        b_op[s - s0] = pair_b(op.b_val, pair_second(v1), pair_second(v2), two, lane);
+                    }
+#pragma unroll
+                for (int s = s0; s < s0 + batch; ++s)
+                    if (2 * s < n) {
+                        frag_a<f64_m8n8k4> a;
+                        frag_b<f64_m8n8k4> b;
+                        a.x[0] = a_op[s - s0];
+                        b.x[0] = b_op[s - s0];
+                        mma<Mode>(acc, a, b, acc);
+                    }
+            }
+        } else {
+#pragma unroll 4
+            for (int s = 0; 2 * s < n; ++s) {
+                const unsigned long long v = __shfl_sync(0xffffffffu, mine, 2 * s + half);
+                if (half == 0 || 2 * s + 1 < n)
+                    ess = essential_term(op.a_val, op.b_val, pair_first(v), pair_second(v), lane, ess);
+            }
         }
     }
+    mask = __reduce_or_sync(0xffffffffu, mask);
+    if (lane == 0) c_mask[tile] = static_cast<std::uint16_t>(mask);
     if constexpr (use_mma) {
         const double o0 = __shfl_sync(0xffffffffu, acc.x[0], pair_partner(lane));
         const double o1 = __shfl_sync(0xffffffffu, acc.x[1], pair_partner(lane));
@@ -339,14 +409,14 @@ inline unsigned grid_of(long long n, int per_block)
 
 /// Statistics of the last product (for reports).
 struct spgemm_stats {
-    long long tile_products = 0;  ///< A tile x B tile pairs expanded by the symbolic phase
+    long long tile_products = 0;  ///< A tile x B tile pairs that meet (expanded by the symbolic phase)
     long long c_tiles = 0;        ///< tiles of C (non-empty masks)
 };
 
 /// C = A B. A is m x k, B is k x n, both mBSR on the device; C is returned
 /// in mBSR with its exact structure. Mode: tensor_core (`tc`), cuda_core
 /// (`cc`) or spgemm_essential (`cce`). Runs on `stream`; the host waits
-/// three times (for the product, run and tile counts, to size the arrays).
+/// twice (for the product and tile counts, to size the arrays).
 /// Throws tcore::error on bad input.
 template <class Mode = tensor_core>
 mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stream = nullptr,
@@ -375,12 +445,13 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
         return c;
     }
 
-    // -- symbolic: expand ------------------------------------------------------------
+    // -- symbolic: expand the tile pairs that meet ---------------------------------------
     async_array<unsigned char> temp;
     async_array<long long> offsets(static_cast<std::size_t>(a.tiles) + 1, stream);
     TCORE_CHECK(cudaMemsetAsync(offsets.get() + a.tiles, 0, sizeof(long long), stream));
-    d::count_products<<<d::grid_of(a.tiles, d::threads), d::threads, 0, stream>>>(a.tiles, a.tile_col.get(),
-                                                                                 b.tile_ptr.get(), offsets.get());
+    const unsigned warp_grid = d::grid_of(32 * a.tiles, d::threads);  // one warp per A tile
+    d::count_products<<<warp_grid, d::threads, 0, stream>>>(a.tiles, a.tile_col.get(), a.tile_mask.get(),
+                                                            b.tile_ptr.get(), b.tile_mask.get(), offsets.get());
     TCORE_CHECK_LAUNCH();
     long long* off = offsets.get();
     const long long n_off = a.tiles + 1;
@@ -394,13 +465,13 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     if (products == 0) return c;
     const int n = static_cast<int>(products);
     async_array<unsigned long long> keys(n, stream), keys_sorted(n, stream), pairs(n, stream), pairs_sorted(n, stream);
-    d::expand_products<<<d::grid_of(a.tiles, d::threads), d::threads, 0, stream>>>(
-        a.tiles, a.tile_row.get(), a.tile_col.get(), b.tile_ptr.get(), b.tile_col.get(), off, c.block_cols, keys.get(),
-        pairs.get());
+    d::expand_products<<<warp_grid, d::threads, 0, stream>>>(a.tiles, a.tile_row.get(), a.tile_col.get(),
+                                                             a.tile_mask.get(), b.tile_ptr.get(), b.tile_col.get(),
+                                                             b.tile_mask.get(), off, c.block_cols, keys.get(), pairs.get());
     TCORE_CHECK_LAUNCH();
     offsets.reset();
 
-    // -- symbolic: group by C tile, OR the masks, keep the non-empty tiles ------------------
+    // -- symbolic: group by C tile (every group has an entry) -------------------------------
     const unsigned long long max_key = static_cast<unsigned long long>(c.block_rows) * c.block_cols;
     int end_bit = 1;
     while (end_bit < 64 && (1ull << end_bit) < max_key) ++end_bit;
@@ -420,57 +491,36 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
             return cub::DeviceRunLengthEncode::Encode(tmp, bytes, ki, ko, co, nr, n, stream);
         }, temp, stream);
     }
-    int runs = 0;
-    TCORE_CHECK(cudaMemcpyAsync(&runs, nruns.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+    keys_sorted.reset();
+    int tiles = 0;
+    TCORE_CHECK(cudaMemcpyAsync(&tiles, nruns.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
     TCORE_CHECK(cudaStreamSynchronize(stream));
-    TCORE_CHECK(cudaMemsetAsync(run_off.get() + runs, 0, sizeof(int), stream));
+    TCORE_CHECK(cudaMemsetAsync(run_off.get() + tiles, 0, sizeof(int), stream));
     {
         int* co = run_off.get();
-        const int nr = runs + 1;  // run lengths -> run offsets
+        const int nr = tiles + 1;  // run lengths -> run offsets
         d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, co, co, nr, stream); },
                     temp, stream);
     }
-    async_array<std::uint16_t> run_mask(static_cast<std::size_t>(runs), stream);
-    async_array<int> flags(static_cast<std::size_t>(runs) + 1, stream), pos(static_cast<std::size_t>(runs) + 1, stream);
-    TCORE_CHECK(cudaMemsetAsync(flags.get() + runs, 0, sizeof(int), stream));
-    d::run_masks<<<d::grid_of(runs, d::threads), d::threads, 0, stream>>>(runs, run_off.get(), pairs_sorted.get(),
-                                                                          a.tile_mask.get(), b.tile_mask.get(),
-                                                                          run_mask.get(), flags.get());
-    TCORE_CHECK_LAUNCH();
-    {
-        int *fi = flags.get(), *po = pos.get();
-        const int nr = runs + 1;
-        d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, fi, po, nr, stream); },
-                    temp, stream);
-    }
-    int tiles = 0;
-    TCORE_CHECK(cudaMemcpyAsync(&tiles, pos.get() + runs, sizeof(int), cudaMemcpyDeviceToHost, stream));
-    TCORE_CHECK(cudaStreamSynchronize(stream));
     if (stats) stats->c_tiles = tiles;
     c.tiles = tiles;
-    if (tiles == 0) return c;
 
     // -- C's structure ------------------------------------------------------------------
     c.tile_col = async_array<int>(tiles, stream);
     c.tile_row = async_array<int>(tiles, stream);
     c.tile_mask = async_array<std::uint16_t>(tiles, stream);
     c.tile_val = async_array<double>(16 * static_cast<std::size_t>(tiles), stream);
-    async_array<int> first(tiles, stream), count(tiles, stream);
-    d::emit_tiles<<<d::grid_of(runs, d::threads), d::threads, 0, stream>>>(
-        runs, flags.get(), pos.get(), keys.get(), run_mask.get(), run_off.get(), c.block_cols, c.tile_row.get(),
-        c.tile_col.get(), c.tile_mask.get(), first.get(), count.get(), c.tile_ptr.get());
+    d::tile_coords<<<d::grid_of(tiles, d::threads), d::threads, 0, stream>>>(tiles, keys.get(), c.block_cols,
+                                                                             c.tile_row.get(), c.tile_col.get());
     TCORE_CHECK_LAUNCH();
-    {
-        int* tp = c.tile_ptr.get();
-        const int nr = c.block_rows + 1;  // tiles per row in [0, block_rows), 0 at the end
-        d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, tp, tp, nr, stream); },
-                    temp, stream);
-    }
+    d::row_pointers<<<d::grid_of(tiles + 1LL, d::threads), d::threads, 0, stream>>>(tiles, c.tile_row.get(), c.block_rows,
+                                                                                   c.tile_ptr.get());
+    TCORE_CHECK_LAUNCH();
 
-    // -- numeric ------------------------------------------------------------------------------
-    const d::operands op{a.tile_val.get(), b.tile_val.get(), pairs_sorted.get()};
-    d::numeric<Mode><<<d::grid_of(32LL * tiles, d::threads), d::threads, 0, stream>>>(tiles, first.get(), count.get(),
-                                                                                     c.tile_val.get(), op);
+    // -- numeric (and C's masks) ------------------------------------------------------------
+    const d::operands op{a.tile_val.get(), b.tile_val.get(), a.tile_mask.get(), b.tile_mask.get(), pairs_sorted.get()};
+    d::numeric<Mode><<<d::grid_of(32LL * tiles, d::threads), d::threads, 0, stream>>>(
+        tiles, run_off.get(), c.tile_val.get(), c.tile_mask.get(), op);
     TCORE_CHECK_LAUNCH();
     return c;
 }
