@@ -3,7 +3,12 @@
 //
 //   resample_mma<Backend, Shape, F>   tc / cc: two chained MMAs per warp
 //                 tile (tcore/patterns/interp.cuh); Shape f16_m16n8k16_f32acc,
-//                 f16_m16n8k16_f16acc or f64_m16n8k16; 8-bit or FP64 output
+//                 f16_m16n8k16_f16acc or f64_m16n8k16; 8-bit or FP64 output.
+//                 FP16 shapes with 8-bit output take the staged path
+//                 (resample_staged_kernel: input rows staged in shared memory
+//                 per block of 64 columns x plan.block_rows rows), unless the
+//                 down-scaling is too strong for its shared-memory budget;
+//                 FP64 and that fallback take resample_mma_kernel.
 //   resample_cce<F, T>                cce: plain CUDA, one thread per output
 //                 pixel, taps x taps texel reads per channel, T = float
 //                 (8-bit output) or double (FP64 output)
@@ -61,6 +66,26 @@ __global__ void __launch_bounds__(mma_block_threads, mma_min_blocks<Backend, Sha
     tcore::interp::resample_block<Backend, Shape, F, Vec, Out>(in, out, scale_x, scale_y, tile_x,
                                                                8 * strip_tiles * static_cast<int>(blockIdx.y),
                                                                strip_tiles, interp_smem);
+}
+
+/// Resident blocks asked of ptxas for the staged FP16 kernels (tensor_core: at
+/// most 80 registers; cuda_core needs more).
+template <class Backend>
+inline constexpr int staged_min_blocks = std::is_same_v<Backend, tcore::tensor_core> ? 6 : 1;
+/// Shared memory a staged block may use (6 blocks per SM fit in 228 KiB).
+inline constexpr std::size_t staged_smem_budget = 30 * 1024;
+
+/// tc / cc, FP16 shapes, 8-bit output: the staged path
+/// (tcore::interp::resample_staged_block), block (bx, by) = output columns
+/// 64 bx .. + 63, rows plan.block_rows by .. + block_rows - 1.
+template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords>
+__global__ void __launch_bounds__(tcore::interp::staged_warps * 32, staged_min_blocks<Backend>)
+    resample_staged_kernel(image_view in, image_out<unsigned char> out, float scale_x, float scale_y,
+                           tcore::interp::staged_plan plan)
+{
+    extern __shared__ __align__(16) unsigned char interp_smem[];
+    tcore::interp::resample_staged_block<Backend, Shape, F, C, InAligned, OutWords>(
+        in, out, scale_x, scale_y, plan, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), interp_smem);
 }
 
 /// cce: one thread per output pixel; T = float or double arithmetic.
@@ -183,6 +208,40 @@ bool rgba_rows(const image_out<Out>& out)
 
 }  // namespace detail
 
+/// Launches the staged kernel of `plan` for the image layouts at hand.
+template <class Backend, class Shape, filter F>
+void launch_staged(const image_view& in, const image_out<unsigned char>& out, const tcore::interp::staged_plan& plan,
+                   cudaStream_t stream)
+{
+    const dim3 grid((out.width + tcore::interp::staged_cols - 1) / tcore::interp::staged_cols,
+                    (out.height + plan.block_rows - 1) / plan.block_rows);
+    const dim3 block(tcore::interp::staged_warps * 32);
+    const std::size_t smem = plan.smem_bytes();
+    const float sx = static_cast<float>(static_cast<double>(in.width) / out.width);
+    const float sy = static_cast<float>(static_cast<double>(in.height) / out.height);
+    const bool out_rgba = detail::rgba_rows(out);
+    auto go = [&](auto kernel) {
+        if (smem > 48 * 1024)
+            TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        kernel<<<grid, block, smem, stream>>>(in, out, sx, sy, plan);
+    };
+    if (in.channels == 4) {
+        const bool in_aligned = detail::rgba_rows(in, 16);
+        if (in_aligned && out_rgba) go(resample_staged_kernel<Backend, Shape, F, 4, true, true>);
+        else if (in_aligned) go(resample_staged_kernel<Backend, Shape, F, 4, true, false>);
+        else if (out_rgba) go(resample_staged_kernel<Backend, Shape, F, 4, false, true>);
+        else go(resample_staged_kernel<Backend, Shape, F, 4, false, false>);
+    } else {
+        const bool in_aligned = detail::aligned(in.data, 4) && in.pitch % 4 == 0;
+        const bool out_words = detail::aligned(out.data, 4) && out.pitch % 4 == 0;
+        if (in_aligned && out_words) go(resample_staged_kernel<Backend, Shape, F, 3, true, true>);
+        else if (in_aligned) go(resample_staged_kernel<Backend, Shape, F, 3, true, false>);
+        else if (out_words) go(resample_staged_kernel<Backend, Shape, F, 3, false, true>);
+        else go(resample_staged_kernel<Backend, Shape, F, 3, false, false>);
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
 /// tc (tensor_core) / cc (cuda_core): resamples `in` to the size of `out`
 /// with filter F on the MMA Shape. Out = unsigned char (rounded, saturated)
 /// or double. Throws tcore::error on bad arguments or a failed launch.
@@ -192,6 +251,14 @@ void resample_mma(const image_view& in, const image_out<Out>& out, cudaStream_t 
     static_assert(std::is_same_v<Out, unsigned char> || std::is_same_v<Out, double>, "output: unsigned char or double");
     using real = typename tcore::interp::tile<Shape>::real;
     detail::check_images("resample_mma", in, out);
+    if constexpr (tcore::interp::tile<Shape>::is_half && std::is_same_v<Out, unsigned char>) {
+        const tcore::interp::staged_plan plan =
+            tcore::interp::plan_staged<F>(in.width, out.width, in.height, out.height, staged_smem_budget);
+        if (plan.usable) {
+            launch_staged<Backend, Shape, F>(in, out, plan, stream);
+            return;
+        }
+    }
     constexpr int warps = mma_block_threads / 32;
     const int tiles_x = (out.width + 15) / 16;
     const int strip_rows = 8 * mma_strip_tiles;

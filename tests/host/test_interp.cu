@@ -21,6 +21,8 @@
 
 #include <tcore/patterns/interp.cuh>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -375,6 +377,232 @@ void check_models(tally& t)
     check_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 120, 100, "checker 40->120x100");
 }
 
+
+// -- the staged FP16 path on a simulated block ---------------------------------------
+
+
+/// The FP32 rounding of the staged stores equals to_u8 (ties to even,
+/// saturation, NaN); channel_planar transposes; the RGB word map covers
+/// the 2 x 48 bytes of a row block exactly once from the right pixels.
+void check_store_maps(tally& t, rng& r)
+{
+    int bad = 0;
+    for (int it = 0; it < 20000; ++it) {
+        float v = static_cast<float>(r.uniform(-300, 600));
+        if (it < 1200) v = 0.5f * (it - 200);  // ties and integers
+        bad += (ti::u8_low_byte(v) & 0xffu) != ti::to_u8(v);
+        if (v >= 0) bad += (ti::u8_low_byte<false>(v) & 0xffu) != ti::to_u8(v);
+    }
+    bad += (ti::u8_low_byte(std::nanf("")) & 0xffu) != 0u;
+    bad += (ti::u8_low_byte<false>(-0.0f) & 0xffu) != 0u;
+    t.check(bad == 0, "u8_low_byte differs from to_u8 in %d cases", bad);
+
+    const uint4 p = ti::channel_planar(make_uint4(0x03020100u, 0x13121110u, 0x23222120u, 0x33323130u));
+    t.check(p.x == 0x30201000u && p.y == 0x31211101u && p.z == 0x32221202u && p.w == 0x33231303u,
+            "channel_planar: %08x %08x %08x %08x", p.x, p.y, p.z, p.w);
+
+    // Lane l holds the pixel word of column (l >> 2) + 8 ((l & 3) & 1), row (l & 3) >> 1.
+    int bad_lane = 0, bad_bytes = 0;
+    for (int l = 0; l < 32; ++l) {
+        const int col = (l >> 2) + 8 * ((l & 3) & 1), row = (l & 3) >> 1;
+        bad_lane += ti::pixel_lane(col, row) != l;
+    }
+    std::set<int> bytes;
+    for (int l = 0; l < 24; ++l) {
+        const ti::rgb_word w = ti::rgb_word_of(l);
+        auto px = [](int p) {  // byte c of pixel p: (p << 2) | c
+            unsigned v = 0;
+            for (int c = 0; c < 4; ++c) v |= static_cast<unsigned>((p << 2) | c) << (8 * c);
+            return v;
+        };
+        const unsigned word = ti::byte_perm(px(w.p0), px(w.p0 + 1), w.select);
+        for (int b = 0; b < 4; ++b) {
+            const int pos = 4 * w.k + b, v = (word >> (8 * b)) & 0xff;
+            bad_bytes += (v >> 2) != pos / 3 || (v & 3) != pos % 3 || w.p0 + 1 > 15;
+            bytes.insert(48 * w.r + pos);
+        }
+    }
+    t.check(bad_lane == 0 && bad_bytes == 0 && bytes.size() == 96, "RGB word map: %d lanes, %d bytes wrong, %zu of 96 covered",
+            bad_lane, bad_bytes, bytes.size());
+}
+
+/// Every warp's product-1 window lies inside its block's staged row and
+/// needs at most plan.k_blocks k blocks, for random sizes (up to 16x down)
+/// and the benchmark's.
+template <filter F>
+void check_staged_windows(tally& t, rng& r)
+{
+    long long bad = 0, checked = 0, unusable = 0;
+    auto check = [&](int wi, int wo) {
+        const ti::staged_plan plan = ti::plan_staged<F>(wi, wo, 64, 64, std::size_t(1) << 30);
+        if (!plan.usable) {
+            ++unusable;
+            return;
+        }
+        const float sx = static_cast<float>(static_cast<double>(wi) / wo);
+        for (int bx = 0; bx * ti::staged_cols < wo; ++bx) {
+            const int xw0 = ti::block_x0<F>(bx, sx);
+            for (int w = 0; w < ti::staged_warps; ++w) {
+                const int ox0 = ti::staged_cols * bx + 16 * w;
+                if (ox0 >= wo) break;
+                const ti::texel_window win = ti::warp_window<F>(ox0, wo, sx);
+                ++checked;
+                bad += win.xs < xw0 || (win.xs - xw0) % 4 != 0 || win.k_blocks > plan.k_blocks ||
+                       win.xs - xw0 + 16 * win.k_blocks > plan.row_texels;
+            }
+        }
+    };
+    for (int it = 0; it < 1500; ++it) {
+        const int wo = static_cast<int>(r.uniform(1, 3000));
+        const int wi = std::max(1, static_cast<int>(wo * r.uniform(0.05, 16.0)));
+        check(wi, wo);
+    }
+    const int sizes[][2] = {{256, 1024}, {1024, 4096}, {2048, 3072}, {1920, 3840}, {4096, 1024}, {4096, 2560}, {37, 150}};
+    for (const auto& s : sizes) check(s[0], s[1]);
+    t.check(bad == 0 && unusable == 0, "%s staged windows: %lld of %lld warps outside the staged row, %lld plans unusable",
+            ti::filter_name(F), bad, checked, unusable);
+}
+
+/// One block of resample_staged_block, lane by lane: staging (RGBA bytes,
+/// the fourth byte 0 for RGB), B2 and A1 tables, the row-block loop.
+template <class Shape, filter F>
+void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_plan& plan, int bx, int by,
+                        std::vector<double>& out)
+{
+    using T = ti::tile<Shape>;
+    constexpr int taps = ti::taps<F>, chunks = taps / 2;
+    const float sx = static_cast<float>(static_cast<double>(in.width) / wo);
+    const float sy = static_cast<float>(static_cast<double>(in.height) / ho);
+    const int oy0 = plan.block_rows * by, xw0 = ti::block_x0<F>(bx, sx);
+    // Staged rows as the device lays them out: per 4 texels, channel-planar words.
+    std::vector<unsigned> stage(plan.stage_bytes() / 4);
+    for (int s = 0; s < plan.slots(); ++s) {
+        const int y = ti::staged_row<F>(s, oy0, ho, in.height, sy);
+        for (int gi = 0; gi < plan.row_texels / 4; ++gi) {
+            unsigned rgba[4];
+            for (int e = 0; e < 4; ++e) {
+                rgba[e] = 0;
+                for (int c = 0; c < in.channels; ++c)
+                    rgba[e] |= static_cast<unsigned>(in.at(ti::clamp_index(xw0 + 4 * gi + e, in.width), y, c)) << (8 * c);
+            }
+            const uint4 w = ti::channel_planar(make_uint4(rgba[0], rgba[1], rgba[2], rgba[3]));
+            const std::size_t at = (static_cast<std::size_t>(s) * plan.row_texels + 4 * gi);
+            stage[at] = w.x, stage[at + 1] = w.y, stage[at + 2] = w.z, stage[at + 3] = w.w;
+        }
+    }
+    std::vector<tcore::frag_b<Shape>> b2(static_cast<std::size_t>(plan.chunks()) * 32);
+    for (int e = 0; e < plan.chunks(); ++e)
+        for (int l = 0; l < 32; ++l) {
+            unsigned wb[taps];
+            ti::weight_bits<F>(std::min(oy0 + 2 * (e / chunks) + ((l >> 2) >> 2), ho - 1), sy, wb);
+            b2[static_cast<std::size_t>(e) * 32 + l] = ti::make_b2_staged<Shape, F>(l, wb, e % chunks);
+        }
+    for (int w = 0; w < ti::staged_warps; ++w) {
+        const int ox0 = ti::staged_cols * bx + 16 * w;
+        if (ox0 >= wo) break;
+        const ti::texel_window win = ti::warp_window<F>(ox0, wo, sx);
+        std::vector<std::array<tcore::frag_a<Shape>, 32>> a1(static_cast<std::size_t>(win.k_blocks));
+        for (int kb = 0; kb < win.k_blocks; ++kb)
+            for (int l = 0; l < 32; ++l) {
+                const int g = l >> 2;
+                const ti::half_weights wx[2] = {ti::make_half_weights<F>(ti::locate<float>(ox0 + g, sx)),
+                                                ti::make_half_weights<F>(ti::locate<float>(ox0 + g + 8, sx))};
+                a1[static_cast<std::size_t>(kb)][static_cast<std::size_t>(l)] =
+                    ti::make_a1<Shape, F>(l, wx, win.xs + 16 * kb);
+            }
+        for (int nb = 0; nb < plan.block_rows / 2 && oy0 + 2 * nb < ho; ++nb) {
+            static tcore::frag_c<Shape> d2[32];
+            for (auto& f : d2) tcore::fill(f, 0.0f);
+            for (int ch = 0; ch < chunks; ++ch) {
+                const int q = nb * chunks + ch;
+                static tcore::frag_c<Shape> d1[2][32];
+                for (auto& blk : d1)
+                    for (auto& f : blk) tcore::fill(f, 0.0f);
+                for (int kb = 0; kb < win.k_blocks; ++kb) {
+                    tcore::frag_a<Shape> a[32];
+                    for (int l = 0; l < 32; ++l) a[l] = a1[static_cast<std::size_t>(kb)][static_cast<std::size_t>(l)];
+                    for (int n1 = 0; n1 < 2; ++n1) {
+                        static tcore::frag_b<Shape> b1[32];
+                        for (int l = 0; l < 32; ++l) {
+                            // The device's address: slot 4q + 2 n1 + (g >> 2), word of channel g & 3
+                            // in the group of texels 4t .. 4t + 3 of k block kb; byte j = texel 4t + j.
+                            const int g = l >> 2, t = l & 3;
+                            const std::size_t byte = static_cast<std::size_t>(4 * q + 2 * n1 + (g >> 2)) * 4 * plan.row_texels +
+                                                     4 * (win.xs - xw0 + 4 * t) + 4 * (g & 3) + 64 * kb;
+                            const unsigned w = stage[byte / 4];
+                            for (int j = 0; j < Shape::b_count; ++j)
+                                b1[l].x[j] = tcore::convert_to<typename Shape::b_type>(static_cast<double>((w >> (8 * j)) & 0xff));
+                        }
+                        warp_mma(d1[n1], a, b1);
+                    }
+                }
+                static tcore::frag_a<Shape> a2[32];
+                static tcore::frag_b<Shape> bq[32];
+                for (int l = 0; l < 32; ++l) {
+                    for (int i = 0; i < Shape::a_count; ++i) {
+                        const tcore::reuse_home src = T::a2_source(l, i);
+                        a2[l].x[i] = tcore::convert_to<typename Shape::a_type>(d1[src.acc][src.lane].x[src.index]);
+                    }
+                    bq[l] = b2[static_cast<std::size_t>(q) * 32 + l];
+                }
+                warp_mma(d2, a2, bq);
+            }
+            for (int l = 0; l < 32; ++l)
+                for (int i = 0; i < Shape::c_count; ++i) {
+                    const auto e = T::d2(l, i, 0);
+                    const int ox = ox0 + e.col, oy = oy0 + 2 * nb + e.row;
+                    if (ox < wo && oy < ho && e.c < in.channels)
+                        out[(static_cast<std::size_t>(oy) * wo + ox) * in.channels + e.c] = static_cast<double>(d2[l].x[i]);
+                }
+        }
+    }
+}
+
+template <class Shape, filter F>
+void check_staged_model(tally& t, const ex::image& in, int wo, int ho, const char* what)
+{
+    std::vector<double> ref, got(static_cast<std::size_t>(wo) * ho * in.channels, -1e9);
+    ex::reference<F>(in, wo, ho, ref, 1);
+    // A small budget and few blocks wanted: several row blocks per block, several blocks.
+    const ti::staged_plan plan = ti::plan_staged<F>(in.width, wo, in.height, ho, 64 * 1024, 8, 1);
+    t.check(plan.usable, "staged %s %s: no plan", ti::filter_name(F), what);
+    if (!plan.usable) return;
+    const int bxs = (wo + ti::staged_cols - 1) / ti::staged_cols, bys = (ho + plan.block_rows - 1) / plan.block_rows;
+    const int blocks[][2] = {{0, 0}, {bxs - 1, bys - 1}, {bxs / 2, bys / 2}, {bxs - 1, 0}};
+    double max_err = 0;
+    long long checked = 0;
+    for (const auto& b : blocks) {
+        model_staged_block<Shape, F>(in, wo, ho, plan, b[0], b[1], got);
+        for (int oy = b[1] * plan.block_rows; oy < std::min(ho, (b[1] + 1) * plan.block_rows); ++oy)
+            for (int ox = b[0] * ti::staged_cols; ox < std::min(wo, (b[0] + 1) * ti::staged_cols); ++ox)
+                for (int c = 0; c < in.channels; ++c) {
+                    const std::size_t k = (static_cast<std::size_t>(oy) * wo + ox) * in.channels + c;
+                    max_err = std::fmax(max_err, std::fabs(got[k] - ref[k]));
+                    ++checked;
+                }
+    }
+    t.check(max_err <= 0.75 && checked > 0, "staged model %s %s %s: max error %g (tolerance 0.75, %lld values)",
+            Shape::name(), ti::filter_name(F), what, max_err, checked);
+}
+
+template <filter F>
+void check_staged_models(tally& t)
+{
+    struct sizes {
+        int wi, hi, wo, ho, channels;
+    };
+    const sizes cases[] = {{37, 29, 150, 90, 4}, {64, 64, 96, 80, 3}, {160, 120, 40, 29, 4},
+                           {50, 40, 50, 40, 4},  {33, 70, 61, 17, 3}, {300, 200, 70, 45, 4}};
+    for (const sizes& s : cases) {
+        const ex::image im = s.channels == 4 ? ex::alpha_image(s.wi, s.hi) : ex::smooth_field(s.wi, s.hi, 3);
+        char what[64];
+        std::snprintf(what, sizeof what, "%dx%dx%d->%dx%d", s.wi, s.hi, s.channels, s.wo, s.ho);
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what);
+    }
+    const ex::image chk = ex::checkerboard(40, 40, 4, 3);
+    check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 120, 100, "checker 40->120x100");
+}
+
 }  // namespace
 
 int main()
@@ -389,5 +617,10 @@ int main()
     check_half_weights<filter::bicubic>(t, r);
     check_models<filter::bilinear>(t);
     check_models<filter::bicubic>(t);
+    check_store_maps(t, r);
+    check_staged_windows<filter::bilinear>(t, r);
+    check_staged_windows<filter::bicubic>(t, r);
+    check_staged_models<filter::bilinear>(t);
+    check_staged_models<filter::bicubic>(t);
     return t.finish();
 }

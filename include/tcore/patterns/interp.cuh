@@ -47,8 +47,14 @@
 // (cudaAddressModeClamp). FP16 shapes compute positions and weights in
 // FP32 and round the weights to FP16; FP64 computes everything in FP64.
 //
-// tests/host/test_interp.cu checks the generators, the tile maps and a whole
-// warp tile on a simulated warp; tests/gpu/test_interp.cu the kernels.
+// resample_block runs a warp tile over contiguous 4-row chunks (FP64, and
+// the FP16 fallback); resample_staged_block (section "the staged FP16
+// path") gathers each output row's taps rows into shared memory per block
+// and is what the FP16 kernels use.
+//
+// tests/host/test_interp.cu checks the generators, the tile maps, a whole
+// warp tile and a whole staged block on a simulated warp;
+// tests/gpu/test_interp.cu the kernels.
 #pragma once
 
 #include "../backend.cuh"
@@ -61,6 +67,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <type_traits>
 
 namespace tcore::interp {
@@ -715,6 +722,437 @@ __device__ inline void resample_block(const image_view& in, const image_out<Out>
             static_for<T::row_blocks>([&](auto nb) { store_d2<Shape>(out, d2[nb], nb, ox0, oy_t, lane); });
         }
     }
+}
+
+// -- the staged FP16 path: block-wide input staging, gathered rows -------------------------
+//
+// resample_block above walks contiguous 4-row chunks and loads product 1's
+// B straight from global memory, one dependent load per MMA pair: latency
+// bound, and at down-scaling most chunk rows have weight 0. The staged path
+// (FP16 shapes, tc-f16 / cc-f16) instead:
+//  * gives every output row its own `taps` image rows ("staged rows",
+//    clamped to the edge), so product 2's k block holds exactly the rows the
+//    row block (2 output rows) needs: bilinear one chunk [a0 a1 b0 b1],
+//    bicubic two chunks [a0..a3], [b0..b3] (a, b the two output rows);
+//  * copies those rows over the block's texel window into shared memory,
+//    channel-planar (per 4 texels one word per channel, so a lane's B1 is
+//    one 4-byte load; RGB expanded to 4 channels, the fourth unused), eight
+//    loads in flight per thread, then runs the MMAs out of shared memory;
+//  * rounds to 8 bits on the FP32 pipe (u8_low_byte) and stores whole
+//    words: an RGBA pixel per lane, RGB rows as 4-byte words;
+//  * computes the A1 fragments of a warp's columns and the B2 fragments of
+//    the block's row blocks once per block (they depend on the output column
+//    / row only), in shared memory.
+// A block is staged_warps warps side by side (16 output columns each) and
+// plan.block_rows output rows; the host picks block_rows so the staging fits
+// a shared-memory budget (staged_plan), and falls back to resample_block
+// where even 2 rows do not (extreme down-scaling).
+
+inline constexpr int staged_warps = 4;                  ///< warps (16-column tiles) per block
+inline constexpr int staged_cols = 16 * staged_warps;   ///< output columns per block
+
+/// Product 1's texel window of the 16 output columns from ox0: a 4-aligned
+/// start and the number of 16-texel k blocks.
+struct texel_window {
+    int xs, k_blocks;
+};
+template <filter F>
+__host__ __device__ inline texel_window warp_window(int ox0, int out_width, float scale_x)
+{
+    const int ox_last = ox0 + 15 < out_width - 1 ? ox0 + 15 : out_width - 1;
+    const int x_lo = locate<float>(ox0, scale_x).i0 + first_tap<F>;
+    const int x_hi = locate<float>(ox_last, scale_x).i0 + first_tap<F> + taps<F> - 1;
+    const int xs = x_lo & ~3;
+    return {xs, (x_hi - xs) / 16 + 1};
+}
+
+/// First texel (4-aligned) of block column bx's staged window.
+template <filter F>
+__host__ __device__ inline int block_x0(int bx, float scale_x)
+{
+    return (locate<float>(staged_cols * bx, scale_x).i0 + first_tap<F>) & ~3;
+}
+
+/// Image row held by staged row `slot` of the block whose first output row
+/// is oy0: output row oy0 + slot / taps (clamped to the output), tap slot % taps.
+template <filter F>
+__host__ __device__ inline int staged_row(int slot, int oy0, int out_height, int in_height, float scale_y)
+{
+    const int oy = oy0 + slot / taps<F> < out_height ? oy0 + slot / taps<F> : out_height - 1;
+    return clamp_index(locate<float>(oy, scale_y).i0 + first_tap<F> + slot % taps<F>, in_height);
+}
+
+/// Launch geometry and shared-memory layout of the staged path.
+struct staged_plan {
+    int block_rows = 0;   ///< output rows per block (even)
+    int row_texels = 0;   ///< texels per staged row (16 mod 32), window plus 16 for the last k block
+    int k_blocks = 0;     ///< most product-1 k blocks a warp needs
+    int taps = 0;
+    bool usable = false;  ///< false: use resample_block
+
+    __host__ __device__ int slots() const { return block_rows * taps; }
+    __host__ __device__ int chunks() const { return block_rows / 2 * (taps / 2); }  ///< product-2 k blocks per block
+    __host__ __device__ std::size_t stage_bytes() const { return static_cast<std::size_t>(slots()) * row_texels * 4; }
+    __host__ __device__ std::size_t b2_bytes() const { return static_cast<std::size_t>(chunks()) * 32 * sizeof(uint2); }
+    __host__ __device__ std::size_t a1_bytes() const
+    {
+        return static_cast<std::size_t>(staged_warps) * (k_blocks > 1 ? k_blocks - 1 : 0) * 32 * sizeof(uint4);
+    }
+    __host__ __device__ std::size_t smem_bytes() const { return stage_bytes() + b2_bytes() + a1_bytes(); }
+};
+
+/// The plan for in -> out sizes: the window bound covers any 64 columns
+/// (63 scale + taps, alignment and FP32 rounding slack); block_rows is the
+/// largest even count up to max_rows that fits `budget` bytes, lowered
+/// while the grid would have fewer than `min_blocks` blocks.
+template <filter F>
+inline staged_plan plan_staged(int in_width, int out_width, int in_height, int out_height, std::size_t budget,
+                               int max_rows = 32, long long min_blocks = 1056)
+{
+    staged_plan p;
+    p.taps = taps<F>;
+    const float sx = static_cast<float>(static_cast<double>(in_width) / out_width);
+    (void)in_height;
+    // Window plus 16 texels, rounded to 16 (mod 32) texels so that the two
+    // staged rows of one B1 load fall in disjoint shared-memory banks.
+    const int span = static_cast<int>(std::ceil(63.0 * sx)) + taps<F> + 8;
+    p.row_texels = (span + 31) / 32 * 32 + 16;
+    p.k_blocks = (static_cast<int>(std::ceil(15.0 * sx)) + taps<F> + 8) / 16 + 1;
+    const long long col_blocks = (out_width + staged_cols - 1) / staged_cols;
+    for (int rows = max_rows; rows >= 2; rows -= 2) {
+        p.block_rows = rows;
+        if (p.smem_bytes() > budget) continue;
+        const long long blocks = col_blocks * ((out_height + rows - 1) / rows);
+        if (blocks < min_blocks && rows > 8) continue;
+        p.usable = (out_height + rows - 1) / rows <= 65535;
+        return p;
+    }
+    p.usable = false;
+    return p;
+}
+
+/// Texels x .. x + 3 of image row `row` (clamped to the image) as four
+/// RGBA words. Aligned: RGBA rows 16-byte aligned (one 16-byte load inside
+/// the image) or RGB rows 4-byte aligned (three words, expanded); otherwise
+/// byte by byte. Byte 3 of an RGB texel is not a channel (never stored).
+template <int C, bool Aligned>
+__device__ inline uint4 load_group(const unsigned char* row, int x, int width)
+{
+    const bool inside = x >= 0 && x + 3 < width;
+    if constexpr (C == 4 && Aligned) {
+        if (inside) return __ldg(reinterpret_cast<const uint4*>(row + 4ll * x));
+        unsigned q[4];
+        static_for<4>([&](auto e) { q[e] = __ldg(reinterpret_cast<const unsigned*>(row + 4ll * clamp_index(x + e, width))); });
+        return make_uint4(q[0], q[1], q[2], q[3]);
+    } else if constexpr (C == 3 && Aligned) {
+        if (inside) {
+            const unsigned* w = reinterpret_cast<const unsigned*>(row + 3ll * x);  // x % 4 == 0: 4-byte aligned
+            const unsigned a = __ldg(w), b = __ldg(w + 1), c = __ldg(w + 2);    // r0g0b0r1 g1b1r2g2 b2r3g3b3
+            return make_uint4(a, __byte_perm(a, b, 0x5543u), __byte_perm(b, c, 0x4432u), __byte_perm(c, c, 0x3321u));
+        }
+    }
+    unsigned q[4];
+    static_for<4>([&](auto e) {
+        const unsigned char* p = row + static_cast<long long>(C) * clamp_index(x + e, width);
+        unsigned v = 0;
+        static_for<C>([&](auto c) { v |= static_cast<unsigned>(__ldg(p + c)) << (8 * c); });
+        q[e] = v;
+    });
+    return make_uint4(q[0], q[1], q[2], q[3]);
+}
+
+/// __byte_perm on host and device: byte i of the result is byte
+/// (s >> 4i) & 7 of the 8 bytes [x, y].
+__host__ __device__ inline unsigned byte_perm(unsigned x, unsigned y, unsigned s)
+{
+#if defined(__CUDA_ARCH__)
+    return __byte_perm(x, y, s);
+#else
+    const unsigned long long xy = x | (static_cast<unsigned long long>(y) << 32);
+    unsigned r = 0;
+    for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((xy >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+#endif
+}
+
+/// Four RGBA words (texels 0..3) to channel-planar words: word c holds
+/// channel c of texels 0..3 (byte i = texel i), a 4x4 byte transpose.
+__host__ __device__ inline uint4 channel_planar(uint4 v)
+{
+    const unsigned a = byte_perm(v.x, v.y, 0x5140u), b = byte_perm(v.z, v.w, 0x5140u);  // [x0 y0 x1 y1], [z0 w0 z1 w1]
+    const unsigned c = byte_perm(v.x, v.y, 0x7362u), d = byte_perm(v.z, v.w, 0x7362u);  // [x2 y2 x3 y3], [z2 w2 z3 w3]
+    return make_uint4(byte_perm(a, b, 0x5410u), byte_perm(a, b, 0x7632u), byte_perm(c, d, 0x5410u),
+                      byte_perm(c, d, 0x7632u));
+}
+
+/// Bytes 0, 1 (low half) and 2, 3 (high half) of w... as an exact half2:
+/// 1024 + byte built from the bits, then 1024 subtracted. Hi picks bytes 2, 3.
+template <bool Hi>
+__device__ inline unsigned planar_to_half2(unsigned w)
+{
+    const unsigned h = __byte_perm(w, 0x64646464u, Hi ? 0x4342u : 0x4140u);  // [b, 0x64, b', 0x64]
+    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&h), __floats2half2_rn(1024.0f, 1024.0f));
+    return *reinterpret_cast<const unsigned*>(&v);
+}
+
+/// The 8-bit level of v in the low byte (upper bytes not 0), on the FP32
+/// pipe: clamp to [0, 255] (NaN -> 0), then add 1.5 * 2^23 so that the FP32
+/// addition rounds to the nearest integer, ties to even, exactly as to_u8.
+/// MaybeNegative = false skips the lower clamp where v >= 0 or v is -0 (bilinear:
+/// non-negative weights and texels).
+template <bool MaybeNegative = true>
+__host__ __device__ inline unsigned u8_low_byte(float v)
+{
+    const float r = fminf(MaybeNegative ? fmaxf(v, 0.0f) : v, 255.0f) + 12582912.0f;
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(r);
+#else
+    unsigned u;
+    std::memcpy(&u, &r, sizeof u);
+    return u;
+#endif
+}
+
+/// B2 of chunk ch of a row block for the staged rows: k row (chunk row r,
+/// channel c) is row-block slot s = 4 ch + r, i.e. tap s % taps of output
+/// row s / taps; `wbits` are the FP16 weights (bits) of the output row of
+/// the lane's B column.
+template <class Shape, filter F>
+__host__ __device__ inline frag_b<Shape> make_b2_staged(int lane, const unsigned (&wbits)[taps<F>], int ch)
+{
+    using T = tile<Shape>;
+    static_assert(T::is_half, "the staged path is FP16");
+    frag_b<Shape> b;
+    static_for<Shape::b_count / 2>([&](auto r) {
+        const typename T::b2_elem lo = T::b2(lane, 2 * r), hi = T::b2(lane, 2 * r + 1);
+        const int s = 4 * ch + lo.row;
+        unsigned h = 0;
+        if (s / taps<F> == lo.out_row) {
+            static_for<taps<F>>([&](auto j) {
+                if (s % taps<F> == j) h = wbits[j];
+            });
+        }
+        set_half_reg(b, r, lo.c == lo.out_c ? h : (hi.c == hi.out_c ? h << 16 : 0u));
+    });
+    return b;
+}
+
+/// FP16 weight bits of output index d (FP32 position and weights, rounded).
+template <filter F>
+__host__ __device__ inline void weight_bits(int d, float scale, unsigned (&bits)[taps<F>])
+{
+    float w[taps<F>];
+    weights<F>(locate<float>(d, scale).a, w);
+    static_for<taps<F>>([&](auto j) { bits[j] = half_bits(w[j]); });
+}
+
+/// D2 of one row block (output rows oy, oy + 1) as one pixel per lane: lanes
+/// t and t^1 swap a channel pair, so lane (g, t) ends with all 4 channel
+/// bytes of column g + 8 (t & 1), row oy + (t >> 1) (its index: pixel_lane).
+template <class Shape, bool MaybeNegative = true>
+__device__ inline unsigned pixel_word(const frag_c<Shape>& d, int lane)
+{
+    const int t = lane & 3;
+    unsigned q[4];
+    static_for<4>([&](auto i) { q[i] = u8_low_byte<MaybeNegative>(static_cast<float>(d.x[i])); });
+    const unsigned pair_g = __byte_perm(q[0], q[1], 0x0040u);   // channels c, c+1 of column g
+    const unsigned pair_g8 = __byte_perm(q[2], q[3], 0x0040u);  // ... of column g + 8
+    const unsigned recv = __shfl_xor_sync(0xffffffffu, (t & 1) ? pair_g : pair_g8, 1);
+    const unsigned lo = (t & 1) ? recv : pair_g, hi = (t & 1) ? pair_g8 : recv;
+    return __byte_perm(lo, hi, 0x5410u);
+}
+/// The lane whose pixel_word is column col (0..15), row r (0, 1) of the row block.
+__host__ __device__ constexpr int pixel_lane(int col, int r) { return 4 * (col & 7) + 2 * r + (col >> 3); }
+
+/// Word k of RGB row r (0, 1) of a row block: bytes 4k .. 4k + 3 are pixel
+/// p0's bytes from 4k - 3 p0 on, then pixel p0 + 1's (byte_perm selector).
+/// Lanes 0..23 store words (r, k) = (lane / 12, lane % 12); 24..31 repeat 16..23.
+struct rgb_word {
+    int r, k, p0;
+    unsigned select;
+};
+__host__ __device__ constexpr rgb_word rgb_word_of(int lane)
+{
+    const int wl = lane < 24 ? lane : lane - 8;
+    const int r = wl >= 12 ? 1 : 0, k = wl - 12 * r;
+    const int p0 = (4 * k) / 3, off = 4 * k - 3 * p0;
+    return {r, k, p0, off == 0 ? 0x4210u : (off == 1 ? 0x5421u : 0x6542u)};
+}
+
+/// This lane's RGB word `w` from the lanes' pixel words (two shuffles).
+__device__ inline unsigned rgb_word_from(unsigned px, const rgb_word& w)
+{
+    const unsigned first = __shfl_sync(0xffffffffu, px, pixel_lane(w.p0, w.r));
+    const unsigned second = __shfl_sync(0xffffffffu, px, pixel_lane(w.p0 + 1, w.r));
+    return __byte_perm(first, second, w.select);
+}
+
+/// Stores a row block element by element (any channel count and pitch).
+template <class Shape>
+__device__ inline void store_pair_bytes(const image_out<unsigned char>& out, const frag_c<Shape>& d, int ox0, int oy,
+                                        int lane)
+{
+    using T = tile<Shape>;
+    static_for<4>([&](auto i) {
+        const typename T::d2_elem e = T::d2(lane, i, 0);
+        const int ox = ox0 + e.col, y = oy + e.row;
+        if (ox < out.width && y < out.height && e.c < out.channels)
+            out.data[static_cast<long long>(y) * out.pitch + static_cast<long long>(ox) * out.channels + e.c] =
+                static_cast<unsigned char>(u8_low_byte(static_cast<float>(d.x[i])));
+    });
+}
+
+/// One block of the staged path: output columns staged_cols bx .. + 63
+/// (warp w: 16 w .. 16 w + 15), rows plan.block_rows by .. + block_rows - 1.
+/// `smem` holds plan.smem_bytes() bytes (16-byte aligned). Every thread
+/// calls it (one __syncthreads). InAligned: RGBA rows 16-byte aligned or RGB
+/// rows 4-byte aligned (load_group); OutWords: 4-byte aligned output rows
+/// (RGBA: a pixel per lane, RGB: 24 words per row block), else byte stores.
+template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords>
+__device__ inline void resample_staged_block(const image_view& in, const image_out<unsigned char>& out, float scale_x,
+                                             float scale_y, const staged_plan& plan, int bx, int by,
+                                             unsigned char* smem)
+{
+    using T = tile<Shape>;
+    static_assert(T::is_half, "the staged path is FP16");
+    constexpr int n_taps = taps<F>, chunks_per_block = n_taps / 2;
+    const int lane = lane_id(), g = lane >> 2, t = lane & 3;
+    const int warp = static_cast<int>(threadIdx.x >> 5);
+    const int oy0 = plan.block_rows * by;
+    const int xw0 = block_x0<F>(bx, scale_x);
+    const int row_bytes = 4 * plan.row_texels;
+    unsigned char* stage = smem;
+    uint2* b2_tab = reinterpret_cast<uint2*>(smem + plan.stage_bytes());
+    uint4* a1_tab = reinterpret_cast<uint4*>(smem + plan.stage_bytes() + plan.b2_bytes()) +
+                    static_cast<std::size_t>(warp) * (plan.k_blocks - 1) * 32;
+
+    // Staged rows, channel-planar: warp w fills slots w, w + 4, ..; its
+    // (slot, 4-texel group) items are dealt to the lanes in turn, `batch`
+    // loads per lane in flight before their stores.
+    {
+        const int groups = plan.row_texels / 4;
+        const int items = (plan.slots() - warp + staged_warps - 1) / staged_warps * groups;
+        constexpr int batch = 8;
+        for (int i0 = lane; i0 < items; i0 += 32 * batch) {
+            int j = i0 / groups, gi = i0 - j * groups;  // item i0 = j groups + gi: slot warp + 4j, group gi
+            uint4 v[batch];
+            int at[batch];
+            static_for<batch>([&](auto k) {
+                at[k] = -1;
+                if (i0 + 32 * k < items) {
+                    const int s = warp + staged_warps * j;
+                    const int y = staged_row<F>(s, oy0, out.height, in.height, scale_y);
+                    v[k] = load_group<C, InAligned>(in.data + y * in.pitch, xw0 + 4 * gi, in.width);
+                    at[k] = s * row_bytes + 16 * gi;
+                }
+                gi += 32;
+                while (gi >= groups) gi -= groups, ++j;
+            });
+            static_for<batch>([&](auto k) {
+                if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = channel_planar(v[k]);
+            });
+        }
+    }
+
+    // B2 of every chunk of the block (row block nb = e / chunks_per_block).
+    for (int e = warp; e < plan.chunks(); e += staged_warps) {
+        const int nb = e / chunks_per_block, ch = e % chunks_per_block;
+        const int oy = min(oy0 + 2 * nb + (g >> 2), out.height - 1);
+        unsigned wb[n_taps];
+        weight_bits<F>(oy, scale_y, wb);
+        const frag_b<Shape> b = make_b2_staged<Shape, F>(lane, wb, ch);
+        b2_tab[e * 32 + lane] = make_uint2(half_reg(b, 0), half_reg(b, 1));
+    }
+
+    // A1 of this warp's columns: k block 0 in registers, the rest in shared memory.
+    const int ox0 = staged_cols * bx + 16 * warp;
+    const bool active = ox0 < out.width;  // warp-uniform
+    const texel_window win = warp_window<F>(ox0, out.width, scale_x);
+    const half_weights wx[2] = {make_half_weights<F>(locate<float>(ox0 + g, scale_x)),
+                                make_half_weights<F>(locate<float>(ox0 + g + 8, scale_x))};
+    const frag_a<Shape> a1_first = make_a1<Shape, F>(lane, wx, win.xs);
+    if (active)
+        for (int kb = 1; kb < win.k_blocks; ++kb) {
+            const frag_a<Shape> a = make_a1<Shape, F>(lane, wx, win.xs + 16 * kb);
+            a1_tab[(kb - 1) * 32 + lane] = make_uint4(half_reg(a, 0), half_reg(a, 1), half_reg(a, 2), half_reg(a, 3));
+        }
+    __syncthreads();
+    if (!active) return;
+
+    // This lane's B1: staged slot 4q + 2 n1 + (g >> 2), channel g & 3 of texels
+    // 4t .. 4t + 3 of the k block (tile::b1): one planar word.
+    const unsigned char* b1_base = stage + (g >> 2) * row_bytes + 4 * (win.xs - xw0 + 4 * t) + 4 * (g & 3);
+    // This lane's output word (row block 0; + 2 pitch per row block): RGBA one
+    // pixel (pixel_word), RGB word k of row r (rgb_word_of), for full tiles.
+    const bool full_tile = ox0 + 16 <= out.width;  // warp-uniform
+    const int px_col = ox0 + g + 8 * (t & 1), px_row = t >> 1;
+    const rgb_word rw = rgb_word_of(lane);
+    unsigned char* out_word = C == 4 ? out.data + static_cast<long long>(oy0 + px_row) * out.pitch + 4ll * (px_col < out.width ? px_col : 0)
+                                     : out.data + static_cast<long long>(oy0 + rw.r) * out.pitch + 3ll * ox0 + 4 * rw.k;
+    const long long row_block_pitch = 2 * out.pitch;
+
+    // The row blocks; OneK: every output column's taps lie in one k block
+    // (warp-uniform), so D1 needs one MMA pair and no accumulator.
+    auto row_blocks = [&](auto one_k) {
+        constexpr bool OneK = decltype(one_k)::value;
+#pragma unroll 2
+        for (int nb = 0; nb < plan.block_rows / 2; ++nb) {
+            const int oy = oy0 + 2 * nb;
+            if (oy >= out.height) break;
+            frag_c<Shape> d2;
+            fill(d2, 0.0f);
+            static_for<chunks_per_block>([&](auto ch) {
+                const int q = nb * chunks_per_block + ch;
+                frag_c<Shape> d1[2];
+                fill(d1[0], 0.0f);
+                fill(d1[1], 0.0f);
+                const unsigned char* p = b1_base + 4 * q * row_bytes;
+                auto k_block = [&](int kb, const frag_a<Shape>& a1) {
+                    static_for<2>([&](auto n1) {
+                        const unsigned w = *reinterpret_cast<const unsigned*>(p + 2 * n1 * row_bytes + 64 * kb);
+                        frag_b<Shape> b1;
+                        set_half_reg(b1, 0, planar_to_half2<false>(w));
+                        set_half_reg(b1, 1, planar_to_half2<true>(w));
+                        mma<Backend>(d1[n1], a1, b1, d1[n1]);
+                    });
+                };
+                k_block(0, a1_first);
+                if constexpr (!OneK) {
+#pragma unroll 1
+                    for (int kb = 1; kb < win.k_blocks; ++kb) {
+                        const uint4 r = a1_tab[(kb - 1) * 32 + lane];
+                        frag_a<Shape> a1;
+                        set_half_reg(a1, 0, r.x), set_half_reg(a1, 1, r.y);
+                        set_half_reg(a1, 2, r.z), set_half_reg(a1, 3, r.w);
+                        k_block(kb, a1);
+                    }
+                }
+                const frag_a<Shape> a2 = reuse_a<typename Shape::c_type>(d1[0], d1[1]);
+                const uint2 r = b2_tab[q * 32 + lane];
+                frag_b<Shape> b2;
+                set_half_reg(b2, 0, r.x), set_half_reg(b2, 1, r.y);
+                mma<Backend>(d2, a2, b2, d2);
+            });
+            if constexpr (OutWords && C == 4) {
+                const unsigned px = pixel_word<Shape, F == filter::bicubic>(d2, lane);
+                unsigned char* word = out_word;
+                if (px_col < out.width && oy + px_row < out.height) *reinterpret_cast<unsigned*>(word) = px;
+            } else if constexpr (OutWords && C == 3) {
+                if (full_tile) {
+                    const unsigned w = rgb_word_from(pixel_word<Shape, F == filter::bicubic>(d2, lane), rw);
+                    unsigned char* word = out_word;
+                    if (lane < 24 && oy + rw.r < out.height) *reinterpret_cast<unsigned*>(word) = w;
+                } else {
+                    store_pair_bytes<Shape>(out, d2, ox0, oy, lane);
+                }
+            } else {
+                store_pair_bytes<Shape>(out, d2, ox0, oy, lane);
+            }
+            out_word += row_block_pitch;
+        }
+    };
+    if (win.k_blocks == 1) row_blocks(std::true_type{});
+    else row_blocks(std::false_type{});
 }
 
 }  // namespace tcore::interp
