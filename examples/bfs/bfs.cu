@@ -148,6 +148,16 @@ void sweep_hubs(const bf::graph& g, const std::string& name, int source, const s
                     name.c_str(), density > 1e20 ? 0.0 : density, hubs, s.slices(), s.bytes() / 1048576.0, ms[4],
                     ok ? "" : " LEVELS WRONG");
     }
+    {
+        // Default split, slices read top-down whenever their block has a frontier bit.
+        const int hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
+        const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 0, hubs);
+        bf::bit_bfs<tcore::tensor_core> tc(g, s, 0.0);
+        tc.run(source, stream);
+        const bool ok = tc.levels() == ref;
+        print_trace(name, "tc, MMA top-down always", tc, source);
+        std::printf("sweep %s tc, MMA top-down always: %s\n", name.c_str(), ok ? "levels right" : "LEVELS WRONG");
+    }
 }
 
 void run(tb::context& ctx)

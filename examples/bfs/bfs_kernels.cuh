@@ -119,7 +119,7 @@ struct bfs_buffers {
     const unsigned* never = nullptr;         ///< words: isolated vertices (preset as visited: no step looks at them)
     unsigned* ring = nullptr;                ///< 3 x words: frontier of level d = ring slot d % 3
     int* level = nullptr;                    ///< n
-    unsigned long long* counters = nullptr;  ///< 3 x 4: step_counts of level d in slot d % 3
+    unsigned long long* counters = nullptr;  ///< 3 x count_fields: step_counts of level d in slot d % 3
     bfs_run_info* info = nullptr;
     char* directions = nullptr;              ///< n + 1 (steps past run_info_directions)
     level_trace* trace = nullptr;            ///< trace_levels entries, or null
@@ -134,21 +134,23 @@ __device__ inline unsigned long long global_ns()
     return t;
 }
 
-/// Adds the block's lanes' tallies into `out` (4 counters): warp sums, then
-/// shared-memory atomics, then one global atomic per counter and block.
+inline constexpr int count_fields = 5;  ///< step_counts fields, in counters slots
+
+/// Adds the block's lanes' tallies into `out` (count_fields counters): warp
+/// sums, then shared-memory atomics, then one global atomic per counter and block.
 __device__ inline void flush_block_counts(tcore::bitbfs::step_counts cnt, unsigned long long* out)
 {
-    __shared__ unsigned long long block_sum[4];
-    if (threadIdx.x < 4) block_sum[threadIdx.x] = 0;
+    __shared__ unsigned long long block_sum[count_fields];
+    if (threadIdx.x < count_fields) block_sum[threadIdx.x] = 0;
     __syncthreads();
-    unsigned long long v[4] = {cnt.vertices, cnt.degrees, cnt.slices, cnt.entries};
+    unsigned long long v[count_fields] = {cnt.vertices, cnt.degrees, cnt.slices, cnt.entries, cnt.heavy};
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < count_fields; ++i) {
         for (int o = 16; o > 0; o >>= 1) v[i] += __shfl_xor_sync(0xffffffffu, v[i], o);
         if ((threadIdx.x & 31) == 0 && v[i]) atomicAdd(&block_sum[i], v[i]);
     }
     __syncthreads();
-    if (threadIdx.x < 4 && block_sum[threadIdx.x]) atomicAdd(&out[threadIdx.x], block_sum[threadIdx.x]);
+    if (threadIdx.x < count_fields && block_sum[threadIdx.x]) atomicAdd(&out[threadIdx.x], block_sum[threadIdx.x]);
 }
 
 /// The whole bitmap BFS in one cooperative launch: set-up, then per level
@@ -159,7 +161,7 @@ __device__ inline void flush_block_counts(tcore::bitbfs::step_counts cnt, unsign
 /// before the barrier; counters rotate the same way. No host round trip
 /// between levels.
 template <class Backend>
-__global__ void __launch_bounds__(bfs_block)
+__global__ void __launch_bounds__(bfs_block, 4)  // 64 registers: 4 blocks per SM, more warps to hide latency
     bit_bfs_kernel(tcore::bitbfs::slices_view g, tcore::bitbfs::csr_view c, bfs_buffers b,
                    tcore::bitbfs::direction_rule rule, int source, long long total_degree)
 {
@@ -181,12 +183,12 @@ __global__ void __launch_bounds__(bfs_block)
         b.ring[i] = s;
         b.ring[words + i] = 0;
     }
-    if (tid < 12) b.counters[tid] = 0;
+    if (tid < 3 * count_fields) b.counters[tid] = 0;
     grid.sync();
     if (leader) b.info->start_ns = global_ns();
     long long n_f = 1, n_f_before = 0, m_f = c.row_ptr[source + 1] - c.row_ptr[source];
     long long m_u = total_degree - m_f, reached = 1;
-    bool bottom = false;
+    bool bottom = false, heavy_in_frontier = m_f > bb::heavy_degree;
     for (int depth = 0;; ++depth) {
         bottom = rule.bottom_up(bottom, c.n, n_f, n_f_before, m_f, m_u);
         const int slot = depth % 3;
@@ -194,16 +196,17 @@ __global__ void __launch_bounds__(bfs_block)
         unsigned* next = b.ring + ((slot + 1) % 3) * words;
         unsigned* spare = b.ring + ((slot + 2) % 3) * words;  // the previous frontier: next level's "next"
         for (long long i = tid; i < words; i += threads) spare[i] = 0;
-        if (tid < 4) b.counters[((slot + 1) % 3) * 4 + tid] = 0;
+        if (tid < count_fields) b.counters[((slot + 1) % 3) * count_fields + tid] = 0;
         const bb::step_state st{b.visited, frontier, next, b.level, depth};
         bb::step_counts cnt;
         if (bottom) {
             bb::bottom_up<Backend>(g, c, st, warp, warps, cnt);
         } else {
             bb::top_down_hubs<Backend>(g, c, st, warp, warps, cnt);
-            bb::top_down_rest(c, g.columns, st, warp, warps, cnt);
+            if (heavy_in_frontier) bb::top_down_heavy(g, c, st, warp, warps, cnt);
+            bb::top_down_rest(g, c, st, warp, warps, cnt);
         }
-        unsigned long long* counts = b.counters + slot * 4;
+        unsigned long long* counts = b.counters + slot * count_fields;
         flush_block_counts(cnt, counts);
         grid.sync();
         const long long found = static_cast<long long>(__ldcg(counts));
@@ -227,6 +230,7 @@ __global__ void __launch_bounds__(bfs_block)
         n_f = found;
         m_f = static_cast<long long>(__ldcg(counts + 1));
         m_u -= m_f;
+        heavy_in_frontier = __ldcg(counts + 4) != 0;
     }
 }
 
@@ -352,7 +356,11 @@ struct bfs_stats {
 template <class Backend>
 class bit_bfs {
 public:
-    bit_bfs(const graph& g, const tcore::bitbfs::bit_slices& s) : n_(g.n), total_degree_(g.entries())
+    /// top_down_mma_ratio: see tcore::bitbfs::top_down_thresholds (1: slices
+    /// read top-down only where they cost no more bytes than the CSR rows;
+    /// 0: whenever their column block has a frontier bit).
+    bit_bfs(const graph& g, const tcore::bitbfs::bit_slices& s, double top_down_mma_ratio = 1.0)
+        : n_(g.n), total_degree_(g.entries())
     {
         require(s.n == g.n, "bit_bfs", "slices and graph differ in vertex count");
         require(g.n > 0, "bit_bfs", "empty graph");
@@ -366,8 +374,15 @@ public:
         chunk_col_.upload(s.chunk_col);
         chunk_begin_.upload(s.chunk_begin);
         chunk_end_.upload(s.chunk_end);
+        mma_min_frontier_.upload(tcore::bitbfs::top_down_thresholds(s, g.row_ptr.data(), top_down_mma_ratio));
         csr_ptr_.upload(g.row_ptr);
         csr_col_.upload(g.col);
+        {
+            const tcore::bitbfs::heavy_rows h = tcore::bitbfs::split_heavy_rows(g.n, g.row_ptr.data());
+            heavy_vertex_.upload(h.vertex);
+            heavy_begin_.upload(h.begin);
+            heavy_end_.upload(h.end);
+        }
         words_ = (static_cast<std::size_t>(g.n) + 127) / 128 * 4;
         // Isolated vertices are preset as visited: no step ever looks at them.
         std::vector<unsigned> never(words_, 0u);
@@ -377,14 +392,17 @@ public:
         visited_.resize(words_), ring_.resize(3 * words_);
         level_.resize(static_cast<std::size_t>(g.n));
         directions_.resize(static_cast<std::size_t>(g.n) + 1);
-        counters_.resize(12);
+        counters_.resize(3 * count_fields);
         info_.resize(1);
         view_.n = s.n, view_.row_blocks = s.row_blocks, view_.col_blocks = s.col_blocks, view_.columns = s.columns;
         view_.chunks = s.chunks();
         view_.row_ptr = row_ptr_.get(), view_.slice_meta = slice_meta_.get(), view_.bits = bits_.get();
         view_.col_slice = col_slice_.get(), view_.col_row = col_row_.get();
         view_.chunk_col = chunk_col_.get(), view_.chunk_begin = chunk_begin_.get(), view_.chunk_end = chunk_end_.get();
+        view_.mma_min_frontier = mma_min_frontier_.get();
         csr_.n = g.n, csr_.row_ptr = csr_ptr_.get(), csr_.col = csr_col_.get();
+        csr_.heavy_chunks = static_cast<long long>(heavy_vertex_.size());
+        csr_.heavy_vertex = heavy_vertex_.get(), csr_.heavy_begin = heavy_begin_.get(), csr_.heavy_end = heavy_end_.get();
         int dev = 0, sms = 0, per_sm = 0, coop = 0;
         TCORE_CHECK(cudaGetDevice(&dev));
         TCORE_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
@@ -453,9 +471,10 @@ public:
     unsigned grid() const { return grid_; }
     std::size_t device_bytes() const
     {
-        return (row_ptr_.size() + chunk_begin_.size() + chunk_end_.size() + csr_ptr_.size()) * 8 +
+        return (row_ptr_.size() + chunk_begin_.size() + chunk_end_.size() + csr_ptr_.size() + heavy_begin_.size() +
+                heavy_end_.size()) * 8 +
                (slice_meta_.size() + col_slice_.size() + col_row_.size() + chunk_col_.size() + bits_.size() +
-                csr_col_.size()) * 4;
+                csr_col_.size() + heavy_vertex_.size() + mma_min_frontier_.size()) * 4;
     }
 
 private:
@@ -467,8 +486,8 @@ private:
     tcore::bitbfs::slices_view view_;
     tcore::bitbfs::csr_view csr_;
     tcore::bitbfs::direction_rule rule_;
-    dev_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_;
-    dev_array<int> col_slice_, col_row_, chunk_col_, csr_col_, level_;
+    dev_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
+    dev_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
     dev_array<unsigned> slice_meta_, bits_, never_, visited_, ring_;
     dev_array<unsigned long long> counters_;
     dev_array<bfs_run_info> info_;

@@ -69,7 +69,7 @@ void check_driver(tally& t, Driver& d, const bf::graph& g, const char* gname, co
             if (nr.rule.alpha > 1e200 && g.degree(sources[i]) > 0)
                 t.check(st.directions.find('T') == std::string::npos, "%s %s: top-down step under a bottom-up-only rule", gname, vname);
             if (i == 0 && nr.rule.alpha == 14)
-                std::printf("  %-28s %-17s from %-7d %2d levels, %lld reached, steps %s\n", gname, vname, sources[i],
+                std::printf("  %-28s %-32s from %-7d %2d levels, %lld reached, steps %s\n", gname, vname, sources[i],
                             st.levels, st.reached, st.directions.c_str());
         }
     }
@@ -83,7 +83,9 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
     std::vector<std::vector<int>> refs;
     for (int s : sources) refs.push_back(bf::cpu_bfs(g, s));
     // Hybrid splits: the hub rule's, every column sliced (MMA only), an odd
-    // split (partial hub column block, not a multiple of 32), none (CSR only).
+    // split (partial hub column block, not a multiple of 32), none (CSR
+    // only); top-down through the slices where they cost no more bytes than
+    // CSR (ratio 1) and whenever a column block has a frontier bit (ratio 0).
     const int hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
     const struct {
         const char* name;
@@ -93,14 +95,18 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
                   {"none sliced", 0, false}};
     for (const auto& sp : splits) {
         const bb::bit_slices sl = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 0, sp.columns);
-        const std::string tc_name = std::string("tc, ") + sp.name, cc_name = std::string("cc, ") + sp.name;
-        {
-            bf::bit_bfs<tcore::tensor_core> tc(g, sl);
-            check_driver(t, tc, g, name, tc_name.c_str(), sources, refs);
-        }
-        if (sp.cc) {
-            bf::bit_bfs<tcore::cuda_core> cc(g, sl);
-            check_driver(t, cc, g, name, cc_name.c_str(), sources, refs);
+        for (double ratio : {1.0, 0.0}) {
+            if (sp.columns == 0 && ratio == 0.0) continue;
+            const std::string suffix = std::string(", ") + sp.name + (ratio == 0.0 ? ", MMA top-down" : "");
+            const std::string tc_name = "tc" + suffix, cc_name = "cc" + suffix;
+            {
+                bf::bit_bfs<tcore::tensor_core> tc(g, sl, ratio);
+                check_driver(t, tc, g, name, tc_name.c_str(), sources, refs);
+            }
+            if (sp.cc) {
+                bf::bit_bfs<tcore::cuda_core> cc(g, sl, ratio);
+                check_driver(t, cc, g, name, cc_name.c_str(), sources, refs);
+            }
         }
     }
     std::printf("  %-28s hub columns %d of %d\n", name, hubs, g.n);

@@ -11,10 +11,12 @@
 // layout the MMA relies on (word 4r + w = row r, columns 32w..32w+31);
 // slicing limited to the columns below a bound (exactly those entries);
 // the hub rule (leading column blocks with >= 8 entries per slice); the
+// top-down thresholds and the heavy-row chunks; the
 // hybrid BFS modelled on the CPU (slice products through the b1 MMA model,
 // tcore::mma_emulated's bit form: AND + popcount per lane map, for the
-// sliced columns, CSR for the rest; top-down and bottom-up steps) equal to
-// a CPU BFS for the hub rule's split, all, none and 200 columns sliced;
+// sliced columns, CSR for the rest; top-down and bottom-up steps; slices
+// read top-down by the thresholds of ratio 1 and 0) equal to a CPU BFS for
+// the hub rule's split, all, none and 200 columns sliced;
 // bad input throws.
 #include "common/test_util.hpp"
 
@@ -116,13 +118,14 @@ unsigned model_hits(const unsigned* slice, const unsigned* frontier4)
 
 /// BFS by the hybrid steps on the CPU (model hits for the slices of the
 /// columns below `columns`, CSR for the others), alternating directions by
-/// depth parity, compared with cpu_bfs. Top-down: every chunk of a column
-/// block with frontier bits, then the CSR rows of frontier vertices >=
-/// columns; bottom-up: per unvisited row, the product of its row block's
+/// depth parity, compared with cpu_bfs. Top-down: the chunks of the column
+/// blocks with frontier bits at their top_down_thresholds (ratio), then the
+/// CSR rows of the other frontier vertices; bottom-up: per unvisited row, the product of its row block's
 /// slices, then its CSR neighbours >= columns.
-void check_model_bfs(tally& t, const bf::graph& g, const char* name, int columns)
+void check_model_bfs(tally& t, const bf::graph& g, const char* name, int columns, double ratio)
 {
     const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 2, columns);
+    const std::vector<int> threshold = bb::top_down_thresholds(s, g.row_ptr.data(), ratio);
     const std::size_t words = (static_cast<std::size_t>(g.n) + 127) / 128 * 4;
     auto bit = [](const std::vector<unsigned>& b, int v) { return (b[v >> 5] >> (v & 31)) & 1u; };
     for (int source : bf::pick_sources(g, 2, 11)) {
@@ -140,17 +143,23 @@ void check_model_bfs(tally& t, const bf::graph& g, const char* name, int columns
                 level[v] = depth + 1;
                 ++found;
             };
-            if (depth % 2 == 0) {  // top-down: chunks of the sliced columns, then CSR rows of the others
+            if (depth % 2 == 0) {  // top-down: chunks of blocks at their threshold, then CSR rows of the others
+                auto multiplied = [&](int C) {
+                    int bits = 0;
+                    for (int w = 0; w < 4; ++w) bits += __builtin_popcount(frontier[4 * C + w]);
+                    return bits > 0 && bits >= threshold[C];
+                };
                 for (long long c = 0; c < s.chunks(); ++c) {
                     const int C = s.chunk_col[c];
+                    if (!multiplied(C)) continue;
                     for (long long p = s.chunk_begin[c]; p < s.chunk_end[c]; ++p) {
                         const unsigned hits = model_hits(&s.bits[static_cast<std::size_t>(s.col_slice[p]) * 32], &frontier[4 * C]);
                         for (int r = 0; r < 8; ++r)
                             if ((hits >> r) & 1u) claim(8 * s.col_row[p] + r);
                     }
                 }
-                for (int u = columns; u < g.n; ++u)
-                    if (bit(frontier, u))
+                for (int u = 0; u < g.n; ++u)
+                    if (bit(frontier, u) && (u >= columns || !multiplied(u / 128)))
                         for (long long p = g.row_ptr[u]; p < g.row_ptr[u + 1]; ++p) claim(g.col[p]);
             } else {  // bottom-up: slices of the row block, then CSR neighbours >= columns
                 std::vector<int> fresh;
@@ -172,8 +181,9 @@ void check_model_bfs(tally& t, const bf::graph& g, const char* name, int columns
             if (found == 0) break;
             std::swap(frontier, next);
         }
-        t.check(level == bf::cpu_bfs(g, source), "%s: model BFS (%d columns sliced) from %d differs from the CPU BFS",
-                name, columns, source);
+        t.check(level == bf::cpu_bfs(g, source),
+                "%s: model BFS (%d columns sliced, top-down ratio %g) from %d differs from the CPU BFS", name, columns,
+                ratio, source);
     }
 }
 
@@ -181,7 +191,8 @@ void check_model_bfs(tally& t, const bf::graph& g, const char* name, int columns
 void check_model_splits(tally& t, const bf::graph& g, const char* name)
 {
     const int hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
-    for (int columns : {hubs, g.n, 0, std::min(g.n, 200)}) check_model_bfs(t, g, name, columns);
+    for (int columns : {hubs, g.n, 0, std::min(g.n, 200)})
+        for (double ratio : {1.0, 0.0}) check_model_bfs(t, g, name, columns, ratio);
 }
 
 /// Columns up to the first column block with no entries (the hub rule's
@@ -289,5 +300,36 @@ int main()
         threw = true;
     }
     t.check(threw, "build_slices accepts a column limit above n");
+    {
+        // Thresholds: ratio 0 -> 1 bit; ratio 1 -> ceil(32 slices cols / entries) (Kronecker hubs: > 128).
+        const bb::bit_slices ks = bb::build_slices(kd.n, kd.row_ptr.data(), kd.col.data(), 2,
+                                                   bb::hub_columns(kd.n, kd.row_ptr.data(), kd.col.data()));
+        const std::vector<int> t0 = bb::top_down_thresholds(ks, kd.row_ptr.data(), 0.0);
+        const std::vector<int> t1 = bb::top_down_thresholds(ks, kd.row_ptr.data(), 1.0);
+        long long bad = 0;
+        for (int C = 0; C < ks.col_blocks; ++C) {
+            long long e = 0;
+            for (int u = 128 * C; u < std::min(ks.columns, 128 * C + 128); ++u) e += kd.degree(u);
+            const long long sl = ks.col_ptr[C + 1] - ks.col_ptr[C];
+            const long long want = std::max(1ll, (32 * sl * std::min(128, ks.columns - 128 * C) + e - 1) / e);
+            bad += t0[C] != 1 || t1[C] != want;
+        }
+        std::printf("kronecker 12 degree-ordered: top-down MMA from %d frontier bits in block 0\n", t1[0]);
+        t.check(bad == 0, "top-down thresholds: %lld wrong", bad);
+        const bb::heavy_rows h = bb::split_heavy_rows(kd.n, kd.row_ptr.data());
+        long long covered = 0, bad_rows = 0;
+        for (std::size_t k = 0; k < h.vertex.size(); ++k) {
+            const int v = h.vertex[k];
+            covered += h.end[k] - h.begin[k];
+            bad_rows += kd.degree(v) <= bb::heavy_degree || h.end[k] - h.begin[k] > bb::heavy_chunk ||
+                        h.begin[k] < kd.row_ptr[v] || h.end[k] > kd.row_ptr[v + 1] ||
+                        (k > 0 && h.vertex[k - 1] == v && h.begin[k] != h.end[k - 1]);
+        }
+        long long heavy_entries = 0;
+        for (int v = 0; v < kd.n; ++v)
+            if (kd.degree(v) > bb::heavy_degree) heavy_entries += kd.degree(v);
+        t.check(bad_rows == 0 && covered == heavy_entries && !h.vertex.empty(), "heavy rows: %lld bad chunks, %lld of %lld entries",
+                bad_rows, covered, heavy_entries);
+    }
     return t.finish();
 }

@@ -15,24 +15,32 @@
 // Hybrid. Slicing a whole Kronecker graph is wasteful: at scale 21 (degree
 // order) its 22.6M non-empty slices hold 2.8 edges each (3.0 GiB, 128 bytes
 // per slice against 4 bytes per CSR entry). The first column blocks of a
-// degree-ordered graph (the hubs) are dense: at scale 21 the slices of
-// columns 0..127 hold 22 edges each, those of columns 0..2047 10.9 (149 MiB,
-// 1.2M slices). hub_columns() picks the leading column blocks whose slices
-// hold at least 8 edges each on average; only they are sliced. The rest of
-// the graph stays in CSR (the full graph's, sorted neighbour lists):
+// degree-ordered graph (the hubs) are denser: at scale 21 the slices of
+// columns 0..127 hold 22 edges each. hub_columns() picks the leading column
+// blocks whose slices hold at least 8 edges each on average (scale 21:
+// columns 0..1535, 1.02M slices, 139 MiB); only they are sliced. The graph's
+// CSR (sorted neighbour lists) serves the rest:
 //
 //   bottom-up (warp = 32 consecutive vertices = 4 row blocks = one word of
-//     the visited bitmap): the 4 row blocks' hub slices are scanned side by
-//     side, one MMA per slice against the frontier bits of its column block,
-//     until every unvisited row found a parent; the vertices still looking
-//     then scan their CSR rows (one lane each, 4 entries per load step) for
-//     a non-hub neighbour in the frontier. The warp owns its visited word,
-//     so it writes it (and the next-frontier word) without atomics.
-//   top-down: hub frontier vertices expand through the MMA over every slice
-//     of their column block (column index, in chunks of at most
-//     chunk_slices); the other frontier vertices (found by scanning the
-//     frontier bitmap, one word per lane) expand their CSR rows, the warp's
-//     32 rows load-balanced over the lanes (prefix sum of the degrees).
+//     the visited bitmap): the 4 row blocks' hub slices are examined 8 per
+//     block at once (metadata and frontier words in one round trip), the
+//     live ones multiplied 4 at a time, first column blocks first, until
+//     every unvisited row found a parent; the vertices still looking then
+//     scan their CSR rows (one lane each, 4 entries per load step) for a
+//     non-hub neighbour in the frontier. The warp owns its visited word, so
+//     it writes it (and the next-frontier word) without atomics. This is
+//     where the MMA works: on Kronecker graphs most vertices find their
+//     parent among the hubs, in the first slices of their row block.
+//   top-down: a column block's slices are multiplied (column index, chunks
+//     of at most chunk_slices) only when the block holds enough frontier
+//     bits for them to cost no more bytes than the frontier vertices' CSR
+//     rows (top_down_thresholds); every other frontier vertex expands its
+//     CSR row: rows longer than heavy_degree in chunks of heavy_chunk
+//     entries, one warp each (top_down_heavy), the short ones found by
+//     scanning the frontier bitmap, 32 rows per warp load-balanced over the
+//     lanes (top_down_rest). Kronecker hub slices (8-22 edges in 1024 bits)
+//     never reach the threshold, so their top-down steps use CSR; on dense
+//     graphs, or with the threshold ratio 0 (tests), the slices are used.
 //
 // Slice product. For a slice (row block R, column block C) and the
 // frontier bits of C (128 bits, 4 words),
@@ -62,6 +70,7 @@
 #include "../frag/b1_m8n8k128.cuh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -72,7 +81,7 @@ namespace tcore::bitbfs {
 inline constexpr int slice_rows = 8;     ///< rows (vertices) per slice: the MMA's M
 inline constexpr int slice_cols = 128;   ///< columns per slice: the MMA's K
 inline constexpr int slice_words = 32;   ///< 32-bit words per slice
-inline constexpr int chunk_slices = 256; ///< top-down work unit (slices of one column block)
+inline constexpr int chunk_slices = 64;  ///< top-down work unit (slices of one column block)
 
 // -- host: building the slices ------------------------------------------------------
 
@@ -292,6 +301,57 @@ inline int hub_columns(int n, const long long* row_ptr, const int* col, double m
     return std::min(n, C * slice_cols);
 }
 
+/// Top-down: the frontier bits a column block needs before its slices are
+/// read (MMA) instead of its frontier vertices' CSR rows. k frontier
+/// vertices of block C cost about 4 k entries(C) / cols(C) bytes of CSR
+/// and 128 slices(C) bytes of slices, so the MMA pays from
+/// k >= ratio * 32 slices(C) cols(C) / entries(C) (ratio 1: equal bytes;
+/// 0: always, from one frontier bit). One entry per column block of `s`;
+/// row_ptr is the graph's CSR (the degrees). Kronecker hub blocks hold 8-22
+/// entries per slice, so they need more frontier bits than the block has:
+/// their top-down steps go through CSR, and the slices serve bottom-up.
+inline std::vector<int> top_down_thresholds(const bit_slices& s, const long long* row_ptr, double ratio = 1.0)
+{
+    require(ratio >= 0, "top_down_thresholds", "ratio must be non-negative");
+    require(s.n == 0 || row_ptr != nullptr, "top_down_thresholds", "null row pointers");
+    std::vector<int> t(static_cast<std::size_t>(s.col_blocks), 1);
+    for (int C = 0; C < s.col_blocks; ++C) {
+        const int first = C * slice_cols, last = std::min(s.columns, first + slice_cols);
+        long long entries = 0;
+        for (int u = first; u < last; ++u) entries += row_ptr[u + 1] - row_ptr[u];
+        const double slices = static_cast<double>(s.col_ptr[static_cast<std::size_t>(C) + 1] - s.col_ptr[static_cast<std::size_t>(C)]);
+        if (entries == 0) continue;
+        const double k = std::ceil(ratio * 32.0 * slices * (last - first) / static_cast<double>(entries));
+        t[static_cast<std::size_t>(C)] = static_cast<int>(std::max(1.0, std::min(k, 1e9)));
+    }
+    return t;
+}
+
+inline constexpr int heavy_degree = 256;  ///< top-down: rows longer than this are split ...
+inline constexpr int heavy_chunk = 256;   ///< ... into chunks of this many entries (one warp each)
+
+/// Top-down work list of the long CSR rows: every vertex of degree >
+/// heavy_degree, cut into chunks of heavy_chunk entries [begin, end). One
+/// warp per chunk keeps a hub's row from serialising on one warp.
+struct heavy_rows {
+    std::vector<int> vertex;
+    std::vector<long long> begin, end;
+};
+
+inline heavy_rows split_heavy_rows(int n, const long long* row_ptr)
+{
+    require(n >= 0 && (n == 0 || row_ptr != nullptr), "split_heavy_rows", "bad CSR");
+    heavy_rows h;
+    for (int v = 0; v < n; ++v)
+        if (row_ptr[v + 1] - row_ptr[v] > heavy_degree)
+            for (long long b = row_ptr[v]; b < row_ptr[v + 1]; b += heavy_chunk) {
+                h.vertex.push_back(v);
+                h.begin.push_back(b);
+                h.end.push_back(std::min(b + heavy_chunk, row_ptr[v + 1]));
+            }
+    return h;
+}
+
 // -- device --------------------------------------------------------------------------
 
 /// Device pointers to a bit_slices (see bit_slices for the meaning).
@@ -307,13 +367,19 @@ struct slices_view {
     const int* chunk_col = nullptr;
     const long long* chunk_begin = nullptr;
     const long long* chunk_end = nullptr;
+    const int* mma_min_frontier = nullptr;  ///< top_down_thresholds(), per column block
 };
 
-/// Device pointers to the graph's CSR (sorted neighbour lists, 64-bit row pointers).
+/// Device pointers to the graph's CSR (sorted neighbour lists, 64-bit row
+/// pointers) and its heavy_rows.
 struct csr_view {
     int n = 0;
     const long long* row_ptr = nullptr;
     const int* col = nullptr;
+    long long heavy_chunks = 0;
+    const int* heavy_vertex = nullptr;
+    const long long* heavy_begin = nullptr;
+    const long long* heavy_end = nullptr;
 };
 
 /// BFS state of one step: bitmaps of ceil(n / 128) * 4 words, levels.
@@ -331,6 +397,7 @@ struct step_counts {
     unsigned long long degrees = 0;   ///< their degree sum
     unsigned long long slices = 0;    ///< slices read (counted once per warp)
     unsigned long long entries = 0;   ///< CSR entries read
+    unsigned long long heavy = 0;     ///< new vertices of degree > heavy_degree (next top-down step needs top_down_heavy)
 };
 
 inline constexpr unsigned full_warp = 0xffffffffu;
@@ -358,18 +425,26 @@ __device__ inline unsigned slice_hits(unsigned slice_word, unsigned frontier_wor
     return m;
 }
 
-/// Top-down discovery of vertex v by one thread: claims it in `visited`
-/// (atomicOr; a plain L2 read first spares the atomic for visited ones),
-/// then its level, next-frontier bit and tally. True if this thread won.
+/// Level, next-frontier bit and tally of a vertex this thread claimed.
+/// claim_vertex: top-down discovery of vertex v by one thread: claims it in
+/// `visited` (atomicOr; a plain L2 read first spares the atomic for visited
+/// ones), then records it. True if this thread won.
+__device__ inline void record_claimed(const step_state& st, const csr_view& c, int v, step_counts& cnt)
+{
+    st.level[v] = st.depth + 1;
+    atomicOr(st.next + (v >> 5), 1u << (v & 31));
+    const long long deg = c.row_ptr[v + 1] - c.row_ptr[v];
+    cnt.vertices += 1;
+    cnt.degrees += static_cast<unsigned long long>(deg);
+    cnt.heavy += deg > heavy_degree;
+}
+
 __device__ inline bool claim_vertex(const step_state& st, const csr_view& c, int v, step_counts& cnt)
 {
     const unsigned bit = 1u << (v & 31);
     if (__ldcg(st.visited + (v >> 5)) & bit) return false;
     if (atomicOr(st.visited + (v >> 5), bit) & bit) return false;
-    st.level[v] = st.depth + 1;
-    atomicOr(st.next + (v >> 5), bit);
-    cnt.vertices += 1;
-    cnt.degrees += static_cast<unsigned long long>(c.row_ptr[v + 1] - c.row_ptr[v]);
+    record_claimed(st, c, v, cnt);
     return true;
 }
 
@@ -395,59 +470,83 @@ __device__ inline void record_hits(const step_state& st, const csr_view& c, int 
     if (lane < slice_rows && ((fresh >> lane) & 1u)) {
         const int v = slice_rows * R + lane;
         st.level[v] = st.depth + 1;
+        const long long deg = c.row_ptr[v + 1] - c.row_ptr[v];
         cnt.vertices += 1;
-        cnt.degrees += static_cast<unsigned long long>(c.row_ptr[v + 1] - c.row_ptr[v]);
+        cnt.degrees += static_cast<unsigned long long>(deg);
+        cnt.heavy += deg > heavy_degree;
     }
 }
 
-inline constexpr int batch = 4;  ///< slices in flight per warp (top-down)
+inline constexpr int batch = 4;  ///< slices in flight per warp
 
-/// Top-down, hub part: warp `warp` of `warps` takes chunks warp, warp +
-/// warps, ... of the sliced (hub) columns; a chunk whose column block has no
-/// frontier bit is skipped without reading its slices.
+/// Top-down, hub part: warp `warp` of `warps` looks at chunks of the sliced
+/// (hub) columns 32 at a time (lane l: chunk base + l, its column block's
+/// frontier bits against mma_min_frontier, all in one round trip), then
+/// multiplies the slices of the chunks that pass, 4 in flight. A block with
+/// fewer frontier bits than its threshold (none, in particular) is skipped
+/// without reading its slices: top_down_heavy / top_down_rest expand those
+/// vertices through CSR.
 template <class Backend>
 __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
                                      long long warps, step_counts& cnt)
 {
     const int lane = lane_id();
-    for (long long k = warp; k < g.chunks; k += warps) {
-        const int C = g.chunk_col[k];
-        const unsigned f = __ldcg(st.frontier + 4 * C + (lane & 3));
-        if (!__any_sync(full_warp, f != 0)) continue;
-        const long long end = g.chunk_end[k];
-        if (lane == 0) cnt.slices += static_cast<unsigned long long>(end - g.chunk_begin[k]);
-        for (long long p = g.chunk_begin[k]; p < end; p += batch) {
-            unsigned a[batch];
-            int R[batch];
+    for (long long base = 32 * warp; base < g.chunks; base += 32 * warps) {
+        const long long k = base + lane;
+        bool pass = false;
+        if (k < g.chunks) {
+            const int C = g.chunk_col[k];
+            const uint4 f = __ldcg(reinterpret_cast<const uint4*>(st.frontier) + C);
+            const int bits_in = __popc(f.x) + __popc(f.y) + __popc(f.z) + __popc(f.w);
+            pass = bits_in > 0 && bits_in >= g.mma_min_frontier[C];
+        }
+        unsigned todo = __ballot_sync(full_warp, pass);
+        while (todo) {
+            const long long chunk = base + __ffs(todo) - 1;
+            todo &= todo - 1u;
+            const int C = g.chunk_col[chunk];
+            const unsigned f = __ldcg(st.frontier + 4 * C + (lane & 3));
+            const long long end = g.chunk_end[chunk];
+            if (lane == 0) cnt.slices += static_cast<unsigned long long>(end - g.chunk_begin[chunk]);
+            for (long long p = g.chunk_begin[chunk]; p < end; p += batch) {
+                unsigned a[batch];
+                int R[batch];
 #pragma unroll
-            for (int i = 0; i < batch; ++i) {
-                const bool valid = p + i < end;
-                const long long s = valid ? g.col_slice[p + i] : 0;
-                R[i] = valid ? g.col_row[p + i] : 0;
-                a[i] = valid ? g.bits[s * slice_words + lane] : 0u;
+                for (int i = 0; i < batch; ++i) {
+                    const bool valid = p + i < end;
+                    const long long s = valid ? g.col_slice[p + i] : 0;
+                    R[i] = valid ? g.col_row[p + i] : 0;
+                    a[i] = valid ? g.bits[s * slice_words + lane] : 0u;
+                }
+#pragma unroll
+                for (int i = 0; i < batch; ++i) record_hits(st, c, R[i], slice_hits<Backend>(a[i], f), cnt);
             }
-#pragma unroll
-            for (int i = 0; i < batch; ++i) record_hits(st, c, R[i], slice_hits<Backend>(a[i], f), cnt);
         }
     }
 }
 
-/// Top-down, CSR part: the frontier vertices u >= hubs (the sliced columns
-/// are the hubs) expand their CSR rows. Warp `warp` of `warps` scans
+/// Top-down, CSR part: the frontier vertices of degree <= heavy_degree
+/// outside the blocks that top_down_hubs multiplies (the same test:
+/// frontier bits of the column block against mma_min_frontier) expand their
+/// CSR rows. Warp `warp` of `warps` scans
 /// frontier words in runs of 32 (one per lane); each round every lane takes
 /// its word's lowest remaining vertex and the warp walks the up to 32 rows
 /// together: edge e of the round goes to lane e % 32, its row found by a
 /// binary search over the lanes' exclusive degree prefix (shuffles).
-__device__ inline void top_down_rest(const csr_view& c, int hubs, const step_state& st, long long warp, long long warps,
-                                     step_counts& cnt)
+__device__ inline void top_down_rest(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
+                                     long long warps, step_counts& cnt)
 {
     const int lane = lane_id();
     const long long words = (c.n + 31) / 32;
-    for (long long base = hubs / 32 + 32 * warp; base < words; base += 32 * warps) {
-        const long long w = base + lane;
+    for (long long base = 32 * warp; base < words; base += 32 * warps) {
+        const long long w = base + lane;  // lanes 4m .. 4m + 3 hold column block w / 4
         unsigned bits = w < words ? __ldcg(st.frontier + w) : 0u;
-        const long long below = hubs - 32 * w;  // vertices of this word that are hubs
-        if (below > 0) bits = below >= 32 ? 0u : bits & (~0u << below);
+        int k = __popc(bits);
+        k += __shfl_xor_sync(full_warp, k, 1);
+        k += __shfl_xor_sync(full_warp, k, 2);
+        const long long below = g.columns - 32 * w;  // vertices of this word in sliced columns
+        if (below > 0 && k >= g.mma_min_frontier[w / 4])  // top_down_hubs multiplies this block
+            bits = below >= 32 ? 0u : bits & (~0u << below);
         while (__any_sync(full_warp, bits != 0)) {
             long long first = 0, deg = 0;
             if (bits) {
@@ -455,6 +554,7 @@ __device__ inline void top_down_rest(const csr_view& c, int hubs, const step_sta
                 bits &= bits - 1;
                 first = c.row_ptr[u];
                 deg = c.row_ptr[u + 1] - first;
+                if (deg > heavy_degree) deg = 0;  // top_down_heavy's
             }
             long long incl = deg;
             for (int o = 1; o < 32; o <<= 1) {
@@ -477,16 +577,68 @@ __device__ inline void top_down_rest(const csr_view& c, int hubs, const step_sta
     }
 }
 
+/// Top-down, long rows: warp `warp` of `warps` takes heavy_rows chunks 32
+/// at a time (lane l: chunk base + l, its vertex's frontier bit, and for a
+/// sliced vertex the block test of top_down_hubs), then expands the chunks
+/// whose vertex is in the frontier, all 32 lanes on one chunk: its up to
+/// 256 entries loaded in one go (8 per lane), their visited bits next, the
+/// claims last.
+__device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
+                                      long long warps, step_counts& cnt)
+{
+    constexpr int per_lane = heavy_chunk / 32;
+    const int lane = lane_id();
+    for (long long base = 32 * warp; base < c.heavy_chunks; base += 32 * warps) {
+        const long long k = base + lane;
+        bool active = false;
+        long long b = 0, e = 0;
+        if (k < c.heavy_chunks) {
+            const int u = c.heavy_vertex[k];
+            active = (__ldcg(st.frontier + (u >> 5)) >> (u & 31)) & 1u;
+            if (active && u < g.columns) {
+                const uint4 f = __ldcg(reinterpret_cast<const uint4*>(st.frontier) + u / slice_cols);
+                const int bits_in = __popc(f.x) + __popc(f.y) + __popc(f.z) + __popc(f.w);
+                active = bits_in < g.mma_min_frontier[u / slice_cols];  // else top_down_hubs multiplies its block
+            }
+            if (active) b = c.heavy_begin[k], e = c.heavy_end[k];
+        }
+        unsigned todo = __ballot_sync(full_warp, active);
+        while (todo) {
+            const int src = __ffs(todo) - 1;
+            todo &= todo - 1u;
+            const long long first = __shfl_sync(full_warp, b, src), last = __shfl_sync(full_warp, e, src);
+            int v[per_lane];
+            unsigned seen[per_lane];
+#pragma unroll
+            for (int t = 0; t < per_lane; ++t) v[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
+#pragma unroll
+            for (int t = 0; t < per_lane; ++t) seen[t] = v[t] >= 0 ? __ldcg(st.visited + (v[t] >> 5)) : ~0u;
+#pragma unroll
+            for (int t = 0; t < per_lane; ++t)  // all atomics in flight before any result is used
+                seen[t] = v[t] >= 0 && !((seen[t] >> (v[t] & 31)) & 1u) ? atomicOr(st.visited + (v[t] >> 5), 1u << (v[t] & 31))
+                                                                      : ~0u;
+#pragma unroll
+            for (int t = 0; t < per_lane; ++t)
+                if (!((seen[t] >> (v[t] & 31)) & 1u)) record_claimed(st, c, v[t], cnt);
+            if (lane == 0) cnt.entries += static_cast<unsigned long long>(last - first);
+        }
+    }
+}
+
 /// Bottom-up: warp `warp` of `warps` takes the 32-vertex groups warp, warp +
 /// warps, ... (group w = visited word w = row blocks 4w .. 4w + 3). For the
-/// unvisited vertices, the hub slices of the 4 row blocks are walked side
-/// by side (slice i of each block per round, its bits and metadata loaded
-/// together) and multiplied with the frontier bits of their column blocks,
-/// until every unvisited row of a block has a parent; the vertices left then
-/// scan their CSR rows for a frontier neighbour >= hubs (hub neighbours were
-/// covered by the slices), 4 entries per load. The CSR row bounds are
-/// loaded up front with the slice ranges, so they cost no extra round trip.
-/// The warp alone writes its visited and next words.
+/// unvisited vertices, the hub slices of the 4 row blocks are taken 8 per
+/// block at a time: lane 4j + i looks at slice j of row block i (its
+/// metadata, then the 4 frontier words of its column block, both in one
+/// round trip for all 32 lanes); the slices with a wanted row and frontier
+/// bits ("live") are then multiplied 4 at a time (their words loaded
+/// together), slice 0 of every block first, and a block's remaining slices
+/// are dropped once each of its unvisited rows has a parent. The vertices
+/// left scan their CSR rows for a frontier neighbour >= g.columns (sliced
+/// neighbours were covered by the slices), 4 entries per load; their row
+/// bounds are loaded up front. The warp alone writes its visited and next
+/// words. Short dependent chains matter more than bytes here: the step is
+/// latency-bound.
 template <class Backend>
 __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
                                  long long warps, step_counts& cnt)
@@ -495,8 +647,11 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
     const int n = c.n;
     const long long words = (n + 31) / 32;
     const bool sliced = g.columns > 0;
+    const int i_mine = lane & 3, j_mine = lane >> 2;  // this lane's row block and slice within a round
     for (long long wl = warp; wl < words; wl += warps) {
         const int w = static_cast<int>(wl);
+        long long range = 0;  // slice range of the row blocks (lanes 0..4), loaded with the visited word
+        if (sliced && lane <= 4) range = g.row_ptr[min(4 * w + lane, g.row_blocks)];
         const unsigned seen = __ldcg(st.visited + w);  // same address on every lane
         const int in_word = min(32, n - 32 * w);
         const unsigned todo = ~seen & (in_word == 32 ? full_warp : ((1u << in_word) - 1u));
@@ -506,41 +661,49 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
         long long p = 0, end = 0;
         if (mine) p = c.row_ptr[v], end = c.row_ptr[v + 1];
         const long long row_first = p;
-        long long range = 0;
-        if (sliced && lane <= 4) range = g.row_ptr[min(4 * w + lane, g.row_blocks)];
         unsigned found = 0;
         if (sliced) {
-            long long beg[4], stop[4];
+            const long long beg = __shfl_sync(full_warp, range, i_mine);
+            const long long stop = __shfl_sync(full_warp, range, i_mine + 1);
+            for (long long q = beg + j_mine;; q += 8) {
+                const unsigned rows = ((todo & ~found) >> (8 * i_mine)) & 0xffu;
+                const bool slot = rows != 0 && q < stop;
+                if (!__any_sync(full_warp, slot)) break;
+                const unsigned meta = slot ? g.slice_meta[q] : 0u;
+                const bool wanted = ((meta >> 24) & rows) != 0;
+                uint4 fw = make_uint4(0u, 0u, 0u, 0u);
+                if (wanted) fw = __ldcg(reinterpret_cast<const uint4*>(st.frontier) + (meta & 0xffffffu));
+                unsigned live = __ballot_sync(full_warp, wanted && (fw.x | fw.y | fw.z | fw.w) != 0u);
+                while (live) {
+                    int from[batch];
+                    unsigned a[batch], f[batch];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                beg[i] = __shfl_sync(full_warp, range, i);
-                stop[i] = __shfl_sync(full_warp, range, i + 1);
-            }
-            for (long long it = 0;; ++it) {
-                unsigned rows[4];
-                bool active = false;
+                    for (int k = 0; k < batch; ++k) {
+                        from[k] = live ? __ffs(live) - 1 : -1;  // warp-uniform
+                        live &= live - 1u;
+                        const int src = from[k] < 0 ? 0 : from[k];
+                        const long long qs = __shfl_sync(full_warp, q, src);
+                        const unsigned f0 = __shfl_sync(full_warp, fw.x, src), f1 = __shfl_sync(full_warp, fw.y, src);
+                        const unsigned f2 = __shfl_sync(full_warp, fw.z, src), f3 = __shfl_sync(full_warp, fw.w, src);
+                        const int t = lane & 3;
+                        f[k] = t == 0 ? f0 : t == 1 ? f1 : t == 2 ? f2 : f3;
+                        a[k] = from[k] >= 0 ? g.bits[qs * slice_words + lane] : 0u;
+                    }
 #pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    rows[i] = beg[i] + it < stop[i] ? ((todo & ~found) >> (8 * i)) & 0xffu : 0u;
-                    active |= rows[i] != 0;
+                    for (int k = 0; k < batch; ++k)
+                        if (from[k] >= 0) {
+                            const int i = from[k] & 3;
+                            found |= (slice_hits<Backend>(a[k], f[k]) & (todo >> (8 * i)) & 0xffu) << (8 * i);
+                            if (lane == 0) cnt.slices += 1;
+                        }
+                    // Drop the live slices of row blocks whose unvisited rows all have a parent.
+                    const unsigned pending = todo & ~found;
+                    unsigned keep = 0;
+#pragma unroll
+                    for (int i = 0; i < 4; ++i)
+                        if ((pending >> (8 * i)) & 0xffu) keep |= 0x11111111u << i;
+                    live &= keep;
                 }
-                if (!active) break;
-                unsigned meta[4], a[4], f[4];
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    meta[i] = rows[i] ? g.slice_meta[beg[i] + it] : 0u;  // same address on every lane
-                    a[i] = rows[i] ? g.bits[(beg[i] + it) * slice_words + lane] : 0u;
-                }
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    const bool wanted = ((meta[i] >> 24) & rows[i]) != 0;
-                    f[i] = wanted ? __ldcg(st.frontier + 4 * (meta[i] & 0xffffffu) + (lane & 3)) : 0u;
-                    if (lane == 0) cnt.slices += rows[i] != 0;
-                }
-#pragma unroll
-                for (int i = 0; i < 4; ++i)
-                    if (__any_sync(full_warp, f[i] != 0))  // warp-uniform: no MMA for column blocks without frontier bits
-                        found |= (slice_hits<Backend>(a[i], f[i]) & rows[i]) << (8 * i);
             }
         }
         bool hit = false;
@@ -565,6 +728,7 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
             st.level[v] = st.depth + 1;
             cnt.vertices += 1;
             cnt.degrees += static_cast<unsigned long long>(end - row_first);
+            cnt.heavy += end - row_first > heavy_degree;
         }
     }
 }
