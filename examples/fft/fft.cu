@@ -5,8 +5,9 @@
 //   base  cuFFT Z2Z, out of place (plan created outside the timed loop)
 //   tc    tcore::fft_plan on tensor cores (tcore/patterns/dft_fft.cuh): the
 //         butterflies as 8- and 16-point DFT matrices in real form on f64
-//         m16n8k16, twiddles from a long double table, one kernel per
-//         dimension (stages in shared memory)
+//         m16n8k16, twiddles from a long double table, one persistent
+//         kernel per dimension (cp.async tile prefetch, stages in shared
+//         memory)
 //   cc    the same kernels with the cuda_core backend
 //
 // Cases: "1d N=<n> <dir>" for n = 256 .. 4096 with 2^26/n signals (1 GiB per

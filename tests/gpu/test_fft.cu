@@ -6,6 +6,8 @@
 //     empty (1, 3, 37 signals), forward and inverse;
 //   * 2D: ny x nx in {64x64, 256x128, 128x512, 512x256} with small batches,
 //     forward and inverse (the column pass with 2, 4, 8 or 16 signals per CTA);
+//   * batches of more tiles than the device holds CTAs (1D 256 x 3001, 2D
+//     256x256 x 24, 512x512 x 3): the persistent CTAs loop and prefetch;
 //   * in place (in == out), and inverse(forward(x)) = N x;
 //   * the output is poisoned (NaN) before each run: every element written;
 //   * bad arguments throw tcore::error.
@@ -178,6 +180,11 @@ void run_backend(std::uint64_t salt)
     for (const shape& s : shapes)
         for (const fft_direction d : {fft_direction::forward, fft_direction::inverse})
             run_case<Backend>(s.nx, s.ny, s.batch, d, false, salt++);
+    // more tiles than resident CTAs: every CTA loops over several tiles (and
+    // prefetches), the last tile partly empty
+    run_case<Backend>(256, 1, 3001, fft_direction::forward, false, salt++);
+    run_case<Backend>(256, 256, 24, fft_direction::inverse, false, salt++);
+    if (!quick) run_case<Backend>(512, 512, 3, fft_direction::forward, false, salt++);
     run_case<Backend>(1024, 1, 5, fft_direction::forward, true, salt++);
     run_case<Backend>(128, 64, 3, fft_direction::inverse, true, salt++);
     round_trip<Backend>(2048, 1, 3);

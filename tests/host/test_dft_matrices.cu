@@ -12,9 +12,17 @@
 //     the CUDA-core MMA's code (mma_emulated) for all 32 lanes of every warp,
 //     gives the long double reference DFT for N = 64 .. 4096, forward and
 //     inverse, contiguous and strided (2D column) passes;
+//     The model loads the tile as the kernel's cp.async does (16-byte chunks
+//     in dft::tile_chunk order into swizzled slots) and stores the last
+//     stage through the lane-pair exchange (dft::exchanged_slot); it checks
+//     that every output is written exactly once and that each last-stage
+//     store instruction writes whole 32-byte sectors (all but the strided
+//     passes of M = 1 signal per tile, N >= 2048, whose rows are 16 bytes);
 //   * the same model counts shared-memory bank groups per 8-lane phase of
-//     the 16-byte accesses: the reads of every stage after the first and the
-//     writes of every stage with p >= 8 are conflict-free (N >= 128);
+//     the 16-byte accesses: the tile-load writes (2-way for the strided
+//     N = 512 and 1024) and the reads of every stage are conflict-free
+//     (N >= 128; mode b stage-1 reads too), and the writes of every stage
+//     with p >= 8;
 //   * the long double reference itself against a direct O(N^2) DFT.
 #include "common/test_util.hpp"
 
@@ -237,6 +245,12 @@ void check_reference()
 struct bank_stats {
     int worst_read = 1, worst_write = 1;
 };
+struct pass_stats {
+    std::vector<bank_stats> stage;
+    int worst_load = 1;         ///< bank ways of the tile-load writes
+    bool whole_sectors = true;  ///< every last-stage store instruction covers whole 32-byte sectors
+    bool each_once = true;      ///< every output written exactly once
+};
 
 /// Tracks the bank groups (16-byte slot mod 8) of one 8-lane phase.
 struct phase {
@@ -251,11 +265,11 @@ struct phase {
     }
 };
 
-/// One CTA's pass on the CPU, step for step as the kernel: `data` holds
+/// One tile's pass on the CPU, step for step as the kernel: `data` holds
 /// M signals, element (s, n) at data[s * N + n] (contiguous) or
 /// data[n * M + s] (strided: M adjacent image columns).
 template <int L, int Sign, bool Strided>
-std::vector<bank_stats> model_pass(std::vector<cd>& data)
+pass_stats model_pass(std::vector<cd>& data)
 {
     constexpr int N = 1 << L;
     constexpr int per_cta = L >= 12 ? 4096 : 2048;
@@ -271,7 +285,22 @@ std::vector<bank_stats> model_pass(std::vector<cd>& data)
     }
     frag_c<K16> zero[32];
     for (auto& z : zero) fill(z, 0.0);
-    std::vector<bank_stats> stats(S);
+    pass_stats stats;
+    stats.stage.resize(S);
+    // the tile load: thread j's u-th chunk is chunk j + threads u; a warp's
+    // 16-byte copies go in 8-lane phases
+    for (int u = 0; u < per_cta / threads; ++u)
+        for (int w = 0; w < warps; ++w) {
+            phase ph;
+            for (int lane = 0; lane < 32; ++lane) {
+                const dft::chunk c = dft::tile_chunk(32 * w + lane + threads * u, N, M, Strided);
+                const int slot = dft::swizzle(L, c.s, c.n);
+                ph.add(lane, slot);
+                buf[c.s * N + slot] = data[gidx(c.s, c.n)];
+            }
+            stats.worst_load = std::max(stats.worst_load, ph.worst());
+        }
+    std::vector<int> written(per_cta, 0);
     for (int stage = 0; stage < S; ++stage) {
         const int R = dft::radix(L, stage), p = dft::stride_before(L, stage), NR = N / R;
         const bool first = stage == 0, last = stage == S - 1;
@@ -290,19 +319,19 @@ std::vector<bank_stats> model_pass(std::vector<cd>& data)
                         const int g = lane >> 2, t = lane & 3;
                         const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
                         const int q = t + 4 * qq, n = col.i + q * NR;
+                        const int slot = dft::swizzle(L, col.s, n);
+                        ph.add(lane, slot);
+                        const cd x = buf[col.s * N + slot];
                         if (first) {
-                            v[lane][qq] = data[gidx(col.s, n)];
+                            v[lane][qq] = x;
                         } else {
-                            const int slot = dft::swizzle(L, col.s, n);
-                            ph.add(lane, slot);
-                            cd x = buf[col.s * N + slot];
                             cd wv = tw[dft::twiddle_exp(col.i, q, R, p, N)];
                             if (Sign > 0) wv = std::conj(wv);
                             v[lane][qq] = cd(std::fma(x.real(), wv.real(), -x.imag() * wv.imag()),
                                              std::fma(x.real(), wv.imag(), x.imag() * wv.real()));
                         }
                     }
-                    if (!first) stats[stage].worst_read = std::max(stats[stage].worst_read, ph.worst());
+                    stats.stage[stage].worst_read = std::max(stats.stage[stage].worst_read, ph.worst());
                 }
                 if (R == 8) {
                     frag_b<K16> b[32];
@@ -332,28 +361,61 @@ std::vector<bank_stats> model_pass(std::vector<cd>& data)
         for (int w = 0; w < warps; ++w)
             for (int u = 0; u < G; ++u) {
                 const int grp = w + warps * u;
-                for (int e = 0; e < 2; ++e)
-                    for (int h = 0; h < (R == 8 ? 1 : 2); ++h) {
-                        phase ph;
-                        for (int lane = 0; lane < 32; ++lane) {
-                            const int g = lane >> 2, t = lane & 3;
-                            const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
-                            const int r = g + 8 * h;
-                            const cd val = R == 8 ? cd(at(w, u, lane, e), at(w, u, lane, 2 + e))
+                for (int h = 0; h < (R == 8 ? 1 : 2); ++h) {
+                    // lane's outputs g + 8h of columns 2t + e
+                    cd val[32][2];
+                    for (int lane = 0; lane < 32; ++lane)
+                        for (int e = 0; e < 2; ++e)
+                            val[lane][e] = R == 8 ? cd(at(w, u, lane, e), at(w, u, lane, 2 + e))
                                                   : cd(at(w, u, lane, 2 * h + e), at(w, u, lane, 4 + 2 * h + e));
-                            const int n = dft::stockham_out(col.i, r, R, p);
-                            if (last) {
-                                data[gidx(col.s, n)] = val;
-                            } else {
+                    if (last) {
+                        // the kernel's exchange with lane ^ 4, then two stores per lane
+                        cd out[32][2];
+                        for (int lane = 0; lane < 32; ++lane) {
+                            const bool odd = (lane >> 2) & 1;
+                            const cd recv = odd ? val[lane ^ 4][1] : val[lane ^ 4][0];
+                            out[lane][0] = odd ? recv : val[lane][0];
+                            out[lane][1] = odd ? val[lane][1] : recv;
+                        }
+                        for (int e = 0; e < 2; ++e) {
+                            std::vector<int> sector_use;  // 16-byte halves per 32-byte sector of this instruction
+                            std::vector<int> sectors;
+                            for (int lane = 0; lane < 32; ++lane) {
+                                const int g = lane >> 2, t = lane & 3;
+                                const dft::store_slot sl = dft::exchanged_slot(g, t, e, h);
+                                const dft::column col = dft::column_of(8 * grp + sl.col, NR, M, mode_b);
+                                const int n = dft::stockham_out(col.i, sl.r, R, p);
+                                const int idx = gidx(col.s, n);
+                                data[idx] = out[lane][e];
+                                ++written[idx];
+                                // sector of the element in the image: contiguous index, or
+                                // strided (row n, column s of M adjacent ones, rows far apart)
+                                const int sector = Strided ? n * 1024 + col.s / 2 : idx / 2;
+                                std::size_t k = 0;
+                                while (k < sectors.size() && sectors[k] != sector) ++k;
+                                if (k == sectors.size()) sectors.push_back(sector), sector_use.push_back(0);
+                                ++sector_use[k];
+                            }
+                            for (int c : sector_use) stats.whole_sectors = stats.whole_sectors && c == 2;
+                        }
+                    } else {
+                        for (int e = 0; e < 2; ++e) {
+                            phase ph;
+                            for (int lane = 0; lane < 32; ++lane) {
+                                const int g = lane >> 2, t = lane & 3;
+                                const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
+                                const int n = dft::stockham_out(col.i, g + 8 * h, R, p);
                                 const int slot = dft::swizzle(L, col.s, n);
                                 ph.add(lane, slot);
-                                buf[col.s * N + slot] = val;
+                                buf[col.s * N + slot] = val[lane][e];
                             }
+                            stats.stage[stage].worst_write = std::max(stats.stage[stage].worst_write, ph.worst());
                         }
-                        if (!last) stats[stage].worst_write = std::max(stats[stage].worst_write, ph.worst());
                     }
+                }
             }
     }
+    for (int c : written) stats.each_once = stats.each_once && c == 1;
     return stats;
 }
 
@@ -367,7 +429,8 @@ void check_model()
     std::vector<cd> data(per_cta);
     for (cd& v : data) v = {r.uniform(), r.uniform()};
     const std::vector<cd> input = data;
-    const std::vector<bank_stats> stats = model_pass<L, Sign, Strided>(data);
+    const pass_stats ps = model_pass<L, Sign, Strided>(data);
+    const std::vector<bank_stats>& stats = ps.stage;
     double worst = 0, scale = 0;
     for (int s = 0; s < M; ++s) {
         std::vector<cd> sig(N);
@@ -383,14 +446,23 @@ void check_model()
     const double tol = 16.0 * dft::stages(L) * 0x1.0p-52 * scale;
     T.check(worst <= tol, "model N=%d %s %s: max error %.3g > %.3g", N, Sign < 0 ? "forward" : "inverse",
             Strided ? "strided" : "contiguous", worst, tol);
-    std::string banks;
+    T.check(ps.each_once, "model N=%d: an output written twice or never", N);
+    // a strided tile of M = 1 signal is one image column: 16 bytes per row, half a sector by nature
+    if (!Strided || M >= 2)
+        T.check(ps.whole_sectors, "model N=%d %s: a last-stage store instruction leaves a 32-byte sector half written",
+                N, Strided ? "strided" : "contiguous");
+    // the strided loads of M = 4 and 2 (N = 512, 1024) interleave 2 or 4 rows per phase: 2-way at most
+    if (L >= 7)
+        T.check(ps.worst_load <= (Strided && (M == 4 || M == 2) ? 2 : 1), "N=%d %s tile load: %d-way bank conflict",
+                N, Strided ? "strided" : "contiguous", ps.worst_load);
+    std::string banks = " load:" + std::to_string(ps.worst_load);
     for (std::size_t st = 0; st < stats.size(); ++st) {
         const int R = dft::radix(L, static_cast<int>(st)), p = dft::stride_before(L, static_cast<int>(st));
         const bool first = st == 0, last = st + 1 == stats.size();
-        banks += " r" + std::to_string(R) + ":" + (first ? "-" : std::to_string(stats[st].worst_read)) + "/" +
+        banks += " r" + std::to_string(R) + ":" + std::to_string(stats[st].worst_read) + "/" +
                  (last ? "-" : std::to_string(stats[st].worst_write));
         const bool mode_b = Strided && (first || last);
-        if (!first && !mode_b && L >= 7)
+        if (L >= 7)
             T.check(stats[st].worst_read == 1, "N=%d stage %zu reads: %d-way bank conflict", N, st, stats[st].worst_read);
         if (!last && p >= 8 && !mode_b && L >= 7)
             T.check(stats[st].worst_write == 1, "N=%d stage %zu writes: %d-way bank conflict", N, st,

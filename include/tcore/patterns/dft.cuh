@@ -110,6 +110,32 @@ __host__ __device__ constexpr column column_of(int c, int cols_per_signal, int s
 {
     return mode_b ? column{c % signals, c / signals} : column{c / cols_per_signal, c % cols_per_signal};
 }
+/// Signal s and element n of the j-th 16-byte chunk of a CTA's tile load
+/// (M signals of N elements): element-fastest for contiguous signals (the
+/// tile is one contiguous run of M N values), signal-fastest for strided
+/// ones (a tile row is M adjacent image columns, 16 M contiguous bytes).
+struct chunk {
+    int s, n;
+};
+__host__ __device__ constexpr chunk tile_chunk(int j, int n_len, int signals, bool strided)
+{
+    return strided ? chunk{j % signals, j / signals} : chunk{j / n_len, j % n_len};
+}
+
+/// Last-stage store slot after the lane-pair exchange: lane (g, t) holds
+/// outputs r = g + 8h of MMA columns 2t and 2t+1 (the D map); it swaps one
+/// of the two with lane ^ 4 (g ^ 1) and then stores, for e = 0, 1, output
+/// (g & ~1) + e + 8h of column 2t + (g & 1). Each store instruction then
+/// covers 8 adjacent columns of 4 outputs: whole 32-byte sectors (whole
+/// 128-byte lines where the 8 columns are adjacent in memory).
+struct store_slot {
+    int col, r;  ///< MMA column within the group of 8, DFT output index
+};
+__host__ __device__ constexpr store_slot exchanged_slot(int g, int t, int e, int h)
+{
+    return store_slot{2 * t + (g & 1), (g & ~1) + e + 8 * h};
+}
+
 /// Output index of DFT output r of column i at a stage of radix R, stride p.
 __host__ __device__ constexpr int stockham_out(int i, int r, int R, int p)
 {

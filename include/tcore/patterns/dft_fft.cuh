@@ -10,21 +10,31 @@
 // signal nx contiguous elements (2D: ny rows of nx), signals back to back.
 // in == out (in place) is allowed, other overlaps are not.
 //
-// One kernel per pass. A CTA of 256 threads holds 2048 complex values (512
-// threads and 4096 for N = 4096): M = 2048/N signals. Stage 1 reads its
-// inputs straight from global memory into B fragments, the last stage writes
-// its outputs straight to global memory, the stages between exchange data
-// through shared memory in place (all reads of a stage, a barrier, all
-// writes), with the swizzle of dft::swizzle. Each warp owns 32/R groups of
-// 8 columns per stage; every lane keeps 8 complex results in registers
-// between the read and the write half of a stage.
+// One persistent kernel per pass. A tile is 2048 complex values (4096 for
+// N = 4096): M = 2048/N signals, 8 values per thread of a 256-thread CTA
+// (512 for N = 4096). The grid fills the device once (the tc kernels are
+// built for 2 CTAs per SM); CTAs take tiles from a counter in device memory
+// (atomicAdd: the tiles in work stay one contiguous window, which keeps the
+// column passes' DRAM rows shared between neighbouring tiles) and hold 2 or
+// 3 tile buffers in shared memory: cp.async (16-byte chunks, coalesced,
+// zero-fill past the last signal) brings the next tiles into the others
+// while the stages of one tile run, so loads stay in flight without holding
+// registers. The stages work in place in the buffer (all reads of a stage,
+// a barrier, all writes), with the swizzle of dft::swizzle; the last stage
+// writes straight to global memory after swapping one value with the
+// neighbouring lane (dft::exchanged_slot), so each store instruction writes
+// whole 32-byte sectors. Each warp owns 32/R groups of 8 columns per stage; every lane
+// keeps 8 complex results in registers between the read and the write half
+// of a stage.
 //
 // Passes of a 2D transform: rows (contiguous signals of nx), then columns
 // (signals of ny with stride nx): the column pass maps the 8 MMA columns of
 // its first and last stage to 8 adjacent columns of the image (mode b of
-// dft::column_of), so its global reads and writes are 128-byte rows.
+// dft::column_of); its tile is ny rows of M adjacent columns, loaded as
+// 16 M-byte row pieces and stored as whole sectors.
 #pragma once
 
+#include "../async_copy.cuh"
 #include "../check.cuh"
 #include "dft.cuh"
 #include "launch.cuh"
@@ -39,26 +49,53 @@ namespace tcore {
 
 namespace dft_detail {
 
-template <int L>
+template <int L, bool Strided>
 struct fft_config {
     static_assert(dft::supported(L), "FFT sizes are 2^6 .. 2^12");
     static constexpr int n = 1 << L;
-    static constexpr int per_cta = L >= 12 ? 4096 : 2048;  ///< complex values per CTA
+    static constexpr int per_cta = L >= 12 ? 4096 : 2048;  ///< complex values per tile
     static constexpr int signals = per_cta / n;             ///< M
     static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
     static constexpr int warps = threads / 32;
-    static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta;
+    /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
+    /// for the row passes of N <= 512; two for N >= 1024 and the column
+    /// passes, where the third buffer's 32 KiB is worth more as L1 (twiddle
+    /// table, spilled registers): measured on H100, three cost 4% there and
+    /// gain 0-5% on the others.
+    static constexpr int buffers = !Strided && L <= 9 ? 3 : 2;
+    static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
+};
+
+/// Resident CTAs per SM the tc kernels are built for (register cap 65536 /
+/// (threads x blocks) = 128): two, so that one CTA's stages overlap the
+/// other's barriers. The cc kernels (the MMA emulated with shuffles, more
+/// live registers) and N = 4096 (512 threads) get one.
+template <class Backend, int L>
+constexpr int fft_min_blocks()
+{
+    return std::is_same_v<Backend, tensor_core> && L < 12 ? 2 : 1;
+}
+
+/// The tile counter of a pass: CTAs take tiles in order with atomicAdd on
+/// `next`, so the tiles in work at any time are one contiguous window (as a
+/// non-persistent launch would have them; the column passes' DRAM rows are
+/// shared by neighbouring tiles). The last CTA to finish resets both fields.
+struct fft_schedule {
+    unsigned long long next;
+    unsigned int done;
 };
 
 /// Where the signals of a pass live: signal gs starts at
 /// (gs / row) * batch_stride + (gs % row) * sig_stride, element n at
-/// + n * n_stride.
+/// + n * n_stride. Row passes have n_stride = 1, column passes
+/// sig_stride = 1 (the kernels take these as constants).
 struct fft_pass_args {
     const double2* in;
     double2* out;
     long long signals;
     long long row, batch_stride, sig_stride, n_stride;
     const double2* twiddle;  ///< exp(-2 pi i e/N), e < N
+    fft_schedule* schedule;  ///< zero before the launch, zero again after it
 };
 
 __device__ inline double2 cmul(double2 a, double2 b)
@@ -66,25 +103,56 @@ __device__ inline double2 cmul(double2 a, double2 b)
     return make_double2(fma(a.x, b.x, -a.y * b.y), fma(a.x, b.y, a.y * b.x));
 }
 
+/// Persistent pass kernel: each CTA takes tiles from the pass's counter;
+/// while the stages of one tile run, cp.async brings the next buffers - 1
+/// tiles into the other shared-memory buffers (swizzled as the stages read
+/// them).
 template <int L, class Backend, int Sign, bool Strided>
-__global__ void __launch_bounds__(fft_config<L>::threads) fft_pass_kernel(const fft_pass_args a)
+__global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_blocks<Backend, L>()))
+    fft_pass_kernel(const fft_pass_args a)
 {
-    using C = fft_config<L>;
+    using C = fft_config<L, Strided>;
     using K16 = f64_m16n8<16>;
     constexpr int N = C::n, M = C::signals;
     constexpr int S = dft::stages(L);
-    extern __shared__ __align__(16) double2 buf[];
+    extern __shared__ __align__(16) double2 smem[];
+    // the tile each buffer holds or receives, where it starts, its signals
+    __shared__ long long held[C::buffers], held_base[C::buffers];
+    __shared__ int held_valid[C::buffers];
 
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int g = lane >> 2, t = lane & 3;
+    const int lane = threadIdx.x & 31;
+    const long long tiles = (a.signals + M - 1) / M;
+    const long long sig_stride = Strided ? 1 : a.sig_stride, n_stride = Strided ? a.n_stride : 1;
 
-    // this CTA's signals: M consecutive ones (a row of the image never splits:
-    // the launcher checks that M divides `row` for strided passes)
-    const long long gs0 = static_cast<long long>(blockIdx.x) * M;
-    const long long left = a.signals - gs0;
-    const int valid = left < M ? static_cast<int>(left) : M;
-    const long long base0 = (gs0 / a.row) * a.batch_stride + (gs0 % a.row) * a.sig_stride;
-    auto gindex = [&](int s, int n) { return base0 + s * a.sig_stride + static_cast<long long>(n) * a.n_stride; };
+    // thread 0 takes the next tile for buffer `slot`. A tile is M consecutive
+    // signals (a row of the image never splits: the launcher checks that M
+    // divides `row` for strided passes).
+    auto take = [&](int slot) {
+        const long long tile = static_cast<long long>(atomicAdd(&a.schedule->next, 1ull));
+        held[slot] = tile;
+        if (tile >= tiles) return;
+        const long long gs0 = tile * M, left = a.signals - gs0;
+        long long quo, rem;
+        if (gs0 <= 0xffffffffLL && a.row <= 0xffffffffLL) {  // 32-bit division where it fits
+            const unsigned q32 = static_cast<unsigned>(gs0) / static_cast<unsigned>(a.row);
+            quo = q32, rem = gs0 - static_cast<long long>(q32) * a.row;
+        } else {
+            quo = gs0 / a.row, rem = gs0 % a.row;
+        }
+        held_base[slot] = quo * a.batch_stride + rem * a.sig_stride;
+        held_valid[slot] = left < M ? static_cast<int>(left) : M;
+    };
+    auto load_tile = [&](int slot, double2* dst) {
+        const long long base = held_base[slot];
+        const int valid = held_valid[slot];
+#pragma unroll
+        for (int u = 0; u < C::per_cta / C::threads; ++u) {
+            const dft::chunk c = dft::tile_chunk(threadIdx.x + C::threads * u, N, M, Strided);
+            const bool ok = c.s < valid;  // signals past the end are zero-filled
+            const double2* src = ok ? a.in + base + c.s * sig_stride + static_cast<long long>(c.n) * n_stride : a.in;
+            cp_async<16>(dst + c.s * N + dft::swizzle(L, c.s, c.n), src, ok ? 16 : 0);
+        }
+    };
 
     // DFT operands, generated once
     const frag_a<K16> a8 = dft::a_radix8<Sign>(lane);
@@ -93,99 +161,153 @@ __global__ void __launch_bounds__(fft_config<L>::threads) fft_pass_kernel(const 
     frag_c<K16> zero;
     fill(zero, 0.0);
 
-    static_for<S>([&](auto st_) {
-        constexpr int stage = decltype(st_)::value;
-        constexpr int R = dft::radix(L, stage);
-        constexpr int p = dft::stride_before(L, stage);
-        constexpr int NR = N / R;
-        constexpr bool first = stage == 0, last = stage == S - 1;
-        constexpr bool mode_b = Strided && (first || last);
-        constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
-        constexpr int Q = R / 4;                             // inputs per lane per column
-        constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
-        static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
-        double res[G][RES];
+    // prefetch distance D = buffers - 1: tiles of k+1 .. k+D arrive while tile k runs
+    constexpr int D = C::buffers - 1;
+    if (threadIdx.x == 0)
+        for (int d = 0; d < D; ++d) take(d);
+    __syncthreads();
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        if (held[d] < tiles) load_tile(d, smem + d * C::per_cta);
+        cp_async_commit();
+    }
+#pragma unroll 1
+    for (int k = 0;; ++k) {
+        // buffer and slot (k + D) % buffers held tile k-1: its last reads were
+        // before the last stage's barrier of that tile
+        if (threadIdx.x == 0) take((k + D) % C::buffers);
+        cp_async_wait<D - 1>();  // tile k's copies (all but the D - 1 newest groups)
+        __syncthreads();
+        const long long tile = held[k % C::buffers];
+        if (tile >= tiles) break;  // counters only grow: no later tile either
+        if (held[(k + D) % C::buffers] < tiles) load_tile((k + D) % C::buffers, smem + ((k + D) % C::buffers) * C::per_cta);
+        cp_async_commit();
 
-        // -- read half: gather every input of the warp's groups first (G*Q
-        // independent 16-byte loads in flight per lane), then twiddle and
-        // run the DFTs on the MMA
-        double2 vin[G][Q];
+        // the thread's shared-memory offsets, recomputed per tile from an
+        // opaque copy of its index: hoisted out of the loop they would hold
+        // some 50 registers for the whole kernel and cost occupancy
+        int tid = static_cast<int>(threadIdx.x);
+        asm volatile("" : "+r"(tid));
+        const int warp = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
+        double2* const buf = smem + (k % C::buffers) * C::per_cta;
+        const long long base0 = held_base[k % C::buffers];
+        const int valid = held_valid[k % C::buffers];
+
+        static_for<S>([&](auto st_) {
+            constexpr int stage = decltype(st_)::value;
+            constexpr int R = dft::radix(L, stage);
+            constexpr int p = dft::stride_before(L, stage);
+            constexpr int NR = N / R;
+            constexpr bool first = stage == 0, last = stage == S - 1;
+            constexpr bool mode_b = Strided && (first || last);
+            constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
+            constexpr int Q = R / 4;                             // inputs per lane per column
+            constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
+            static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
+            double res[G][RES];
+
+            // -- read half: every input of the warp's groups, twiddled, into the MMA
+            double2 vin[G][Q];
 #pragma unroll
-        for (int u = 0; u < G; ++u) {
-            const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
+            for (int u = 0; u < G; ++u) {
+                const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
 #pragma unroll
-            for (int qq = 0; qq < Q; ++qq) {
-                const int n = col.i + (t + 4 * qq) * NR;
-                if constexpr (first) vin[u][qq] = col.s < valid ? a.in[gindex(col.s, n)] : make_double2(0.0, 0.0);
-                else vin[u][qq] = buf[col.s * N + dft::swizzle(L, col.s, n)];
+                for (int qq = 0; qq < Q; ++qq) vin[u][qq] = buf[col.s * N + dft::swizzle(L, col.s, col.i + (t + 4 * qq) * NR)];
             }
-        }
 #pragma unroll
-        for (int u = 0; u < G; ++u) {
-            const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
-            double2 v[Q];
+            for (int u = 0; u < G; ++u) {
+                const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
+                double2 v[Q];
 #pragma unroll
-            for (int qq = 0; qq < Q; ++qq) {
-                v[qq] = vin[u][qq];
-                if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
-                    double2 w = __ldg(a.twiddle + dft::twiddle_exp(col.i, t + 4 * qq, R, p, N));
-                    if constexpr (Sign > 0) w.y = -w.y;
-                    v[qq] = cmul(v[qq], w);
+                for (int qq = 0; qq < Q; ++qq) {
+                    v[qq] = vin[u][qq];
+                    if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
+                        double2 w = __ldg(a.twiddle + dft::twiddle_exp(col.i, t + 4 * qq, R, p, N));
+                        if constexpr (Sign > 0) w.y = -w.y;
+                        v[qq] = cmul(v[qq], w);
+                    }
+                }
+                if constexpr (R == 8) {
+                    frag_b<K16> b;
+                    b.x[0] = v[0].x, b.x[1] = v[1].x, b.x[2] = v[0].y, b.x[3] = v[1].y;
+                    frag_c<K16> d;
+                    mma<Backend>(d, a8, b, zero);
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
+                } else {
+                    frag_b<K16> b0, b1, nb1;
+#pragma unroll
+                    for (int qq = 0; qq < 4; ++qq) b0.x[qq] = v[qq].x, b1.x[qq] = v[qq].y, nb1.x[qq] = -v[qq].y;
+                    frag_c<K16> re, im;
+                    mma<Backend>(re, f16re, b0, zero);
+                    mma<Backend>(re, f16im, nb1, re);
+                    mma<Backend>(im, f16im, b0, zero);
+                    mma<Backend>(im, f16re, b1, im);
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
                 }
             }
-            if constexpr (R == 8) {
-                frag_b<K16> b;
-                b.x[0] = v[0].x, b.x[1] = v[1].x, b.x[2] = v[0].y, b.x[3] = v[1].y;
-                frag_c<K16> d;
-                mma<Backend>(d, a8, b, zero);
-#pragma unroll
-                for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
-            } else {
-                frag_b<K16> b0, b1, nb1;
-#pragma unroll
-                for (int qq = 0; qq < 4; ++qq) b0.x[qq] = v[qq].x, b1.x[qq] = v[qq].y, nb1.x[qq] = -v[qq].y;
-                frag_c<K16> re, im;
-                mma<Backend>(re, f16re, b0, zero);
-                mma<Backend>(re, f16im, nb1, re);
-                mma<Backend>(im, f16im, b0, zero);
-                mma<Backend>(im, f16re, b1, im);
-#pragma unroll
-                for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
-            }
-        }
-        __syncthreads();  // every read of this stage is done: write in place
+            __syncthreads();  // every read of this stage is done: write in place
 
-        // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1
+            // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1
 #pragma unroll
-        for (int u = 0; u < G; ++u) {
-            const int grp = warp + C::warps * u;
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-                const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
+            for (int u = 0; u < G; ++u) {
+                const int grp = warp + C::warps * u;
 #pragma unroll
                 for (int h = 0; h < RES / 4; ++h) {
-                    const int r = g + 8 * h;
-                    double2 val;
-                    if constexpr (R == 8) val = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
-                    else val = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
-                    const int n = dft::stockham_out(col.i, r, R, p);
+                    double2 val[2];
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        if constexpr (R == 8) val[e] = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
+                        else val[e] = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
+                    }
                     if constexpr (last) {
-                        if (col.s < valid) a.out[gindex(col.s, n)] = val;
+                        // swap with lane ^ 4 so that each store covers whole sectors (dft::exchanged_slot)
+                        const bool odd = g & 1;
+                        const double2 send = odd ? val[0] : val[1];
+                        const double2 recv = make_double2(__shfl_xor_sync(0xffffffffu, send.x, 4),
+                                                          __shfl_xor_sync(0xffffffffu, send.y, 4));
+                        const double2 out[2] = {odd ? recv : val[0], odd ? val[1] : recv};
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            const dft::store_slot sl = dft::exchanged_slot(g, t, e, h);
+                            const dft::column col = dft::column_of(8 * grp + sl.col, NR, M, mode_b);
+                            const int n = dft::stockham_out(col.i, sl.r, R, p);
+                            if (col.s < valid)
+                                a.out[base0 + col.s * sig_stride + static_cast<long long>(n) * n_stride] = out[e];
+                        }
                     } else {
-                        buf[col.s * N + dft::swizzle(L, col.s, n)] = val;
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
+                            const int n = dft::stockham_out(col.i, g + 8 * h, R, p);
+                            buf[col.s * N + dft::swizzle(L, col.s, n)] = val[e];
+                        }
                     }
                 }
             }
+            if constexpr (!last) __syncthreads();
+        });
+    }
+    // the last CTA out resets the counter for the next launch
+    if (threadIdx.x == 0) {
+        __threadfence();  // this CTA's takes come before its exit count
+        if (atomicAdd(&a.schedule->done, 1u) == gridDim.x - 1) {
+            a.schedule->next = 0;
+            a.schedule->done = 0;
+            __threadfence();
         }
-        if constexpr (!last) __syncthreads();
-    });
+    }
 }
 
 }  // namespace dft_detail
 
 /// A batched FP64 complex FFT of nx (1D) or ny x nx (2D, x fastest), both
-/// powers of two from 64 to 4096. Owns the twiddle tables (device memory);
-/// create it once, outside any timed loop.
+/// powers of two from 64 to 4096. Owns the twiddle tables and a tile counter
+/// (device memory); create it once, outside any timed loop. The counter
+/// makes a plan's executes serial: run them on one stream (or otherwise
+/// one after another), as with one cuFFT plan; use a plan per stream for
+/// concurrent transforms.
 class fft_plan {
 public:
     fft_plan(long long nx, long long ny, long long batch) : nx_(nx), ny_(ny), batch_(batch)
@@ -205,6 +327,8 @@ public:
                                             std::to_string(ny));
         }
         require(nx * ny <= (1LL << 40) / batch, where, "transform too large");
+        TCORE_CHECK(cudaMalloc(&schedule_, sizeof(dft_detail::fft_schedule)));
+        TCORE_CHECK(cudaMemset(schedule_, 0, sizeof(dft_detail::fft_schedule)));
         tw_x_ = upload(static_cast<int>(nx));
         if (ny > 1) tw_y_ = upload(static_cast<int>(ny));
     }
@@ -212,6 +336,7 @@ public:
     {
         cudaFree(tw_x_);
         cudaFree(tw_y_);
+        cudaFree(schedule_);
     }
     fft_plan(const fft_plan&) = delete;
     fft_plan& operator=(const fft_plan&) = delete;
@@ -244,12 +369,13 @@ public:
                 "in and out overlap without being the same array");
         require(dir == fft_direction::forward || dir == fft_direction::inverse, where, "bad direction");
         // rows: signal gs starts at gs * nx
-        dft_detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_};
+        dft_detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_, schedule_};
         if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, stream);
         else launch<Backend, 1, false>(lx_, rows, stream);
         if (ny_ > 1) {
             // columns: signal gs = (image b, column c), gs = b * nx + c
-            dft_detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_};
+            dft_detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_,
+                                          schedule_};
             if (dir == fft_direction::forward) launch<Backend, -1, true>(ly_, cols, stream);
             else launch<Backend, 1, true>(ly_, cols, stream);
         }
@@ -260,11 +386,13 @@ private:
     int lx_ = -1, ly_ = -1;
     double2* tw_x_ = nullptr;
     double2* tw_y_ = nullptr;
+    dft_detail::fft_schedule* schedule_ = nullptr;  ///< the passes' tile counter (they run one after another)
 
     void swap(fft_plan& o) noexcept
     {
         std::swap(nx_, o.nx_), std::swap(ny_, o.ny_), std::swap(batch_, o.batch_);
         std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
+        std::swap(schedule_, o.schedule_);
     }
 
     static int size_log2(long long n)
@@ -291,21 +419,21 @@ private:
     template <int L, class Backend, int Sign, bool Strided>
     static void launch_l(const dft_detail::fft_pass_args& a, cudaStream_t stream)
     {
-        using C = dft_detail::fft_config<L>;
-        const long long blocks = detail::ceil_div(a.signals, C::signals);
-        require(blocks <= 0x7fffffffLL, "fft_plan::execute", "too many signals for one launch");
+        using C = dft_detail::fft_config<L, Strided>;
+        const long long tiles = detail::ceil_div(a.signals, C::signals);
         auto kernel = dft_detail::fft_pass_kernel<L, Backend, Sign, Strided>;
-        if constexpr (C::smem_bytes > 48 * 1024) {
-            // above the default dynamic shared-memory limit: raise it once per device
-            static bool raised[64] = {};
-            int dev = 0;
-            TCORE_CHECK(cudaGetDevice(&dev));
-            if (dev < 0 || dev >= 64 || !raised[dev]) {
-                TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(C::smem_bytes)));
-                if (dev >= 0 && dev < 64) raised[dev] = true;
-            }
+        // once per device: raise the dynamic shared-memory limit, count the resident CTAs
+        static int resident[64] = {};
+        int dev = 0;
+        TCORE_CHECK(cudaGetDevice(&dev));
+        int full = dev >= 0 && dev < 64 ? resident[dev] : 0;
+        if (full == 0) {
+            TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(C::smem_bytes)));
+            full = detail::sm_count() * detail::blocks_per_sm(kernel, C::threads, C::smem_bytes);
+            if (dev >= 0 && dev < 64) resident[dev] = full;
         }
+        const long long blocks = tiles < full ? tiles : full;  // persistent: a CTA loops over tiles
         kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
         TCORE_CHECK_LAUNCH();
     }
