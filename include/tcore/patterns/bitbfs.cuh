@@ -480,7 +480,7 @@ __device__ inline void record_hits(const step_state& st, const csr_view& c, int 
 inline constexpr int batch = 4;  ///< slices in flight per warp
 
 /// Top-down, hub part: warp `warp` of `warps` looks at chunks of the sliced
-/// (hub) columns 32 at a time (lane l: chunk base + l, its column block's
+/// (hub) columns 32 at a time (lane l: its chunk's column block's
 /// frontier bits against mma_min_frontier, all in one round trip), then
 /// multiplies the slices of the chunks that pass, 4 in flight. A block with
 /// fewer frontier bits than its threshold (none, in particular) is skipped
@@ -491,8 +491,10 @@ __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, co
                                      long long warps, step_counts& cnt)
 {
     const int lane = lane_id();
-    for (long long base = 32 * warp; base < g.chunks; base += 32 * warps) {
-        const long long k = base + lane;
+    // Lane l of round i: chunk warp + warps (32 i + l). A block's chunks are
+    // consecutive, so they land on different warps.
+    for (long long i = 0; warp + warps * 32 * i < g.chunks; ++i) {
+        const long long k = warp + warps * (32 * i + lane);
         bool pass = false;
         if (k < g.chunks) {
             const int C = g.chunk_col[k];
@@ -502,7 +504,7 @@ __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, co
         }
         unsigned todo = __ballot_sync(full_warp, pass);
         while (todo) {
-            const long long chunk = base + __ffs(todo) - 1;
+            const long long chunk = warp + warps * (32 * i + __ffs(todo) - 1);
             todo &= todo - 1u;
             const int C = g.chunk_col[chunk];
             const unsigned f = __ldcg(st.frontier + 4 * C + (lane & 3));
@@ -578,7 +580,7 @@ __device__ inline void top_down_rest(const slices_view& g, const csr_view& c, co
 }
 
 /// Top-down, long rows: warp `warp` of `warps` takes heavy_rows chunks 32
-/// at a time (lane l: chunk base + l, its vertex's frontier bit, and for a
+/// at a time (lane l: its chunk's vertex's frontier bit, and for a
 /// sliced vertex the block test of top_down_hubs), then expands the chunks
 /// whose vertex is in the frontier, all 32 lanes on one chunk: its up to
 /// 256 entries loaded in one go (8 per lane), their visited bits next, the
@@ -588,8 +590,10 @@ __device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, c
 {
     constexpr int per_lane = heavy_chunk / 32;
     const int lane = lane_id();
-    for (long long base = 32 * warp; base < c.heavy_chunks; base += 32 * warps) {
-        const long long k = base + lane;
+    // Lane l of round i: chunk warp + warps (32 i + l). A row's chunks are
+    // consecutive, so they land on different warps.
+    for (long long i = 0; warp + warps * 32 * i < c.heavy_chunks; ++i) {
+        const long long k = warp + warps * (32 * i + lane);
         bool active = false;
         long long b = 0, e = 0;
         if (k < c.heavy_chunks) {
