@@ -20,8 +20,7 @@
 // and a lane with t = 0 holds y rows 2g and 2g+1. Only 1/8 of the MMA's
 // output is used: the tensor core trades redundant work for wide operand
 // fetch. A is read once, so its loads are streaming (ld.global.cs, evict
-// first, with a 256-byte L2 prefetch hint on the 16-byte path) and leave L2
-// to x.
+// first) and leave L2 to x.
 //
 // Large problems split each row tile's columns over `ksplit` warps of a
 // block; their partial y are added in a fixed order in shared memory
@@ -75,16 +74,6 @@ struct gemv_tile {
 
 namespace detail {
 
-/// 16-byte load of data read once: evict-first (.cs) with a 256-byte L2
-/// prefetch hint (PTX ld .L2::256B, sm_80+). On the large H100 cases it
-/// streams A 1-2% faster than __ldcs alone.
-__device__ inline double2 load_stream(const double* p)
-{
-    double2 v;
-    asm("ld.global.cs.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(v.x), "=d"(v.y) : "l"(p));
-    return v;
-}
-
 /// Loads the lane's A registers of the tile at (r0, k0); outside m x n reads zero.
 template <class Shape, layout L, bool Vec>
 __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long lda, long long r0, long long k0,
@@ -96,7 +85,7 @@ __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long 
         if constexpr (Vec && L == layout::col_major && G::col_pairs) {
             static_for<Shape::a_count / 2>([&](auto p) {
                 const coord rc = G::a_elem(lane, 2 * p);
-                const double2 v = load_stream(A + (k0 + rc.col) * lda + r0 + rc.row);
+                const double2 v = __ldcs(reinterpret_cast<const double2*>(A + (k0 + rc.col) * lda + r0 + rc.row));
                 a.x[2 * p] = v.x;
                 a.x[2 * p + 1] = v.y;
             });
@@ -104,7 +93,7 @@ __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long 
             static_for<Shape::a_count / 2>([&](auto p) {
                 const int i = (p & 1) + 4 * (p >> 1);  // pairs (0,2), (1,3), (4,6), (5,7)
                 const coord rc = G::a_elem(lane, i);
-                const double2 v = load_stream(A + (r0 + rc.row) * lda + k0 + rc.col);
+                const double2 v = __ldcs(reinterpret_cast<const double2*>(A + (r0 + rc.row) * lda + k0 + rc.col));
                 a.x[i] = v.x;
                 a.x[i + 2] = v.y;
             });
