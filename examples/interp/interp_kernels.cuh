@@ -77,14 +77,15 @@ inline constexpr std::size_t staged_smem_budget = 30 * 1024;
 
 /// tc / cc, FP16 shapes, 8-bit output: the staged path
 /// (tcore::interp::resample_staged_block), block (bx, by) = output columns
-/// 64 bx .. + 63, rows plan.block_rows by .. + block_rows - 1.
-template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords>
+/// 64 bx .. + 63, rows plan.block_rows by .. + block_rows - 1. SharedRows:
+/// plan.group_blocks > 1 (up-scaling; only with InAligned and OutWords).
+template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords, bool SharedRows = false>
 __global__ void __launch_bounds__(tcore::interp::staged_warps * 32, staged_min_blocks<Backend>)
     resample_staged_kernel(image_view in, image_out<unsigned char> out, float scale_x, float scale_y,
                            tcore::interp::staged_plan plan)
 {
     extern __shared__ __align__(16) unsigned char interp_smem[];
-    tcore::interp::resample_staged_block<Backend, Shape, F, C, InAligned, OutWords>(
+    tcore::interp::resample_staged_block<Backend, Shape, F, C, InAligned, OutWords, SharedRows>(
         in, out, scale_x, scale_y, plan, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), interp_smem);
 }
 
@@ -206,6 +207,15 @@ bool rgba_rows(const image_out<Out>& out)
         return out.channels == 4;
 }
 
+/// Layouts for which the staged path has a shared-rows kernel: aligned
+/// input rows (RGBA 16-byte, RGB 4-byte) and 4-byte aligned output rows.
+inline bool staged_word_layouts(const image_view& in, const image_out<unsigned char>& out)
+{
+    const bool out_words = aligned(out.data, 4) && out.pitch % 4 == 0;
+    if (in.channels == 4) return rgba_rows(in, 16) && rgba_rows(out);
+    return aligned(in.data, 4) && in.pitch % 4 == 0 && out_words;
+}
+
 }  // namespace detail
 
 /// Launches the staged kernel of `plan` for the image layouts at hand.
@@ -225,16 +235,21 @@ void launch_staged(const image_view& in, const image_out<unsigned char>& out, co
             TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
         kernel<<<grid, block, smem, stream>>>(in, out, sx, sy, plan);
     };
+    const bool shared_rows = plan.group_blocks > 1;
+    require(!shared_rows || detail::staged_word_layouts(in, out), "launch_staged",
+            "shared rows need aligned input rows and 4-byte output rows");
     if (in.channels == 4) {
         const bool in_aligned = detail::rgba_rows(in, 16);
-        if (in_aligned && out_rgba) go(resample_staged_kernel<Backend, Shape, F, 4, true, true>);
+        if (shared_rows) go(resample_staged_kernel<Backend, Shape, F, 4, true, true, true>);
+        else if (in_aligned && out_rgba) go(resample_staged_kernel<Backend, Shape, F, 4, true, true>);
         else if (in_aligned) go(resample_staged_kernel<Backend, Shape, F, 4, true, false>);
         else if (out_rgba) go(resample_staged_kernel<Backend, Shape, F, 4, false, true>);
         else go(resample_staged_kernel<Backend, Shape, F, 4, false, false>);
     } else {
         const bool in_aligned = detail::aligned(in.data, 4) && in.pitch % 4 == 0;
         const bool out_words = detail::aligned(out.data, 4) && out.pitch % 4 == 0;
-        if (in_aligned && out_words) go(resample_staged_kernel<Backend, Shape, F, 3, true, true>);
+        if (shared_rows) go(resample_staged_kernel<Backend, Shape, F, 3, true, true, true>);
+        else if (in_aligned && out_words) go(resample_staged_kernel<Backend, Shape, F, 3, true, true>);
         else if (in_aligned) go(resample_staged_kernel<Backend, Shape, F, 3, true, false>);
         else if (out_words) go(resample_staged_kernel<Backend, Shape, F, 3, false, true>);
         else go(resample_staged_kernel<Backend, Shape, F, 3, false, false>);
@@ -252,8 +267,10 @@ void resample_mma(const image_view& in, const image_out<Out>& out, cudaStream_t 
     using real = typename tcore::interp::tile<Shape>::real;
     detail::check_images("resample_mma", in, out);
     if constexpr (tcore::interp::tile<Shape>::is_half && std::is_same_v<Out, unsigned char>) {
-        const tcore::interp::staged_plan plan =
-            tcore::interp::plan_staged<F>(in.width, out.width, in.height, out.height, staged_smem_budget);
+        // Shared rows (up to 4 row blocks per group) where a kernel has them.
+        const int max_group = detail::staged_word_layouts(in, out) ? 4 : 1;
+        const tcore::interp::staged_plan plan = tcore::interp::plan_staged<F>(
+            in.width, out.width, in.height, out.height, staged_smem_budget, 32, 1056, max_group);
         if (plan.usable) {
             launch_staged<Backend, Shape, F>(in, out, plan, stream);
             return;

@@ -477,7 +477,7 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
     // Staged rows as the device lays them out: per 4 texels, channel-planar words.
     std::vector<unsigned> stage(plan.stage_bytes() / 4);
     for (int s = 0; s < plan.slots(); ++s) {
-        const int y = ti::staged_row<F>(s, oy0, ho, in.height, sy);
+        const int y = ti::staged_row<F>(s, oy0, ho, in.height, sy, plan.group_blocks);
         for (int gi = 0; gi < plan.row_texels / 4; ++gi) {
             unsigned rgba[4];
             for (int e = 0; e < 4; ++e) {
@@ -494,8 +494,15 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
     for (int e = 0; e < plan.chunks(); ++e)
         for (int l = 0; l < 32; ++l) {
             unsigned wb[taps];
-            ti::weight_bits<F>(std::min(oy0 + 2 * (e / chunks) + ((l >> 2) >> 2), ho - 1), sy, wb);
-            b2[static_cast<std::size_t>(e) * 32 + l] = ti::make_b2_staged<Shape, F>(l, wb, e % chunks);
+            const int oy = std::min(oy0 + 2 * (e / chunks) + ((l >> 2) >> 2), ho - 1);
+            ti::weight_bits<F>(oy, sy, wb);
+            if (plan.group_blocks > 1) {
+                const int oyg = ti::group_first_row(oy0 + 2 * (e / chunks), plan.group_blocks, ho);
+                b2[static_cast<std::size_t>(e) * 32 + l] = ti::make_b2_rows<Shape, F>(
+                    l, wb, e % chunks, ti::locate<float>(oy, sy).i0 - ti::locate<float>(oyg, sy).i0);
+            } else {
+                b2[static_cast<std::size_t>(e) * 32 + l] = ti::make_b2_staged<Shape, F>(l, wb, e % chunks);
+            }
         }
     for (int w = 0; w < ti::staged_warps; ++w) {
         const int ox0 = ti::staged_cols * bx + 16 * w;
@@ -514,7 +521,8 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
             static tcore::frag_c<Shape> d2[32];
             for (auto& f : d2) tcore::fill(f, 0.0f);
             for (int ch = 0; ch < chunks; ++ch) {
-                const int q = nb * chunks + ch;
+                // q: this row block's B2; qs: the staged chunk (the group's, shared by its row blocks).
+                const int q = nb * chunks + ch, qs = nb / plan.group_blocks * chunks + ch;
                 static tcore::frag_c<Shape> d1[2][32];
                 for (auto& blk : d1)
                     for (auto& f : blk) tcore::fill(f, 0.0f);
@@ -524,10 +532,10 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
                     for (int n1 = 0; n1 < 2; ++n1) {
                         static tcore::frag_b<Shape> b1[32];
                         for (int l = 0; l < 32; ++l) {
-                            // The device's address: slot 4q + 2 n1 + (g >> 2), word of channel g & 3
+                            // The device's address: slot 4qs + 2 n1 + (g >> 2), word of channel g & 3
                             // in the group of texels 4t .. 4t + 3 of k block kb; byte j = texel 4t + j.
                             const int g = l >> 2, t = l & 3;
-                            const std::size_t byte = static_cast<std::size_t>(4 * q + 2 * n1 + (g >> 2)) * 4 * plan.row_texels +
+                            const std::size_t byte = static_cast<std::size_t>(4 * qs + 2 * n1 + (g >> 2)) * 4 * plan.row_texels +
                                                      4 * (win.xs - xw0 + 4 * t) + 4 * (g & 3) + 64 * kb;
                             const unsigned w = stage[byte / 4];
                             for (int j = 0; j < Shape::b_count; ++j)
@@ -559,12 +567,13 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
 }
 
 template <class Shape, filter F>
-void check_staged_model(tally& t, const ex::image& in, int wo, int ho, const char* what)
+void check_staged_model(tally& t, const ex::image& in, int wo, int ho, const char* what, int max_rows = 8,
+                        int max_group = 4)
 {
     std::vector<double> ref, got(static_cast<std::size_t>(wo) * ho * in.channels, -1e9);
     ex::reference<F>(in, wo, ho, ref, 1);
     // A small budget and few blocks wanted: several row blocks per block, several blocks.
-    const ti::staged_plan plan = ti::plan_staged<F>(in.width, wo, in.height, ho, 64 * 1024, 8, 1);
+    const ti::staged_plan plan = ti::plan_staged<F>(in.width, wo, in.height, ho, 64 * 1024, max_rows, 1, max_group);
     t.check(plan.usable, "staged %s %s: no plan", ti::filter_name(F), what);
     if (!plan.usable) return;
     const int bxs = (wo + ti::staged_cols - 1) / ti::staged_cols, bys = (ho + plan.block_rows - 1) / plan.block_rows;
@@ -581,8 +590,9 @@ void check_staged_model(tally& t, const ex::image& in, int wo, int ho, const cha
                     ++checked;
                 }
     }
-    t.check(max_err <= 0.75 && checked > 0, "staged model %s %s %s: max error %g (tolerance 0.75, %lld values)",
-            Shape::name(), ti::filter_name(F), what, max_err, checked);
+    t.check(max_err <= 0.75 && checked > 0,
+            "staged model %s %s %s (%d rows per block, %d row blocks per group): max error %g (tolerance 0.75, %lld values)",
+            Shape::name(), ti::filter_name(F), what, plan.block_rows, plan.group_blocks, max_err, checked);
 }
 
 template <filter F>
@@ -598,9 +608,52 @@ void check_staged_models(tally& t)
         char what[64];
         std::snprintf(what, sizeof what, "%dx%dx%d->%dx%d", s.wi, s.hi, s.channels, s.wo, s.ho);
         check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what);
+        // Several shared-rows groups per block, and gathered rows only.
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 16, 4);
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 8, 1);
     }
     const ex::image chk = ex::checkerboard(40, 40, 4, 3);
     check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 120, 100, "checker 40->120x100");
+    // 4x and 2x up (groups of 4 and 2 row blocks), RGB and RGBA.
+    check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 160, 160, "checker 40->160", 32, 4);
+    const ex::image rgb = ex::smooth_field(48, 27, 3);
+    check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, rgb, 96, 54, "smooth 48x27x3->96x54", 32, 4);
+}
+
+/// Shared rows: for random sizes and scales, the group size shared_row_blocks
+/// picks stages, for every output row, each of its taps (the row the
+/// texture unit reads, clamped) at the slot its B2 weights it
+/// (first_slot = i0(oy) - i0(group's first row), + tap), inside the group's
+/// 2 taps slots; and up-scales by 2x or more get groups.
+template <filter F>
+void check_shared_rows(tally& t, rng& r)
+{
+    constexpr int taps = ti::taps<F>;
+    long long bad = 0, grouped = 0, cases = 0, missing = 0;
+    for (int it = 0; it < 1500; ++it) {
+        const int hi = 1 + static_cast<int>(r.uniform(0, 600)), ho = 1 + static_cast<int>(r.uniform(0, 2400));
+        const float sy = static_cast<float>(static_cast<double>(hi) / ho);
+        const int G = ti::shared_row_blocks<F>(ho, sy, 4);
+        ++cases;
+        if (sy <= 0.5f && ho >= 4 && G < 2) ++missing;
+        if (G < 2) continue;
+        ++grouped;
+        const int block_rows = 2 * G * (1 + it % 3);
+        for (int oy = 0; oy < ho; ++oy) {
+            const int oy0 = oy - oy % block_rows, oyg = ti::group_first_row(oy, G, ho);
+            const int first_slot = ti::locate<float>(oy, sy).i0 - ti::locate<float>(oyg, sy).i0;
+            const int group_base = (oyg - oy0) / (2 * G) * 2 * taps;
+            for (int j = 0; j < taps; ++j) {
+                const int want = ti::clamp_index(ti::locate<float>(oy, sy).i0 + ti::first_tap<F> + j, hi);
+                const int slot = first_slot + j;
+                bad += slot < 0 || slot >= 2 * taps ||
+                       ti::staged_row<F>(group_base + slot, oy0, ho, hi, sy, G) != want;
+            }
+        }
+    }
+    t.check(bad == 0 && missing == 0 && grouped > 0,
+            "%s shared rows: %lld taps off their slot, %lld of %lld scales grouped, %lld 2x+ up-scales without groups",
+            ti::filter_name(F), bad, grouped, cases, missing);
 }
 
 }  // namespace
@@ -622,5 +675,7 @@ int main()
     check_staged_windows<filter::bicubic>(t, r);
     check_staged_models<filter::bilinear>(t);
     check_staged_models<filter::bicubic>(t);
+    check_shared_rows<filter::bilinear>(t, r);
+    check_shared_rows<filter::bicubic>(t, r);
     return t.finish();
 }

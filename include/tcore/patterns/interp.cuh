@@ -747,6 +747,15 @@ __device__ inline void resample_block(const image_view& in, const image_out<Out>
 // plan.block_rows output rows; the host picks block_rows so the staging fits
 // a shared-memory budget (staged_plan), and falls back to resample_block
 // where even 2 rows do not (extreme down-scaling).
+//
+// Shared rows (up-scaling, plan.group_blocks = G > 1): the 2 G output rows
+// of a group (G row blocks) read image rows i0(first) + first_tap .. i0(last)
+// + first_tap + taps - 1, at most 2 taps rows when i0(last) - i0(first) <=
+// taps (checked for every group by shared_row_blocks). The group then stages
+// 2 taps contiguous rows from i0(first) + first_tap (the same slot count as
+// one gathered row block), product 1 and the reuse into A2 run once per
+// group, and each row block runs only product 2 with its own B2 (the taps of
+// its output rows at their offsets in the contiguous rows).
 
 inline constexpr int staged_warps = 4;                  ///< warps (16-column tiles) per block
 inline constexpr int staged_cols = 16 * staged_warps;   ///< output columns per block
@@ -774,12 +783,50 @@ __host__ __device__ inline int block_x0(int bx, float scale_x)
 }
 
 /// Image row held by staged row `slot` of the block whose first output row
-/// is oy0: output row oy0 + slot / taps (clamped to the output), tap slot % taps.
+/// is oy0. group_blocks 1 (gathered): output row oy0 + slot / taps (clamped
+/// to the output), tap slot % taps. group_blocks G > 1 (shared rows): group
+/// slot / (2 taps), whose first output row oyg = oy0 + 2 G group (clamped),
+/// row i0(oyg) + first_tap + slot % (2 taps). Clamped to the image.
 template <filter F>
-__host__ __device__ inline int staged_row(int slot, int oy0, int out_height, int in_height, float scale_y)
+__host__ __device__ inline int staged_row(int slot, int oy0, int out_height, int in_height, float scale_y,
+                                          int group_blocks = 1)
 {
+    if (group_blocks > 1) {
+        const int group_slots = 2 * taps<F>;
+        const int oyg0 = oy0 + 2 * group_blocks * (slot / group_slots);
+        const int oyg = oyg0 < out_height ? oyg0 : out_height - 1;
+        return clamp_index(locate<float>(oyg, scale_y).i0 + first_tap<F> + slot % group_slots, in_height);
+    }
     const int oy = oy0 + slot / taps<F> < out_height ? oy0 + slot / taps<F> : out_height - 1;
     return clamp_index(locate<float>(oy, scale_y).i0 + first_tap<F> + slot % taps<F>, in_height);
+}
+
+/// First output row of the shared-rows group holding output row oy
+/// (group_blocks row blocks, groups aligned to 2 group_blocks rows), clamped.
+__host__ __device__ inline int group_first_row(int oy, int group_blocks, int out_height)
+{
+    const int oyg = oy - oy % (2 * group_blocks);
+    return oyg < out_height ? oyg : out_height - 1;
+}
+
+/// The largest G in {max_group, .., 2} (powers of 2) such that every group of
+/// 2 G output rows (aligned to 2 G, the last one cut at out_height) has
+/// i0(last) - i0(first) <= taps, i.e. reads at most 2 taps contiguous image
+/// rows; 1 if none (down-scaling, or too little up-scaling). Evaluated with
+/// the device's FP32 positions (locate<float>, bit-identical on the host).
+template <filter F>
+inline int shared_row_blocks(int out_height, float scale_y, int max_group = 4)
+{
+    for (int G = max_group; G >= 2; G /= 2) {
+        if ((2 * G - 1) * static_cast<double>(scale_y) > taps<F> + 0.01) continue;
+        bool fits = true;
+        for (int oyg = 0; oyg < out_height && fits; oyg += 2 * G) {
+            const int last = oyg + 2 * G - 1 < out_height ? oyg + 2 * G - 1 : out_height - 1;
+            fits = locate<float>(last, scale_y).i0 - locate<float>(oyg, scale_y).i0 <= taps<F>;
+        }
+        if (fits) return G;
+    }
+    return 1;
 }
 
 /// Launch geometry and shared-memory layout of the staged path.
@@ -788,9 +835,10 @@ struct staged_plan {
     int row_texels = 0;   ///< texels per staged row (16 mod 32), window plus 16 for the last k block
     int k_blocks = 0;     ///< most product-1 k blocks a warp needs
     int taps = 0;
+    int group_blocks = 1; ///< row blocks per shared-rows group (1: gathered rows; block_rows % (2 group_blocks) == 0)
     bool usable = false;  ///< false: use resample_block
 
-    __host__ __device__ int slots() const { return block_rows * taps; }
+    __host__ __device__ int slots() const { return block_rows / group_blocks * taps; }
     __host__ __device__ int chunks() const { return block_rows / 2 * (taps / 2); }  ///< product-2 k blocks per block
     __host__ __device__ std::size_t stage_bytes() const { return static_cast<std::size_t>(slots()) * row_texels * 4; }
     __host__ __device__ std::size_t b2_bytes() const { return static_cast<std::size_t>(chunks()) * 32 * sizeof(uint2); }
@@ -802,24 +850,29 @@ struct staged_plan {
 };
 
 /// The plan for in -> out sizes: the window bound covers any 64 columns
-/// (63 scale + taps, alignment and FP32 rounding slack); block_rows is the
-/// largest even count up to max_rows that fits `budget` bytes, lowered
-/// while the grid would have fewer than `min_blocks` blocks.
+/// (63 scale + taps, alignment and FP32 rounding slack); group_blocks is
+/// shared_row_blocks (up to max_group; 1 turns shared rows off); block_rows
+/// is the largest multiple of 2 group_blocks up to max_rows that fits
+/// `budget` bytes, lowered while the grid would have fewer than `min_blocks`
+/// blocks.
 template <filter F>
 inline staged_plan plan_staged(int in_width, int out_width, int in_height, int out_height, std::size_t budget,
-                               int max_rows = 32, long long min_blocks = 1056)
+                               int max_rows = 32, long long min_blocks = 1056, int max_group = 4)
 {
     staged_plan p;
     p.taps = taps<F>;
     const float sx = static_cast<float>(static_cast<double>(in_width) / out_width);
-    (void)in_height;
+    const float sy = static_cast<float>(static_cast<double>(in_height) / out_height);
+    while (max_group > 1 && 2 * max_group > max_rows) max_group /= 2;
+    p.group_blocks = max_group > 1 ? shared_row_blocks<F>(out_height, sy, max_group) : 1;
+    const int row_step = 2 * p.group_blocks;
     // Window plus 16 texels, rounded to 16 (mod 32) texels so that the two
     // staged rows of one B1 load fall in disjoint shared-memory banks.
     const int span = static_cast<int>(std::ceil(63.0 * sx)) + taps<F> + 8;
     p.row_texels = (span + 31) / 32 * 32 + 16;
     p.k_blocks = (static_cast<int>(std::ceil(15.0 * sx)) + taps<F> + 8) / 16 + 1;
     const long long col_blocks = (out_width + staged_cols - 1) / staged_cols;
-    for (int rows = max_rows; rows >= 2; rows -= 2) {
+    for (int rows = max_rows / row_step * row_step; rows >= row_step; rows -= row_step) {
         p.block_rows = rows;
         if (p.smem_bytes() > budget) continue;
         const long long blocks = col_blocks * ((out_height + rows - 1) / rows);
@@ -913,28 +966,36 @@ __host__ __device__ inline unsigned u8_low_byte(float v)
 #endif
 }
 
-/// B2 of chunk ch of a row block for the staged rows: k row (chunk row r,
-/// channel c) is row-block slot s = 4 ch + r, i.e. tap s % taps of output
-/// row s / taps; `wbits` are the FP16 weights (bits) of the output row of
-/// the lane's B column.
+/// B2 of chunk ch of a row block whose staged rows hold the taps of the
+/// lane's output row (the row of its B column) at slots first_slot ..
+/// first_slot + taps - 1: k row (chunk row r, channel c) is slot s = 4 ch +
+/// r, weight wbits[s - first_slot] where that is a tap, else 0; `wbits` are
+/// the FP16 weights (bits) of the lane's output row.
 template <class Shape, filter F>
-__host__ __device__ inline frag_b<Shape> make_b2_staged(int lane, const unsigned (&wbits)[taps<F>], int ch)
+__host__ __device__ inline frag_b<Shape> make_b2_rows(int lane, const unsigned (&wbits)[taps<F>], int ch,
+                                                      int first_slot)
 {
     using T = tile<Shape>;
     static_assert(T::is_half, "the staged path is FP16");
     frag_b<Shape> b;
     static_for<Shape::b_count / 2>([&](auto r) {
         const typename T::b2_elem lo = T::b2(lane, 2 * r), hi = T::b2(lane, 2 * r + 1);
-        const int s = 4 * ch + lo.row;
+        const int j_of_s = 4 * ch + lo.row - first_slot;
         unsigned h = 0;
-        if (s / taps<F> == lo.out_row) {
-            static_for<taps<F>>([&](auto j) {
-                if (s % taps<F> == j) h = wbits[j];
-            });
-        }
+        static_for<taps<F>>([&](auto j) {
+            if (j_of_s == j) h = wbits[j];
+        });
         set_half_reg(b, r, lo.c == lo.out_c ? h : (hi.c == hi.out_c ? h << 16 : 0u));
     });
     return b;
+}
+
+/// B2 of chunk ch of a gathered row block: slot s = 4 ch + r is tap s % taps
+/// of output row s / taps (make_b2_rows with first_slot = out_row taps).
+template <class Shape, filter F>
+__host__ __device__ inline frag_b<Shape> make_b2_staged(int lane, const unsigned (&wbits)[taps<F>], int ch)
+{
+    return make_b2_rows<Shape, F>(lane, wbits, ch, tile<Shape>::b2(lane, 0).out_row * taps<F>);
 }
 
 /// FP16 weight bits of output index d (FP32 position and weights, rounded).
@@ -1008,7 +1069,8 @@ __device__ inline void store_pair_bytes(const image_out<unsigned char>& out, con
 /// calls it (one __syncthreads). InAligned: RGBA rows 16-byte aligned or RGB
 /// rows 4-byte aligned (load_group); OutWords: 4-byte aligned output rows
 /// (RGBA: a pixel per lane, RGB: 24 words per row block), else byte stores.
-template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords>
+/// SharedRows: plan.group_blocks > 1 (shared rows; the caller dispatches on it).
+template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords, bool SharedRows = false>
 __device__ inline void resample_staged_block(const image_view& in, const image_out<unsigned char>& out, float scale_x,
                                              float scale_y, const staged_plan& plan, int bx, int by,
                                              unsigned char* smem)
@@ -1041,7 +1103,7 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
                 at[k] = -1;
                 if (i0 + 32 * k < items) {
                     const int s = warp + staged_warps * j;
-                    const int y = staged_row<F>(s, oy0, out.height, in.height, scale_y);
+                    const int y = staged_row<F>(s, oy0, out.height, in.height, scale_y, SharedRows ? plan.group_blocks : 1);
                     v[k] = load_group<C, InAligned>(in.data + y * in.pitch, xw0 + 4 * gi, in.width);
                     at[k] = s * row_bytes + 16 * gi;
                 }
@@ -1060,7 +1122,13 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
         const int oy = min(oy0 + 2 * nb + (g >> 2), out.height - 1);
         unsigned wb[n_taps];
         weight_bits<F>(oy, scale_y, wb);
-        const frag_b<Shape> b = make_b2_staged<Shape, F>(lane, wb, ch);
+        frag_b<Shape> b;
+        if constexpr (SharedRows) {
+            const int oyg = group_first_row(oy0 + 2 * nb, plan.group_blocks, out.height);
+            b = make_b2_rows<Shape, F>(lane, wb, ch, locate<float>(oy, scale_y).i0 - locate<float>(oyg, scale_y).i0);
+        } else {
+            b = make_b2_staged<Shape, F>(lane, wb, ch);
+        }
         b2_tab[e * 32 + lane] = make_uint2(half_reg(b, 0), half_reg(b, 1));
     }
 
@@ -1091,64 +1159,96 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
                                      : out.data + static_cast<long long>(oy0 + rw.r) * out.pitch + 3ll * ox0 + 4 * rw.k;
     const long long row_block_pitch = 2 * out.pitch;
 
-    // The row blocks; OneK: every output column's taps lie in one k block
-    // (warp-uniform), so D1 needs one MMA pair and no accumulator.
-    auto row_blocks = [&](auto one_k) {
+    // Product 1 and the reuse of staged chunk q (slots 4q .. 4q + 3) into A2.
+    // OneK: every output column's taps lie in one k block (warp-uniform), so
+    // D1 needs one MMA pair and no accumulator.
+    auto chunk_a2 = [&](int q, auto one_k) {
         constexpr bool OneK = decltype(one_k)::value;
-#pragma unroll 2
-        for (int nb = 0; nb < plan.block_rows / 2; ++nb) {
-            const int oy = oy0 + 2 * nb;
-            if (oy >= out.height) break;
-            frag_c<Shape> d2;
-            fill(d2, 0.0f);
-            static_for<chunks_per_block>([&](auto ch) {
-                const int q = nb * chunks_per_block + ch;
-                frag_c<Shape> d1[2];
-                fill(d1[0], 0.0f);
-                fill(d1[1], 0.0f);
-                const unsigned char* p = b1_base + 4 * q * row_bytes;
-                auto k_block = [&](int kb, const frag_a<Shape>& a1) {
-                    static_for<2>([&](auto n1) {
-                        const unsigned w = *reinterpret_cast<const unsigned*>(p + 2 * n1 * row_bytes + 64 * kb);
-                        frag_b<Shape> b1;
-                        set_half_reg(b1, 0, planar_to_half2<false>(w));
-                        set_half_reg(b1, 1, planar_to_half2<true>(w));
-                        mma<Backend>(d1[n1], a1, b1, d1[n1]);
-                    });
-                };
-                k_block(0, a1_first);
-                if constexpr (!OneK) {
-#pragma unroll 1
-                    for (int kb = 1; kb < win.k_blocks; ++kb) {
-                        const uint4 r = a1_tab[(kb - 1) * 32 + lane];
-                        frag_a<Shape> a1;
-                        set_half_reg(a1, 0, r.x), set_half_reg(a1, 1, r.y);
-                        set_half_reg(a1, 2, r.z), set_half_reg(a1, 3, r.w);
-                        k_block(kb, a1);
-                    }
-                }
-                const frag_a<Shape> a2 = reuse_a<typename Shape::c_type>(d1[0], d1[1]);
-                const uint2 r = b2_tab[q * 32 + lane];
-                frag_b<Shape> b2;
-                set_half_reg(b2, 0, r.x), set_half_reg(b2, 1, r.y);
-                mma<Backend>(d2, a2, b2, d2);
+        frag_c<Shape> d1[2];
+        fill(d1[0], 0.0f);
+        fill(d1[1], 0.0f);
+        const unsigned char* p = b1_base + 4 * q * row_bytes;
+        auto k_block = [&](int kb, const frag_a<Shape>& a1) {
+            static_for<2>([&](auto n1) {
+                const unsigned w = *reinterpret_cast<const unsigned*>(p + 2 * n1 * row_bytes + 64 * kb);
+                frag_b<Shape> b1;
+                set_half_reg(b1, 0, planar_to_half2<false>(w));
+                set_half_reg(b1, 1, planar_to_half2<true>(w));
+                mma<Backend>(d1[n1], a1, b1, d1[n1]);
             });
-            if constexpr (OutWords && C == 4) {
-                const unsigned px = pixel_word<Shape, F == filter::bicubic>(d2, lane);
-                unsigned char* word = out_word;
-                if (px_col < out.width && oy + px_row < out.height) *reinterpret_cast<unsigned*>(word) = px;
-            } else if constexpr (OutWords && C == 3) {
-                if (full_tile) {
-                    const unsigned w = rgb_word_from(pixel_word<Shape, F == filter::bicubic>(d2, lane), rw);
-                    unsigned char* word = out_word;
-                    if (lane < 24 && oy + rw.r < out.height) *reinterpret_cast<unsigned*>(word) = w;
-                } else {
-                    store_pair_bytes<Shape>(out, d2, ox0, oy, lane);
-                }
+        };
+        k_block(0, a1_first);
+        if constexpr (!OneK) {
+#pragma unroll 1
+            for (int kb = 1; kb < win.k_blocks; ++kb) {
+                const uint4 r = a1_tab[(kb - 1) * 32 + lane];
+                frag_a<Shape> a1;
+                set_half_reg(a1, 0, r.x), set_half_reg(a1, 1, r.y);
+                set_half_reg(a1, 2, r.z), set_half_reg(a1, 3, r.w);
+                k_block(kb, a1);
+            }
+        }
+        return reuse_a<typename Shape::c_type>(d1[0], d1[1]);
+    };
+    // Product 2 of chunk q of row block nb: d2 += A2 B2(nb, ch).
+    auto product2 = [&](frag_c<Shape>& d2, const frag_a<Shape>& a2, int q) {
+        const uint2 r = b2_tab[q * 32 + lane];
+        frag_b<Shape> b2;
+        set_half_reg(b2, 0, r.x), set_half_reg(b2, 1, r.y);
+        mma<Backend>(d2, a2, b2, d2);
+    };
+    // Rounds and stores row block (rows oy, oy + 1) at out_word.
+    auto store_row_block = [&](const frag_c<Shape>& d2, int oy, unsigned char* word) {
+        if constexpr (OutWords && C == 4) {
+            const unsigned px = pixel_word<Shape, F == filter::bicubic>(d2, lane);
+            if (px_col < out.width && oy + px_row < out.height) *reinterpret_cast<unsigned*>(word) = px;
+        } else if constexpr (OutWords && C == 3) {
+            if (full_tile) {
+                const unsigned w = rgb_word_from(pixel_word<Shape, F == filter::bicubic>(d2, lane), rw);
+                if (lane < 24 && oy + rw.r < out.height) *reinterpret_cast<unsigned*>(word) = w;
             } else {
                 store_pair_bytes<Shape>(out, d2, ox0, oy, lane);
             }
-            out_word += row_block_pitch;
+        } else {
+            store_pair_bytes<Shape>(out, d2, ox0, oy, lane);
+        }
+    };
+
+    auto row_blocks = [&](auto one_k) {
+        if constexpr (SharedRows) {
+            // Groups of G row blocks: product 1 once per chunk of the group's
+            // contiguous rows, product 2 per row block.
+            const int G = plan.group_blocks;
+#pragma unroll 1
+            for (int gq = 0; gq < plan.block_rows / (2 * G); ++gq) {
+                if (oy0 + 2 * G * gq >= out.height) break;
+                frag_a<Shape> a2[chunks_per_block];
+                static_for<chunks_per_block>([&](auto ch) { a2[ch] = chunk_a2(gq * chunks_per_block + ch, one_k); });
+#pragma unroll 1
+                for (int r = 0; r < G; ++r) {
+                    const int nb = gq * G + r, oy = oy0 + 2 * nb;
+                    if (oy >= out.height) break;
+                    frag_c<Shape> d2;
+                    fill(d2, 0.0f);
+                    static_for<chunks_per_block>([&](auto ch) { product2(d2, a2[ch], nb * chunks_per_block + ch); });
+                    store_row_block(d2, oy, out_word);
+                    out_word += row_block_pitch;
+                }
+            }
+        } else {
+#pragma unroll 2
+            for (int nb = 0; nb < plan.block_rows / 2; ++nb) {
+                const int oy = oy0 + 2 * nb;
+                if (oy >= out.height) break;
+                frag_c<Shape> d2;
+                fill(d2, 0.0f);
+                static_for<chunks_per_block>([&](auto ch) {
+                    const int q = nb * chunks_per_block + ch;
+                    product2(d2, chunk_a2(q, one_k), q);
+                });
+                store_row_block(d2, oy, out_word);
+                out_word += row_block_pitch;
+            }
         }
     };
     if (win.k_blocks == 1) row_blocks(std::true_type{});
