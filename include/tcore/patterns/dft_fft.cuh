@@ -63,14 +63,7 @@ struct fft_config {
     /// table, spilled registers): measured on H100, three cost 4% there and
     /// gain 0-5% on the others.
     static constexpr int buffers = !Strided && L <= 9 ? 3 : 2;
-    /// Sizes with radix-16 and radix-8 stages (128, 1024, 2048) keep the DFT
-    /// operands in a shared-memory table (double2 [12][32]: lane l's A
-    /// fragment pairs of radix 8, then Re F16, then Im F16) and load the one
-    /// a stage needs when it starts: held in registers for the whole kernel,
-    /// the two radices' 24 doubles per lane spilled at the 128-register cap.
-    static constexpr bool both_radices = dft::sixteens(L) > 0 && dft::sixteens(L) < dft::stages(L);
-    static constexpr int operand_pairs = both_radices ? 12 * 32 : 0;
-    static constexpr std::size_t smem_bytes = sizeof(double2) * (per_cta * buffers + operand_pairs);
+    static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
 };
 
 /// Resident CTAs per SM the tc kernels are built for (register cap 65536 /
@@ -161,25 +154,10 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
         }
     };
 
-    // DFT operands, generated once: in registers where the size uses one
-    // radix, else in the shared-memory table (C::both_radices)
-    frag_a<K16> a8, f16re, f16im;
-    double2* const operand_table = smem + C::buffers * C::per_cta;
-    if constexpr (C::both_radices) {
-        if (threadIdx.x < 32) {
-            a8 = dft::a_radix8<Sign>(lane);
-            dft::a_radix16<Sign>(lane, f16re, f16im);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                operand_table[j * 32 + lane] = make_double2(a8.x[2 * j], a8.x[2 * j + 1]);
-                operand_table[(4 + j) * 32 + lane] = make_double2(f16re.x[2 * j], f16re.x[2 * j + 1]);
-                operand_table[(8 + j) * 32 + lane] = make_double2(f16im.x[2 * j], f16im.x[2 * j + 1]);
-            }
-        }  // read after the barrier below
-    } else {
-        a8 = dft::a_radix8<Sign>(lane);
-        dft::a_radix16<Sign>(lane, f16re, f16im);
-    }
+    // DFT operands, generated once
+    const frag_a<K16> a8 = dft::a_radix8<Sign>(lane);
+    frag_a<K16> f16re, f16im;
+    dft::a_radix16<Sign>(lane, f16re, f16im);
     frag_c<K16> zero;
     fill(zero, 0.0);
 
@@ -227,20 +205,6 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
             constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
             static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
             double res[G][RES];
-            if constexpr (C::both_radices) {  // this stage's operand from the table
-                const int ln = tid & 31;
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    if constexpr (R == 8) {
-                        const double2 v = operand_table[j * 32 + ln];
-                        a8.x[2 * j] = v.x, a8.x[2 * j + 1] = v.y;
-                    } else {
-                        const double2 re = operand_table[(4 + j) * 32 + ln], im = operand_table[(8 + j) * 32 + ln];
-                        f16re.x[2 * j] = re.x, f16re.x[2 * j + 1] = re.y;
-                        f16im.x[2 * j] = im.x, f16im.x[2 * j + 1] = im.y;
-                    }
-                }
-            }
 
             // -- read half: every input of the warp's groups, twiddled, into the MMA
             double2 vin[G][Q];
