@@ -58,11 +58,11 @@ struct fft_config {
     static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
-    /// for the row passes of N <= 1024; two for N >= 2048 and the column
+    /// for the row passes of N <= 512; two for N >= 1024 and the column
     /// passes, where the third buffer's 32 KiB is worth more as L1 (twiddle
-    /// table, spilled registers). On H100 three gain 0-5% on the row passes
-    /// up to N = 1024 (5% there once its spills had shrunk).
-    static constexpr int buffers = !Strided && L <= 10 ? 3 : 2;
+    /// table, spilled registers): measured on H100, three cost 4% there and
+    /// gain 0-5% on the others.
+    static constexpr int buffers = !Strided && L <= 9 ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
 };
 
