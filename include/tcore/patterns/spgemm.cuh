@@ -192,7 +192,7 @@ __host__ __device__ constexpr bool tiles_meet(unsigned a_mask, unsigned b_mask)
     return (tile_cols_used(a_mask) & tile_rows_used(b_mask)) != 0;
 }
 
-/// The global warp index and lane of the calling thread.
+/// The global index of the calling thread's warp.
 __device__ inline long long warp_index() { return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; }
 
 /// One warp per A tile (i, k): counts the B tiles (k, j) it meets.
