@@ -10,7 +10,8 @@
 // medium groups (sorted lengths, regular width a multiple of 4 and at most
 // the shortest row), padding (value 0, column -1), options, bad input.
 // mBSR SpGEMM format (tcore/sparse/mbsr.hpp): 4x4 tiles with 16-bit masks,
-// round trip, tile counts, the structural product of the masks.
+// round trip, tile counts (the boolean tile product is checked with the
+// SpGEMM model, tests/host/test_sparse_spgemm_model.cu).
 // Matrices: every generator class, the shipped matrices, and edge shapes
 // (0 x 0, empty rows, one row, one column, a dense row, rectangular,
 // non-multiples of every block size).
@@ -281,19 +282,6 @@ void mbsr_format()
         t.check(tiles_ok && bits == a.nnz(), "%s: mBSR tiles (sorted, masks = stored entries, zeros elsewhere)",
                 m.name.c_str());
     }
-    // mask_product is the boolean 4x4 product.
-    bool masks_ok = true;
-    tcore::test::rng rng(tcore::test::seed());
-    for (int i = 0; i < 2000; ++i) {
-        const auto x = static_cast<std::uint16_t>(rng.next()), y = static_cast<std::uint16_t>(rng.next());
-        unsigned want = 0;
-        for (int r = 0; r < 4; ++r)
-            for (int c = 0; c < 4; ++c)
-                for (int k = 0; k < 4; ++k)
-                    if ((x >> (4 * r + k) & 1u) && (y >> (4 * k + c) & 1u)) want |= 1u << (4 * r + c);
-        masks_ok = masks_ok && sparse::mask_product(x, y) == want;
-    }
-    t.check(masks_ok, "mask_product equals the boolean product");
     sparse::csr a = sparse::gen::random_rows(5, 9, 2, 4, 1);
     std::swap(a.col_idx[0], a.col_idx[1]);
     expect_error([&] { sparse::csr_to_mbsr(a); }, "not sorted", "csr_to_mbsr: unsorted columns");

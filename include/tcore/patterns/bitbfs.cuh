@@ -291,8 +291,9 @@ inline int hub_columns(int n, const long long* row_ptr, const int* col, double m
         long long entries = 0, slices = 0;
         for (int u = C * slice_cols; u < std::min(n, (C + 1) * slice_cols); ++u)
             for (long long p = row_ptr[u]; p < row_ptr[u + 1]; ++p) {
+                require(col[p] >= 0 && col[p] < n, "hub_columns",
+                        "neighbour " + std::to_string(col[p]) + " of vertex " + std::to_string(u) + " out of range");
                 const int R = col[p] / slice_rows;
-                require(R >= 0 && R < row_blocks, "hub_columns", "neighbour out of range");
                 ++entries;
                 if (stamp[static_cast<std::size_t>(R)] != C) stamp[static_cast<std::size_t>(R)] = C, ++slices;
             }

@@ -130,14 +130,4 @@ inline csr mbsr_to_csr(const mbsr_matrix& m)
     return a;
 }
 
-/// The boolean product of two 4x4 masks: bit (i, j) set if some k has A(i,k) and B(k,j).
-inline constexpr std::uint16_t mask_product(std::uint16_t a, std::uint16_t b)
-{
-    unsigned c = 0;
-    for (int i = 0; i < 4; ++i)
-        for (int k = 0; k < 4; ++k)
-            if (a >> (4 * i + k) & 1u) c |= ((b >> (4 * k)) & 0xFu) << (4 * i);
-    return static_cast<std::uint16_t>(c);
-}
-
 }  // namespace tcore::sparse
