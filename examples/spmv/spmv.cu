@@ -267,6 +267,7 @@ void run(tb::context& ctx)
             if (!any_tc) continue;
             tcore::sparse::dasp_options opts;
             opts.bundle = bundled ? 0 : 1;  // automatic bundle size
+            opts.resident_warps = 32 * tcore::detail::sm_count();  // for the automatic long-row threshold
             const auto t0 = std::chrono::steady_clock::now();
             const tcore::sparse::dasp_format f = tcore::sparse::build_dasp(a, opts);
             const double pack_ms = elapsed_ms(t0);
@@ -279,10 +280,10 @@ void run(tb::context& ctx)
             const double upload_ms = elapsed_ms(t1);
             char layout[320];
             std::snprintf(layout, sizeof layout,
-                          "long rows %d (%d pieces), bundles of %d: %d groups, medium groups %d (x%d per warp), "
+                          "long rows %d (from %d entries, %d pieces), bundles of %d: %d groups, medium groups %d (x%d per warp), "
                           "short tiles %d, empty %d; %.2f bytes/nnz packed, %.1f%% irregular; prep %.1f ms pack + "
                           "%.1f ms upload (excluded)",
-                          s.long_rows(), f.piece_count(), s.bundle(), s.bundle_groups(), s.medium_groups(),
+                          s.long_rows(), f.opts.long_min, f.piece_count(), s.bundle(), s.bundle_groups(), s.medium_groups(),
                           s.groups_per_warp(), s.short_tiles(), s.empty_rows(),
                           nnz > 0 ? static_cast<double>(s.device_bytes()) / nnz : 0.0,
                           nnz > 0 ? 100.0 * static_cast<double>(s.irregular_entries()) / nnz : 0.0, pack_ms, upload_ms);

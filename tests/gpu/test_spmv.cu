@@ -142,10 +142,13 @@ void test_matrix(const named& m, tcore::test::rng& rng)
         for (const int gpw : {1, 3, 0}) {
             if (gpw != 1 && (o.bundle != 1 || o.long_min < 256)) continue;
             dasp_spmv s(a, o, nullptr, gpw);
+            // Short tiles: one per warp, or 3 per warp where groups are 3 per warp.
+            s.set_work_per_warp(gpw, gpw == 3 ? 3 : 1);
             for (const variant& v : variants) {
                 const std::string what = m.name + " [" + v.name + ", long_min " + std::to_string(o.long_min) +
                                          ", piece " + std::to_string(o.long_piece) + ", groups/warp " +
-                                         std::to_string(gpw) + ", bundle " + std::to_string(s.bundle()) + "]";
+                                         std::to_string(gpw) + ", tiles/warp " + std::to_string(s.tiles_per_warp()) +
+                                         ", bundle " + std::to_string(s.bundle()) + "]";
                 try {
                     dy.poison();
                     v.run(s, dx.ptr, dy.ptr);
@@ -203,6 +206,7 @@ void bad_arguments()
     expect_error([&] { s.run(x.ptr, reinterpret_cast<double*>(reinterpret_cast<char*>(y.ptr) + 4)); }, "not aligned",
                  "misaligned y");
     expect_error([&] { dasp_spmv bad(a, {}, nullptr, -1); }, "groups_per_warp", "groups_per_warp -1");
+    expect_error([&] { s.set_work_per_warp(1, -2); }, "tiles_per_warp", "tiles_per_warp -2");
     sparse::csr unsorted = a;
     for (int r = 0; r < unsorted.rows; ++r)
         if (unsorted.row_length(r) >= 2) {

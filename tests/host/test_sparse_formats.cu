@@ -111,8 +111,13 @@ void dasp_checks(const named& m, const sparse::dasp_options& o)
         t.check(false, "%s: build_dasp: %s", name, e.what());
         return;
     }
-    t.check(identical(sparse::dasp_to_csr(f), a), "%s (long_min %d, piece %d): DASP round trip", name, o.long_min,
-            o.long_piece);
+    t.check(identical(sparse::dasp_to_csr(f), a), "%s (long_min %d, piece %d): DASP round trip", name, f.opts.long_min,
+            f.opts.long_piece);
+    t.check(f.opts.long_min >= 5 && f.opts.long_piece > 0 && f.opts.long_piece % 128 == 0 &&
+                (o.long_min == 0 || f.opts.long_min == o.long_min) &&
+                (o.long_piece == 0 || f.opts.long_piece == o.long_piece),
+            "%s: options resolved (long_min %d -> %d, piece %d -> %d)", name, o.long_min, f.opts.long_min,
+            o.long_piece, f.opts.long_piece);
 
     // Classes: every row exactly once.
     std::vector<int> seen(static_cast<std::size_t>(a.rows), 0);
@@ -121,7 +126,8 @@ void dasp_checks(const named& m, const sparse::dasp_options& o)
     for (const int r : f.med_rows)
         if (r >= 0) seen[r]++;
     for (const int r : f.long_rows)  // long, or a medium row moved there (at least half a piece)
-        seen[r]++, t.check(a.row_length(r) >= std::min(o.long_min, o.long_piece / 2), "%s: long row %d", name, r);
+        seen[r]++, t.check(a.row_length(r) >= std::min(f.opts.long_min, f.opts.long_piece / 2), "%s: long row %d", name,
+                           r);
     for (const int r : f.bun_rows)
         if (r >= 0) seen[r]++;
     // bundles: P consecutive rows with identical columns
@@ -162,7 +168,7 @@ void dasp_checks(const named& m, const sparse::dasp_options& o)
             const int r = f.med_rows[8 * gr + g];
             if (r < 0) continue;
             const int len = a.row_length(r);
-            width_ok = width_ok && len >= 5 && len < o.long_min && slots / 8 <= len &&
+            width_ok = width_ok && len >= 5 && len < f.opts.long_min && slots / 8 <= len &&
                        len - slots / 8 == f.irr_ptr[8 * gr + g + 1] - f.irr_ptr[8 * gr + g] &&
                        len - slots / 8 <= o.irregular_cap;
         }
@@ -203,8 +209,32 @@ void dasp_checks(const named& m, const sparse::dasp_options& o)
     t.check(lines_ok, "%s: short lines start with a row and are ordered by segment count", name);
 }
 
+/// The automatic long-row threshold: 256 once every resident warp has work
+/// enough, else four times the mean row length, as a power of two in [64, 256].
+void auto_long_rows()
+{
+    struct want {
+        int min_len, max_len, resident_warps, long_min;
+    };
+    for (const want w : {want{5, 13, 4224, 64}, want{15, 25, 4224, 128}, want{35, 45, 4224, 256},
+                         want{5, 13, 1, 256}, want{5, 13, 3, 64}}) {
+        const sparse::csr a = sparse::gen::random_rows(300, 400, w.min_len, w.max_len, 5);
+        const double mean = static_cast<double>(a.nnz()) / a.rows;
+        const int got = sparse::auto_long_min(a, w.resident_warps);
+        t.check(got == w.long_min, "auto_long_min (rows of %d-%d, mean %.1f, nnz %lld, %d warps) = %d, expected %d",
+                w.min_len, w.max_len, mean, a.nnz(), w.resident_warps, got, w.long_min);
+        sparse::dasp_options o;
+        o.resident_warps = w.resident_warps;
+        const sparse::dasp_format f = sparse::build_dasp(a, o);
+        t.check(f.opts.long_min == w.long_min && f.opts.long_piece == std::max(128, 2 * w.long_min),
+                "build_dasp resolves long_min %d, piece %d (expected %d, %d)", f.opts.long_min, f.opts.long_piece,
+                w.long_min, std::max(128, 2 * w.long_min));
+    }
+}
+
 void dasp_format()
 {
+    auto_long_rows();
     const std::vector<named> ms = matrices();
     for (const named& m : ms) {
         dasp_checks(m, {});
@@ -228,7 +258,8 @@ void dasp_format()
     expect_error([&] { sparse::build_dasp(bad); }, "row_ptr[rows]", "build_dasp: row_ptr");
     expect_error([&] { sparse::build_dasp(a, {4, 128}); }, "long_min", "build_dasp: long_min 4");
     expect_error([&] { sparse::build_dasp(a, {64, 100}); }, "multiple of 128", "build_dasp: piece 100");
-    expect_error([&] { sparse::build_dasp(a, {64, 0}); }, "multiple of 128", "build_dasp: piece 0");
+    expect_error([&] { sparse::build_dasp(a, {64, -128}); }, "multiple of 128", "build_dasp: piece -128");
+    expect_error([&] { sparse::build_dasp(a, {0, 0, 1, 32, 0, 0}); }, "resident_warps", "build_dasp: resident_warps 0");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 5}); }, "bundle must be", "build_dasp: bundle 5");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 1, 2}); }, "irregular_cap", "build_dasp: irregular_cap 2");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 1, 32, -1}); }, "sort_window", "build_dasp: sort_window -1");

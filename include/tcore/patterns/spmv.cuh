@@ -92,7 +92,9 @@ struct dasp_view {
     // [short_end, grid) empty rows
     int long_end = 0, bun_end = 0, med_end = 0, short_end = 0;
     int groups_per_warp = 1;
-    int med_warps = 0;  ///< warps of the medium range: ceil(group_count / groups_per_warp)
+    int med_warps = 0;    ///< warps of the medium range: ceil(group_count / groups_per_warp)
+    int tiles_per_warp = 1;
+    int short_warps = 0;  ///< warps of the short range: ceil(tile_count / tiles_per_warp)
 };
 
 namespace spmv_detail {
@@ -177,11 +179,16 @@ __device__ __forceinline__ double quad_sum(double v)
 
 /// Runs over `nblk` 32-blocks at slot `base`: MMA modes accumulate into
 /// `acc` (diagonal products), the essential mode into `ess` (lane's FMAs).
+/// `side_v` x[`side_c`] (one more entry of the lane, already loaded; column
+/// -1: none) is added to `ess` in every mode, its x gathered together with
+/// the first blocks' so that it costs no round trip of its own.
 template <class Mode, class Shape>
 __device__ __forceinline__ void accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
                                            const int* __restrict__ col, long long base, int nblk,
-                                           const double* __restrict__ x, int lane)
+                                           const double* __restrict__ x, int lane, double side_v = 0.0,
+                                           int side_c = -1)
 {
+    if (nblk <= 0 && side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
     constexpr int kb = Shape::k / 4;           // 32-blocks per MMA
     constexpr int per_iter = kb >= 4 ? kb : 4;  // blocks loaded before any is used
     for (int b0 = 0; b0 < nblk; b0 += per_iter) {
@@ -196,6 +203,7 @@ __device__ __forceinline__ void accumulate(frag_c<Shape>& acc, double& ess, cons
         }
 #pragma unroll
         for (int j = 0; j < per_iter; ++j) xv[j] = c[j] >= 0 ? __ldg(x + c[j]) : 0.0;
+        if (b0 == 0 && side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
         if constexpr (is_mma_mode_v<Mode>) {
 #pragma unroll
             for (int m = 0; m < per_iter / kb; ++m) {
@@ -253,19 +261,27 @@ __device__ void medium_group(const dasp_view& m, const double* __restrict__ x, d
                              int lane)
 {
     const int g = lane >> 2, t = lane & 3;
+    const int sr = 8 * group + g;
+    // Latency: the loads that depend on nothing go first (the group's extent,
+    // the row's irregular range and output row), and the lane's first
+    // irregular entry (of at most irregular_cap / 4; short rows leave 0 or 1)
+    // is fetched and gathered with the first regular blocks, so a group costs
+    // three dependent round trips, not six.
     const int base = m.group_ptr[group];
     const int nblk = (m.group_ptr[group + 1] - base) >> 5;
+    const int p0 = m.irr_ptr[sr] + t, p1 = m.irr_ptr[sr + 1];  // at most dasp_options::irregular_cap entries
+    const int row = m.med_rows[sr];
+    const bool has_first = p0 < p1;
+    const double first_v = has_first ? __ldcs(m.irr_val + p0) : 0.0;
+    const int first_c = has_first ? __ldcs(m.irr_col + p0) : -1;
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double s = 0.0;
-    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, base, nblk, x, lane);
-    const int sr = 8 * group + g;
-    const int p1 = m.irr_ptr[sr + 1];  // at most dasp_options::irregular_cap entries
+    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, base, nblk, x, lane, first_v, first_c);
 #pragma unroll 4
-    for (int p = m.irr_ptr[sr] + t; p < p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
+    for (int p = p0 + 4; p < p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
     s = quad_sum(s);
     if (holds_diag(lane)) {
-        const int row = m.med_rows[sr];
         if constexpr (is_mma_mode_v<Mode>) s += diag_of(acc, lane);
         if (row >= 0) y[row] = s;
     }
@@ -390,8 +406,16 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
     }
 }
 
+/// Blocks per SM the tensor-core mode is built for (at most 64 registers):
+/// the groups' load latency is hidden by warps in flight, so registers beyond
+/// these cost more than they save. 0 = no bound: the essential mode needs 40
+/// registers unbounded (a bound of 12 blocks makes ptxas spill), the
+/// emulated MMA more.
+template <class Mode>
+inline constexpr int min_blocks = std::is_same_v<Mode, tensor_core> ? 8 : 0;
+
 template <class Mode, class Shape, int P>
-__global__ void __launch_bounds__(threads) dasp_kernel(dasp_view m, const double* __restrict__ x,
+__global__ void __launch_bounds__(threads, min_blocks<Mode>) dasp_kernel(dasp_view m, const double* __restrict__ x,
                                                        double* __restrict__ y)
 {
     const int block = static_cast<int>(blockIdx.x);
@@ -411,8 +435,8 @@ __global__ void __launch_bounds__(threads) dasp_kernel(dasp_view m, const double
         for (int group = (block - m.bun_end) * warps + warp; group < m.group_count; group += m.med_warps)
             medium_group<Mode, Shape>(m, x, y, group, lane);
     } else if (block < m.short_end) {
-        const int tile = (block - m.med_end) * warps + warp;
-        if (tile < m.tile_count) short_tile<Mode, Shape>(m, x, y, tile, lane);
+        for (int tile = (block - m.med_end) * warps + warp; tile < m.tile_count; tile += m.short_warps)
+            short_tile<Mode, Shape>(m, x, y, tile, lane);
     } else {
         const int i = (block - m.short_end) * threads + static_cast<int>(threadIdx.x);
         if (i < m.empty_count) y[m.empty_rows[i]] = 0.0;
@@ -474,6 +498,15 @@ public:
     int short_tiles() const { return view_.tile_count; }
     int empty_rows() const { return view_.empty_count; }
     int groups_per_warp() const { return view_.groups_per_warp; }
+    int tiles_per_warp() const { return view_.tiles_per_warp; }
+    /// Re-plans the launch: medium groups and short tiles one warp handles
+    /// in turn (>= 1 each, or 0 for the automatic choice).
+    void set_work_per_warp(int groups_per_warp, int tiles_per_warp)
+    {
+        require(groups_per_warp >= 0 && tiles_per_warp >= 0, "tcore::dasp_spmv::set_work_per_warp",
+                "groups_per_warp and tiles_per_warp must be 0 (automatic) or positive");
+        plan_grid(groups_per_warp, tiles_per_warp);
+    }
     /// Rows per bundle of identical rows (1: no bundles) and bundle groups.
     int bundle() const { return view_.bundle; }
     int bundle_groups() const { return view_.bgroup_count; }
@@ -518,11 +551,35 @@ private:
     dasp_view view_;
     long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
     std::size_t bytes_ = 0;
+    double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
 
     long long grid_blocks() const
     {
         const long long empty_blocks = detail::ceil_div(view_.empty_count, spmv_detail::threads);
         return view_.short_end + empty_blocks;
+    }
+
+    /// The block ranges of the fused kernel for the given work per warp (0: automatic).
+    void plan_grid(int groups_per_warp, int tiles_per_warp)
+    {
+        dasp_view& v = view_;
+        if (groups_per_warp == 0) groups_per_warp = mean_group_blocks_ <= 2 ? 4 : mean_group_blocks_ <= 4 ? 2 : 1;
+        if (tiles_per_warp == 0) tiles_per_warp = 1;
+        v.groups_per_warp = groups_per_warp;
+        v.med_warps = static_cast<int>(detail::ceil_div(v.group_count, groups_per_warp));
+        v.tiles_per_warp = tiles_per_warp;
+        v.short_warps = static_cast<int>(detail::ceil_div(v.tile_count, tiles_per_warp));
+        const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
+        const long long bun_blocks = detail::ceil_div(v.bgroup_count, spmv_detail::warps);
+        const long long med_blocks = detail::ceil_div(v.med_warps, spmv_detail::warps);
+        const long long short_blocks = detail::ceil_div(v.short_warps, spmv_detail::warps);
+        const long long empty_blocks = detail::ceil_div(v.empty_count, spmv_detail::threads);
+        require(long_blocks + bun_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",
+                "the matrix needs more than 2^31 - 1 thread blocks");
+        v.long_end = static_cast<int>(long_blocks);
+        v.bun_end = static_cast<int>(long_blocks + bun_blocks);
+        v.med_end = static_cast<int>(long_blocks + bun_blocks + med_blocks);
+        v.short_end = static_cast<int>(long_blocks + bun_blocks + med_blocks + short_blocks);
     }
 
     void swap(dasp_spmv& o) noexcept
@@ -533,6 +590,7 @@ private:
         std::swap(block_slots_, o.block_slots_);
         std::swap(irregular_, o.irregular_);
         std::swap(bytes_, o.bytes_);
+        std::swap(mean_group_blocks_, o.mean_group_blocks_);
     }
 
     void upload(const sparse::dasp_format& f, cudaStream_t stream, int groups_per_warp)
@@ -616,23 +674,8 @@ private:
         v.birr_ptr = static_cast<const int*>(at(i_birr_ptr));
         v.birr_val = static_cast<const double*>(at(i_birr_val));
         v.birr_col = static_cast<const int*>(at(i_birr_col));
-        if (groups_per_warp == 0) {
-            const double blocks = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
-            groups_per_warp = blocks <= 2 ? 4 : blocks <= 4 ? 2 : 1;
-        }
-        v.groups_per_warp = groups_per_warp;
-        v.med_warps = static_cast<int>(detail::ceil_div(v.group_count, groups_per_warp));
-        const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
-        const long long bun_blocks = detail::ceil_div(v.bgroup_count, spmv_detail::warps);
-        const long long med_blocks = detail::ceil_div(v.med_warps, spmv_detail::warps);
-        const long long short_blocks = detail::ceil_div(v.tile_count, spmv_detail::warps);
-        const long long empty_blocks = detail::ceil_div(v.empty_count, spmv_detail::threads);
-        require(long_blocks + bun_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",
-                "the matrix needs more than 2^31 - 1 thread blocks");
-        v.long_end = static_cast<int>(long_blocks);
-        v.bun_end = static_cast<int>(long_blocks + bun_blocks);
-        v.med_end = static_cast<int>(long_blocks + bun_blocks + med_blocks);
-        v.short_end = static_cast<int>(long_blocks + bun_blocks + med_blocks + short_blocks);
+        mean_group_blocks_ = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
+        plan_grid(groups_per_warp, 0);
         nnz_ = f.nnz;
         block_slots_ = f.block_slots();
         irregular_ = static_cast<long long>(f.irr_val.size() + f.birr_val.size());

@@ -63,11 +63,15 @@
 namespace tcore::sparse {
 
 struct dasp_options {
-    /// Rows with at least this many entries are long (>= 5). 256 keeps a
-    /// medium group (8 rows) within four long pieces of work, so no warp of
-    /// the fused kernel runs far longer than the others.
-    int long_min = 256;
-    int long_piece = 512;   ///< slots per warp piece of a long row (a positive multiple of 128)
+    /// Rows with at least this many entries are long (>= 5), or 0: chosen
+    /// from the matrix (auto_long_min). 256 keeps a medium group (8 rows)
+    /// within four long pieces of work; on a matrix too small to give every
+    /// resident warp that much, the longest medium group would set the
+    /// kernel's time, and a lower threshold splits its rows instead.
+    int long_min = 0;
+    /// Slots per warp piece of a long row (a positive multiple of 128), or 0:
+    /// 2 long_min rounded up to a multiple of 128.
+    int long_piece = 0;
     /// Rows per bundle of identical medium rows: 1 = no bundles, 2, 3, 4 or
     /// 8; 0 = choose from the matrix (the P of {2, 3, 4, 8} that saves the
     /// most index bytes, 1 if bundles would cover under 10% of medium rows).
@@ -84,7 +88,26 @@ struct dasp_options {
     /// again. Windows keep the rows of one stretch of y, and their x lines,
     /// together.
     int sort_window = 1 << 16;
+    /// Warps the device keeps resident, for the automatic long_min: its SMs
+    /// x 32, the tensor-core kernel's occupancy (default: an H100 SXM's 132).
+    int resident_warps = 132 * 32;
 };
+
+/// The automatic long_min: 256 when the matrix gives every resident warp at
+/// least one medium group of 256-entry rows (8 x 256 entries) on average
+/// over half of them, else the power of two from 64 to 256 at or above four
+/// times the mean row length (a power-law matrix of 1e6 entries, mean 9:
+/// 64, so rows of 64-255 entries are split over warps rather than left to
+/// one warp each; uniform rows stay medium).
+inline int auto_long_min(const csr& a, int resident_warps)
+{
+    const double share = static_cast<double>(a.nnz()) / std::max(1, resident_warps);
+    if (8.0 * 256 <= 2.0 * share) return 256;
+    const double mean = a.rows > 0 ? static_cast<double>(a.nnz()) / a.rows : 0.0;
+    int long_min = 64;
+    while (long_min < 256 && long_min < 4.0 * mean) long_min *= 2;
+    return long_min;
+}
 
 /// The bundle sizes the SpMV kernels are compiled for.
 inline bool valid_bundle(int p) { return p == 1 || p == 2 || p == 3 || p == 4 || p == 8; }
@@ -162,13 +185,18 @@ inline void require_slots(long long n, const char* where)
 }  // namespace detail
 
 /// Packs a CSR matrix (sorted unique columns) into the DASP-like format.
-inline dasp_format build_dasp(const csr& a, const dasp_options& opts = {})
+inline dasp_format build_dasp(const csr& a, dasp_options opts = {})
 {
     const char* where = "tcore::sparse::build_dasp";
     validate(a, where, true);
-    require(opts.long_min >= 5, where, "long_min must be at least 5 (rows of 1 to 4 entries are short)");
-    require(opts.long_piece > 0 && opts.long_piece % 128 == 0, where,
-            "long_piece must be a positive multiple of 128, got " + std::to_string(opts.long_piece));
+    require(opts.long_min == 0 || opts.long_min >= 5, where,
+            "long_min must be 0 (automatic) or at least 5 (rows of 1 to 4 entries are short), got " +
+                std::to_string(opts.long_min));
+    require(opts.long_piece >= 0 && opts.long_piece % 128 == 0, where,
+            "long_piece must be 0 (automatic) or a positive multiple of 128, got " + std::to_string(opts.long_piece));
+    require(opts.resident_warps > 0, where, "resident_warps must be positive, got " + std::to_string(opts.resident_warps));
+    if (opts.long_min == 0) opts.long_min = auto_long_min(a, opts.resident_warps);
+    if (opts.long_piece == 0) opts.long_piece = (2 * opts.long_min + 127) / 128 * 128;
     require(opts.bundle == 0 || valid_bundle(opts.bundle), where,
             "bundle must be 0 (automatic), 1, 2, 3, 4 or 8, got " + std::to_string(opts.bundle));
     require(opts.irregular_cap >= 3, where,
