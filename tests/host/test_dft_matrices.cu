@@ -7,6 +7,10 @@
 //     through the m16n8k16 lane map (each element held once);
 //   * the twiddle table matches long double trigonometry;
 //   * swizzle is a bijection of every signal's slots;
+//   * the kernel's split indices (dft::tile_slot, dft::xor_fixed): for every
+//     index of every stage, lane part ^ fixed part (and the twiddle exponent
+//     from split i mod p) equals the direct formula, and the two parts share
+//     no bit above the low three;
 //   * a host model of fft_pass_kernel (dft_fft.cuh): the same stage loop,
 //     column mapping, swizzled shared-memory slots, twiddles, fragments and
 //     the CUDA-core MMA's code (mma_emulated) for all 32 lanes of every warp,
@@ -197,6 +201,78 @@ void check_swizzle()
             T.check(bij && groups, "swizzle L=%d s=%d is not a bijection within groups of 8", L, s);
         }
     }
+}
+
+/// Every index fft_pass_kernel forms from a lane part and a fixed part
+/// equals the direct formula (the model below uses the direct ones).
+template <bool Strided>
+void check_split_indices(int L)
+{
+    const int N = 1 << L, per_cta = L >= 12 ? 4096 : 2048, M = per_cta / N;
+    const int threads = per_cta / 8, warps = threads / 32, S = dft::stages(L);
+    const long long nx = 4096;  // a column pass's n stride (any multiple of M)
+    bool ok = true, disjoint = true;
+    auto split = [&](int lane_part, int fixed, int direct) {
+        disjoint = disjoint && (lane_part & fixed & ~7) == 0;
+        ok = ok && dft::xor_fixed(lane_part, fixed) == direct;
+    };
+    // tile load: chunk j = tid + threads u
+    for (int tid = 0; tid < threads; ++tid)
+        for (int u = 0; u < per_cta / threads; ++u) {
+            const dft::chunk c = dft::tile_chunk(tid + threads * u, N, M, Strided);
+            const dft::chunk lc = dft::tile_chunk(tid, N, M, Strided), fc = dft::tile_chunk(threads * u, N, M, Strided);
+            split(dft::tile_slot(L, lc.s, lc.n), dft::tile_slot(L, fc.s, fc.n), c.s * N + dft::swizzle(L, c.s, c.n));
+            const long long src = Strided ? c.s + c.n * nx : static_cast<long long>(c.s) * N + c.n;
+            const long long src_split = Strided ? (lc.s + lc.n * nx) + (fc.s + fc.n * nx) : tid + threads * u;
+            ok = ok && src == src_split && lc.s + fc.s == c.s;
+        }
+    for (int stage = 0; stage < S; ++stage) {
+        const int R = dft::radix(L, stage), p = dft::stride_before(L, stage), NR = N / R;
+        const bool mode_b = Strided && (stage == 0 || stage == S - 1), last = stage == S - 1;
+        const int G = (per_cta / R / 8) / warps, Q = R / 4;
+        for (int warp = 0; warp < warps; ++warp)
+            for (int lane = 0; lane < 32; ++lane) {
+                const int g = lane >> 2, t = lane & 3;
+                for (int u = 0; u < G; ++u) {
+                    const int grp = warp + warps * u;
+                    const dft::column rc = dft::column_of(8 * warp + g, NR, M, mode_b);
+                    const dft::column rf = dft::column_of(8 * warps * u, NR, M, mode_b);
+                    const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
+                    for (int qq = 0; qq < Q; ++qq) {
+                        const int q = t + 4 * qq;
+                        split(dft::tile_slot(L, rc.s, rc.i + t * NR), dft::tile_slot(L, rf.s, rf.i + 4 * qq * NR),
+                              col.s * N + dft::swizzle(L, col.s, col.i + q * NR));
+                        const int k_mod_p = (rc.i & (p - 1)) + (rf.i & (p - 1));
+                        ok = ok && q * k_mod_p * (N / (p * R)) == dft::twiddle_exp(col.i, q, R, p, N);
+                    }
+                    for (int h = 0; h < R / 8; ++h)
+                        for (int e = 0; e < 2; ++e) {
+                            if (last) {
+                                const dft::store_slot sl = dft::exchanged_slot(g, t, e, h);
+                                const dft::store_slot ls = dft::exchanged_slot(g, t, 0, 0), fs = dft::exchanged_slot(0, 0, e, h);
+                                const dft::column c = dft::column_of(8 * grp + sl.col, NR, M, mode_b);
+                                const dft::column lc = dft::column_of(8 * warp + ls.col, NR, M, mode_b);
+                                const dft::column fc = dft::column_of(8 * warps * u + fs.col, NR, M, mode_b);
+                                const long long n = dft::stockham_out(c.i, sl.r, R, p);
+                                const long long ln = dft::stockham_out(lc.i, ls.r, R, p), fn = dft::stockham_out(fc.i, fs.r, R, p);
+                                const long long off = Strided ? c.s + n * nx : c.s * N + n;
+                                const long long off_split = Strided ? (lc.s + ln * nx) + (fc.s + fn * nx) : (lc.s * N + ln) + (fc.s * N + fn);
+                                ok = ok && off == off_split && lc.s + fc.s == c.s;
+                            } else {
+                                const dft::column c = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
+                                const dft::column lc = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
+                                const dft::column fc = dft::column_of(8 * warps * u + e, NR, M, mode_b);
+                                split(dft::tile_slot(L, lc.s, dft::stockham_out(lc.i, g, R, p)),
+                                      dft::tile_slot(L, fc.s, dft::stockham_out(fc.i, 8 * h, R, p)),
+                                      c.s * N + dft::swizzle(L, c.s, dft::stockham_out(c.i, g + 8 * h, R, p)));
+                            }
+                        }
+                }
+            }
+    }
+    T.check(ok, "N=%d %s: a split index differs from the direct formula", N, Strided ? "strided" : "contiguous");
+    T.check(disjoint, "N=%d %s: lane and fixed parts share a bit above the low three", N,
+            Strided ? "strided" : "contiguous");
 }
 
 void check_reference()
@@ -491,6 +567,7 @@ int main()
     check_lane_operands();
     check_twiddles();
     check_swizzle();
+    for (int L = 6; L <= 12; ++L) check_split_indices<false>(L), check_split_indices<true>(L);
     check_reference();
     for (int L = 6; L <= 12; ++L)
         T.check(dft::stages(L) > 0 && dft::stride_before(L, dft::stages(L)) == (1 << L), "radix plan of 2^%d", L);

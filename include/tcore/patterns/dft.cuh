@@ -166,6 +166,29 @@ __host__ __device__ inline int swizzle(int L, int s, int n)
     return n ^ ((h ^ s) & 7);
 }
 
+// -- split indices: lane part ^ fixed part ----------------------------------------------
+//
+// Within a stage the kernel's indices are bit fields put side by side: an
+// MMA column is c = 8 (warp + warps u) + g (reads; 2t + e for the writes),
+// an input is q = t + 4 qq, an output r = g + 8 h, a load chunk is
+// j = thread + threads u. column_of, tile_chunk, stockham_out and
+// exchanged_slot only move bits, and tile_slot (the swizzle's XOR mask is a
+// parity and bit differences: XORs of bits) is GF(2)-linear in (s, n). So
+// every slot is slot(lane fields) ^ slot(u, qq, e, h fields): a per-lane
+// part, computed once per stage, XOR a compile-time constant (the kernels'
+// loops are unrolled). tests/host/test_dft_matrices.cu checks the split
+// against the direct formulas for every index the kernels use.
+
+/// Shared-memory slot of element n of signal s in a tile (signals of N = 2^L
+/// slots): s N + swizzle(L, s, n). GF(2)-linear in the bits of (s, n).
+__host__ __device__ inline int tile_slot(int L, int s, int n) { return (s << L) + swizzle(L, s, n); }
+
+/// x ^ c for a lane part x and a constant c with no common bit above the low
+/// three (x & c & ~7 == 0), written as (x ^ (c & 7)) + (c & ~7): the high
+/// part becomes the immediate offset of the memory instruction, and a lane
+/// needs at most 8 distinct XORs per stage.
+__host__ __device__ constexpr int xor_fixed(int x, int c) { return (x ^ (c & 7)) + (c & ~7); }
+
 // -- A operands ----------------------------------------------------------------------
 
 /// Lane's A fragment (m16n8k16) of the 8-point DFT's real form.

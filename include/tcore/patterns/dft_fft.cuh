@@ -58,11 +58,11 @@ struct fft_config {
     static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
-    /// for the row passes of N <= 512; two for N >= 1024 and the column
+    /// for the row passes of N <= 1024; two for N >= 2048 and the column
     /// passes, where the third buffer's 32 KiB is worth more as L1 (twiddle
-    /// table, spilled registers): measured on H100, three cost 4% there and
-    /// gain 0-5% on the others.
-    static constexpr int buffers = !Strided && L <= 9 ? 3 : 2;
+    /// table): measured on H100, three gain 0-5% on the row passes (N = 1024:
+    /// 5%) and cost 0-1% on the column passes.
+    static constexpr int buffers = !Strided && L <= 10 ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
 };
 
@@ -87,8 +87,9 @@ struct fft_schedule {
 
 /// Where the signals of a pass live: signal gs starts at
 /// (gs / row) * batch_stride + (gs % row) * sig_stride, element n at
-/// + n * n_stride. Row passes have n_stride = 1, column passes
-/// sig_stride = 1 (the kernels take these as constants).
+/// + n * n_stride. Row passes have n_stride = 1 and sig_stride = N (signals
+/// back to back), column passes sig_stride = 1 (the kernels take these as
+/// constants).
 struct fft_pass_args {
     const double2* in;
     double2* out;
@@ -122,7 +123,7 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
 
     const int lane = threadIdx.x & 31;
     const long long tiles = (a.signals + M - 1) / M;
-    const long long sig_stride = Strided ? 1 : a.sig_stride, n_stride = Strided ? a.n_stride : 1;
+    const long long n_stride = Strided ? a.n_stride : 1;
 
     // thread 0 takes the next tile for buffer `slot`. A tile is M consecutive
     // signals (a row of the image never splits: the launcher checks that M
@@ -142,15 +143,22 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
         held_base[slot] = quo * a.batch_stride + rem * a.sig_stride;
         held_valid[slot] = left < M ? static_cast<int>(left) : M;
     };
-    auto load_tile = [&](int slot, double2* dst) {
+    // chunk j = tid + threads u of the tile: lane part (tid) and fixed part
+    // (u) of its slot and source offset (s N + n = j for contiguous signals,
+    // s + n nx for strided ones), see dft::tile_slot
+    auto load_tile = [&](int slot, double2* dst, int tid) {
         const long long base = held_base[slot];
         const int valid = held_valid[slot];
+        const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
+        const int dst_lane = dft::tile_slot(L, lane_c.s, lane_c.n);
+        const long long src_lane = base + (Strided ? lane_c.s + static_cast<long long>(lane_c.n) * n_stride : tid);
 #pragma unroll
         for (int u = 0; u < C::per_cta / C::threads; ++u) {
-            const dft::chunk c = dft::tile_chunk(threadIdx.x + C::threads * u, N, M, Strided);
-            const bool ok = c.s < valid;  // signals past the end are zero-filled
-            const double2* src = ok ? a.in + base + c.s * sig_stride + static_cast<long long>(c.n) * n_stride : a.in;
-            cp_async<16>(dst + c.s * N + dft::swizzle(L, c.s, c.n), src, ok ? 16 : 0);
+            const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
+            const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
+            const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
+            const double2* src = ok ? a.in + src_lane + src_fix : a.in;
+            cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, fix.s, fix.n)), src, ok ? 16 : 0);
         }
     };
 
@@ -168,7 +176,7 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
     __syncthreads();
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-        if (held[d] < tiles) load_tile(d, smem + d * C::per_cta);
+        if (held[d] < tiles) load_tile(d, smem + d * C::per_cta, static_cast<int>(threadIdx.x));
         cp_async_commit();
     }
 #pragma unroll 1
@@ -180,14 +188,15 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
         __syncthreads();
         const long long tile = held[k % C::buffers];
         if (tile >= tiles) break;  // counters only grow: no later tile either
-        if (held[(k + D) % C::buffers] < tiles) load_tile((k + D) % C::buffers, smem + ((k + D) % C::buffers) * C::per_cta);
-        cp_async_commit();
-
-        // the thread's shared-memory offsets, recomputed per tile from an
-        // opaque copy of its index: hoisted out of the loop they would hold
-        // some 50 registers for the whole kernel and cost occupancy
+        // the thread's offsets, recomputed per tile from an opaque copy of its
+        // index: hoisted out of the loop they would hold some 50 registers
+        // for the whole kernel and cost occupancy. Per stage only the lane
+        // parts are computed; the fixed parts are immediates (dft::tile_slot)
         int tid = static_cast<int>(threadIdx.x);
         asm volatile("" : "+r"(tid));
+        if (held[(k + D) % C::buffers] < tiles)
+            load_tile((k + D) % C::buffers, smem + ((k + D) % C::buffers) * C::per_cta, tid);
+        cp_async_commit();
         const int warp = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
         double2* const buf = smem + (k % C::buffers) * C::per_cta;
         const long long base0 = held_base[k % C::buffers];
@@ -206,23 +215,30 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
             static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
             double res[G][RES];
 
-            // -- read half: every input of the warp's groups, twiddled, into the MMA
+            // -- read half: every input of the warp's groups, twiddled, into the MMA.
+            // Input q = t + 4 qq of column 8 (warp + warps u) + g: lane part
+            // (column 8 warp + g, input t) ^ fixed part (column 8 warps u, input 4 qq)
+            const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
+            const int rd_lane = dft::tile_slot(L, rd_col.s, rd_col.i + t * NR);
             double2 vin[G][Q];
 #pragma unroll
             for (int u = 0; u < G; ++u) {
-                const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
+                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
 #pragma unroll
-                for (int qq = 0; qq < Q; ++qq) vin[u][qq] = buf[col.s * N + dft::swizzle(L, col.s, col.i + (t + 4 * qq) * NR)];
+                for (int qq = 0; qq < Q; ++qq)
+                    vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, fix.s, fix.i + 4 * qq * NR))];
             }
 #pragma unroll
             for (int u = 0; u < G; ++u) {
-                const dft::column col = dft::column_of(8 * (warp + C::warps * u) + g, NR, M, mode_b);
+                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
                 double2 v[Q];
 #pragma unroll
                 for (int qq = 0; qq < Q; ++qq) {
                     v[qq] = vin[u][qq];
                     if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
-                        double2 w = __ldg(a.twiddle + dft::twiddle_exp(col.i, t + 4 * qq, R, p, N));
+                        // dft::twiddle_exp(i, q, R, p, N) with i mod p = lane part + fixed part
+                        const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
+                        double2 w = __ldg(a.twiddle + (t + 4 * qq) * k_mod_p * (N / (p * R)));
                         if constexpr (Sign > 0) w.y = -w.y;
                         v[qq] = cmul(v[qq], w);
                     }
@@ -249,10 +265,26 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
             }
             __syncthreads();  // every read of this stage is done: write in place
 
-            // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1
+            // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1.
+            // Output r = g + 8h of column 8 (warp + warps u) + 2t + e: lane part
+            // (column 8 warp + 2t, output g) ^ fixed part (column 8 warps u + e,
+            // output 8h); in the last stage, after the exchange, lane part
+            // dft::exchanged_slot(g, t, 0, 0) ^ fixed part exchanged_slot(0, 0, e, h)
+            [[maybe_unused]] int wr_lane = 0;
+            [[maybe_unused]] long long st_lane = 0;
+            [[maybe_unused]] int st_s = 0;
+            if constexpr (last) {
+                const dft::store_slot sl = dft::exchanged_slot(g, t, 0, 0);
+                const dft::column col = dft::column_of(8 * warp + sl.col, NR, M, mode_b);
+                const int n = dft::stockham_out(col.i, sl.r, R, p);
+                st_s = col.s;
+                st_lane = base0 + (Strided ? col.s + static_cast<long long>(n) * n_stride : col.s * N + n);
+            } else {
+                const dft::column col = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
+                wr_lane = dft::tile_slot(L, col.s, dft::stockham_out(col.i, g, R, p));
+            }
 #pragma unroll
             for (int u = 0; u < G; ++u) {
-                const int grp = warp + C::warps * u;
 #pragma unroll
                 for (int h = 0; h < RES / 4; ++h) {
                     double2 val[2];
@@ -270,18 +302,18 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
                         const double2 out[2] = {odd ? recv : val[0], odd ? val[1] : recv};
 #pragma unroll
                         for (int e = 0; e < 2; ++e) {
-                            const dft::store_slot sl = dft::exchanged_slot(g, t, e, h);
-                            const dft::column col = dft::column_of(8 * grp + sl.col, NR, M, mode_b);
-                            const int n = dft::stockham_out(col.i, sl.r, R, p);
-                            if (col.s < valid)
-                                a.out[base0 + col.s * sig_stride + static_cast<long long>(n) * n_stride] = out[e];
+                            const dft::store_slot sl = dft::exchanged_slot(0, 0, e, h);
+                            const dft::column fix = dft::column_of(8 * C::warps * u + sl.col, NR, M, mode_b);
+                            const int n = dft::stockham_out(fix.i, sl.r, R, p);
+                            if (st_s + fix.s < valid)
+                                a.out[st_lane + (Strided ? fix.s + static_cast<long long>(n) * n_stride : fix.s * N + n)] = out[e];
                         }
                     } else {
 #pragma unroll
                         for (int e = 0; e < 2; ++e) {
-                            const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
-                            const int n = dft::stockham_out(col.i, g + 8 * h, R, p);
-                            buf[col.s * N + dft::swizzle(L, col.s, n)] = val[e];
+                            const dft::column fix = dft::column_of(8 * C::warps * u + e, NR, M, mode_b);
+                            const int slot = dft::tile_slot(L, fix.s, dft::stockham_out(fix.i, 8 * h, R, p));
+                            buf[dft::xor_fixed(wr_lane, slot)] = val[e];
                         }
                     }
                 }
