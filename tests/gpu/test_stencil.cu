@@ -116,10 +116,12 @@ void run_grids(std::uint64_t salt)
     if constexpr (S::dims == 2) {
         grids.push_back({37, 29, 1});
         grids.push_back({5, 3, 1});
+        grids.push_back({600, 41, 1});  // several row segments of the t = 1 streaming kernel, a tail
         if (!quick) grids.push_back({150, 97, 1});
     } else {
         grids.push_back({19, 21, 13});
         grids.push_back({3, 4, 2});
+        grids.push_back({131, 67, 13});  // 3 x 3 tiles with tails, several z chunks
         if (!quick) grids.push_back({45, 37, 70});
     }
     for (const stencil_grid& g : grids) {

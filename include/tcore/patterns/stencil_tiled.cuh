@@ -25,6 +25,14 @@
 // both ends) where that shortens the run: choose_zchunk weighs the waves of
 // work items against the planes each item streams.
 //
+// t = 1, cce, 3D: a streaming kernel instead (stencil_stream_kernel below):
+// one plane buffer per z step, the 2r+1 output planes each input plane
+// feeds accumulated in registers, five planes in flight per block.
+//
+// MMA methods, 2D: the final step's 16x8 fragments are staged in shared
+// memory and written out as whole tile rows (the fragments' scattered 16-
+// byte row pieces had held tc and cc to ~46% of the copy bandwidth at t = 1).
+//
 // Work inside a step: `tc`/`cc` cover the step's region with 16x8 blocks
 // (the last block in a row or column shifted back to end at the region's
 // edge and writing only what the previous block did not), one warp per
@@ -250,7 +258,10 @@ __device__ inline void load_region(double* buf, const double* src_plane, const d
 /// region, from source planes src[dz - dz_lo] (same geometry) to `dst`.
 /// Final step: dst.global is the output plane's origin (array element
 /// (0, 0) of that plane); the interior point (x, y) goes to x+h, y+h.
-template <class S, class Method, int T, int Step, boundary BC, class G, int Threads, int NP>
+/// Staged: the final step writes its region into dst.smem instead (the
+/// MMA fragments' scattered 16x8 rows are written out by the caller as
+/// whole tile rows).
+template <class S, class Method, int T, int Step, boundary BC, class G, int Threads, bool Staged, int NP>
 __device__ inline void tile_step(const double* const (&src)[NP], step_target dst, const tile_frame& f,
                                  const stencil_args<S>& a, const stencil_lane<S>* lane_plan)
 {
@@ -264,7 +275,9 @@ __device__ inline void tile_step(const double* const (&src)[NP], step_target dst
 
     // Writes the value v of buffer position (br, bc).
     auto emit = [&](int br, int bc, double v) {
-        if constexpr (final_step) {
+        if constexpr (final_step && Staged) {
+            dst.smem[br * P + bc] = v;  // the kernel writes the staged tile out in rows
+        } else if constexpr (final_step) {
             const bool in = f.all_final || (bc >= f.ix_lo && bc < f.ix_hi && br >= f.iy_lo && br < f.iy_hi);
             if (in) dst.global[f.gbase + static_cast<long long>(br) * a.ex + bc] = v;
         } else if constexpr (BC == boundary::periodic) {
@@ -349,7 +362,7 @@ __host__ __device__ constexpr double mma_overhead(int tx, int ty, int T, int R)
     return static_cast<double>(blocks) * 128.0 / (static_cast<double>(tx) * ty * T);
 }
 
-template <class S, int T>
+template <class S, int T, class Method = tensor_core>
 struct config2d {
     static constexpr int R = S::radius;
     // 64x64 (32x32 for large halos), or 64 - 2(t-1)r where that wastes less MMA work
@@ -359,7 +372,10 @@ struct config2d {
         aligned >= 32 && mma_overhead(aligned, aligned, T, R) < mma_overhead(big, big, T, R) ? aligned : big;
     using geometry = tile_geometry<S, T, tile, tile>;
     static constexpr int threads = 256;
-    static constexpr int buffers = T >= 2 ? 3 : 2;
+    /// The MMA methods stage the final step's tile for row-wise stores: in
+    /// the buffer step T does not read (t >= 2), or in a third buffer (t = 1).
+    static constexpr bool staged = !std::is_same_v<Method, stencil_cce>;
+    static constexpr int buffers = T >= 2 || staged ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double) * (buffers * geometry::plane + S::weight_count);
     static_assert(smem_bytes <= 227 * 1024, "2D tile does not fit in shared memory: lower T");
     /// Blocks per SM the registers are budgeted for: 2 where shared memory
@@ -444,10 +460,10 @@ __host__ __device__ constexpr int min_blocks()
 }
 
 template <class S, class Method, int T, boundary BC>
-__global__ void __launch_bounds__(config2d<S, T>::threads, (min_blocks<S, Method, config2d<S, T>>()))
+__global__ void __launch_bounds__(config2d<S, T, Method>::threads, (min_blocks<S, Method, config2d<S, T, Method>>()))
     stencil2d_kernel(const stencil_args<S> a)
 {
-    using C = config2d<S, T>;
+    using C = config2d<S, T, Method>;
     using G = typename C::geometry;
     constexpr int Threads = C::threads;
     extern __shared__ __align__(16) double smem[];
@@ -480,11 +496,22 @@ __global__ void __launch_bounds__(config2d<S, T>::threads, (min_blocks<S, Method
             // odd steps read the tile's input buffer, even steps the work buffer
             const double* const src[1] = {step % 2 == 1 ? cur : work};
             step_target dst{nullptr, nullptr};
-            if constexpr (step == T) dst.global = a.out;
+            if constexpr (step == T && !C::staged) dst.global = a.out;
             else dst.smem = step % 2 == 1 ? work : cur;
-            tile_step<S, Method, T, step, BC, G, Threads>(src, dst, f, a, &ln);
+            tile_step<S, Method, T, step, BC, G, Threads, C::staged>(src, dst, f, a, &ln);
             __syncthreads();
         });
+        if constexpr (C::staged) {
+            // the final step's tile, staged in the buffer it did not read: whole rows out
+            const double* const staged = T % 2 == 1 ? work : cur;
+            for (int i = threadIdx.x; i < G::tile_x * G::tile_y; i += Threads) {
+                const int br = G::halo + i / G::tile_x, bc = G::halo + i % G::tile_x;
+                if (f.all_final || (bc >= f.ix_lo && bc < f.ix_hi && br >= f.iy_lo && br < f.iy_hi))
+                    a.out[f.gbase + static_cast<long long>(br) * a.ex + bc] = staged[br * G::pitch + bc];
+            }
+            // even t staged in `cur`, which the next iteration's prefetch overwrites
+            if constexpr (T % 2 == 0) __syncthreads();
+        }
     }
     cp_async_wait<0>();
 }
@@ -551,10 +578,188 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
                     // position by position: their frame has no interior.
                     const bool z_interior = BC == boundary::periodic || (z >= 0 && z < a.nz);
                     const tile_frame f = z_interior ? f_in : f_halo;
-                    tile_step<S, Method, T, stage, BC, G, Threads>(src, dst, f, a, &ln);
+                    tile_step<S, Method, T, stage, BC, G, Threads, false>(src, dst, f, a, &ln);
                 }
                 if (stage < T) __syncthreads();
             });
+        }
+    }
+    cp_async_wait<0>();
+}
+
+// -- t = 1, cce: the streaming kernel ----------------------------------------------
+
+/// The t = 1 CUDA-core kernel sweeps the grid along its last axis (y in 2D,
+/// z in 3D). A block owns sx x sy outputs of each cross-section ("plane":
+/// a row segment in 2D, sy = 1; an XY tile in 3D), streams the planes with
+/// their halo through a ring of `ring` shared buffers (ring - 1 planes in
+/// flight, one barrier per plane), and each thread keeps, for its column x
+/// and strip of V rows, the partial sums of the 2r+1 output planes that the
+/// newest input plane feeds (a register queue along the stream axis), so
+/// every plane is read from shared memory once and the plane buffers need
+/// no stream-axis halo. Chosen over the tiled 3D kernel at t = 1 because
+/// it keeps more planes in flight per SM in the same shared memory.
+template <class S, int SX, int SY, int V, int Ring, int MinBlocks>
+struct stream_config {
+    static constexpr int R = S::radius;
+    static constexpr int dims = S::dims;
+    static constexpr int sx = SX, sy = SY, strip = V, ring = Ring, min_blocks = MinBlocks;
+    static constexpr int hy = dims == 3 ? R : 0;  ///< plane halo in y (2D planes are rows)
+    static constexpr int bw = SX + 2 * R, bh = SY + 2 * hy;
+    static constexpr int pitch = tile_pitch(bw);
+    static constexpr int plane = bh * pitch;
+    static constexpr int threads = SX * (SY / V);
+    static constexpr std::size_t smem_bytes = sizeof(double) * Ring * plane;
+    static_assert(dims == 3 || (SY == 1 && V == 1), "2D planes are single rows");
+    static_assert(SY % V == 0 && threads % 32 == 0 && threads <= 1024, "strips tile the plane");
+    static_assert(Ring >= 2, "at least one plane in flight");
+};
+
+/// Default streaming configuration (3D): 64x32 tiles, strips of 8 rows,
+/// 6 buffers (5 planes in flight, 2 blocks of 111 KB per SM, no spills).
+/// Measured on an H100 at 512^3 (GStencil/s, star3d1r / box3d1r): 138 / 139,
+/// against 115 / 117 with 4 buffers and 3 blocks per SM and 118 / 118 for
+/// the tiled kernel. 2D rows (sx = 512, 8 buffers) reached 142-144 on the
+/// radius-1 shapes at 10240^2, below the tiled kernel's 150, so
+/// stencil_apply streams only in 3D (the 2D path passed the GPU test too).
+template <class S>
+using stream_default = stream_config<S, 64, 32, 8, 6, 2>;
+
+/// Is (ds, dr, dx) a point of S, ds along the stream axis, dr along the
+/// plane's y (3D; always 0 in 2D)? And its weight index.
+template <class S>
+__host__ __device__ constexpr bool stream_contains(int ds, int dr, int dx)
+{
+    return S::dims == 3 ? S::contains(ds, dr, dx) : dr == 0 && S::contains(0, ds, dx);
+}
+template <class S>
+__host__ __device__ constexpr int stream_weight(int ds, int dr, int dx)
+{
+    return S::dims == 3 ? S::weight_index(ds, dr, dx) : S::weight_index(0, ds, dx);
+}
+/// Does input row dr (relative to a strip of V outputs) at column offset dx feed any output?
+template <class S, int V>
+__host__ __device__ constexpr bool stream_needed(int dr, int dx)
+{
+    for (int ds = -S::radius; ds <= S::radius; ++ds)
+        for (int v = 0; v < V; ++v)
+            if (stream_contains<S>(ds, dr - v, dx)) return true;
+    return false;
+}
+
+template <class S, boundary BC, class C>
+__global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kernel(const stencil_args<S> a)
+{
+    constexpr int R = S::radius, V = C::strip, Q = 2 * R + 1, Ring = C::ring, P = C::pitch;
+    constexpr int h = stencil_halo(BC, R);
+    extern __shared__ __align__(16) double smem[];
+    const int tx = threadIdx.x % C::sx, ty0 = (threadIdx.x / C::sx) * V;
+    const long long ns = C::dims == 3 ? a.nz : a.ny;                   // stream axis length
+    const long long sstride = C::dims == 3 ? a.ex * a.ey : a.ex;        // array stride of one plane
+    const long long cross_n = C::dims == 3 ? a.ny : 1;                 // plane rows in the grid
+
+    for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
+        const long long tile = item / a.zchunks, chunk = item % a.zchunks;
+        const long long x0 = (tile % a.tiles_x) * C::sx, y0 = (tile / a.tiles_x) * C::sy;
+        const long long za = chunk * a.zchunk;
+        const long long zb = za + a.zchunk < ns ? za + a.zchunk : ns;
+        const long long q_begin = za - R, q_end = zb + R;
+
+        // Per-thread load pattern of a plane. 2D (one row): element i = threadIdx.x
+        // + k * threads, its array offset in the row (-1: outside the array).
+        // 3D: warp w loads rows w, w + warps, ...; lane l columns l + 32c.
+        constexpr int loads = C::dims == 2 ? (C::bw + C::threads - 1) / C::threads : (C::bw + 31) / 32;
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        int xoff[loads];
+#pragma unroll
+        for (int k = 0; k < loads; ++k) {
+            const int bx = C::dims == 2 ? threadIdx.x + k * C::threads : lane + 32 * k;
+            const long long x = x0 - R + bx;
+            xoff[k] = -1;
+            if (bx < C::bw) {
+                if constexpr (BC == boundary::periodic) xoff[k] = static_cast<int>(wrap(x, a.nx));
+                else if (x >= -R && x < a.nx + R) xoff[k] = static_cast<int>(x + R);
+            }
+        }
+        auto load_plane = [&](long long p) {
+            if (p < q_end) {
+                double* buf = smem + static_cast<int>((p - q_begin) % Ring) * C::plane;
+                const long long ps = BC == boundary::periodic ? wrap(p, ns) : p + R;
+                const double* src = a.in + ps * sstride;
+                if constexpr (C::dims == 2) {
+#pragma unroll
+                    for (int k = 0; k < loads; ++k) {
+                        const int bx = threadIdx.x + k * C::threads;
+                        if (bx < C::bw) cp_async<8>(buf + bx, xoff[k] >= 0 ? src + xoff[k] : a.in, xoff[k] >= 0 ? 8 : 0);
+                    }
+                } else {
+                    for (int by = warp; by < C::bh; by += C::threads / 32) {
+                        const long long y = y0 - R + by;
+                        long long row = -1;
+                        if constexpr (BC == boundary::periodic) row = wrap(y, cross_n) * a.ex;
+                        else if (y >= -R && y < a.ny + R) row = (y + R) * a.ex;
+#pragma unroll
+                        for (int k = 0; k < loads; ++k) {
+                            const int bx = lane + 32 * k;
+                            const bool ok = row >= 0 && xoff[k] >= 0;
+                            if (bx < C::bw) cp_async<8>(buf + by * P + bx, ok ? src + row + xoff[k] : a.in, ok ? 8 : 0);
+                        }
+                    }
+                }
+            }
+            cp_async_commit();  // one group per plane, empty or not
+        };
+
+        double q[Q][V];
+#pragma unroll
+        for (int k = 0; k < Q; ++k)
+#pragma unroll
+            for (int v = 0; v < V; ++v) q[k][v] = 0.0;
+
+        const long long xo = x0 + tx;
+        const bool x_in = xo < a.nx;
+        __syncthreads();  // the previous item is done with every buffer
+        for (int j = 0; j < Ring - 1; ++j) load_plane(q_begin + j);
+        for (long long p = q_begin; p < q_end; ++p) {
+            cp_async_wait<Ring - 2>();
+            __syncthreads();            // plane p landed; everyone is done with plane p-1
+            load_plane(p + Ring - 1);   // into plane p-1's buffer
+            const double* base =
+                smem + static_cast<int>((p - q_begin) % Ring) * C::plane + (ty0 + C::hy) * P + tx + R;
+            static_for<V + 2 * C::hy>([&](auto r_) {
+                constexpr int dr = decltype(r_)::value - C::hy;
+                static_for<2 * R + 1>([&](auto x_) {
+                    constexpr int dx = decltype(x_)::value - R;
+                    if constexpr (stream_needed<S, V>(dr, dx)) {
+                        const double val = base[dr * P + dx];
+                        static_for<Q>([&](auto k_) {
+                            constexpr int k = decltype(k_)::value;
+                            constexpr int ds = R - k;  // plane p is output plane p - R + k's offset ds
+                            static_for<V>([&](auto v_) {
+                                constexpr int v = decltype(v_)::value;
+                                if constexpr (stream_contains<S>(ds, dr - v, dx))
+                                    q[k][v] = fma(a.w.w[stream_weight<S>(ds, dr - v, dx)], val, q[k][v]);
+                            });
+                        });
+                    }
+                });
+            });
+            const long long z = p - R;  // q[0] is complete
+            if (z >= za && x_in) {
+                double* dst = a.out + (z + h) * sstride + xo + h;
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    const long long y = y0 + ty0 + v;
+                    if (C::dims == 2) dst[0] = q[0][v];
+                    else if (y < a.ny) dst[(y + h) * a.ex] = q[0][v];
+                }
+            }
+#pragma unroll
+            for (int k = 0; k + 1 < Q; ++k)
+#pragma unroll
+                for (int v = 0; v < V; ++v) q[k][v] = q[k + 1][v];
+#pragma unroll
+            for (int v = 0; v < V; ++v) q[Q - 1][v] = 0.0;
         }
     }
     cp_async_wait<0>();
@@ -601,13 +806,94 @@ inline long long choose_zchunk(long long nz, long long tiles, long long resident
     return best;
 }
 
+
+/// Launches the tiled kernel (arguments already checked by stencil_apply).
+template <class S, class Method, int T, boundary BC>
+void launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                  cudaStream_t stream)
+{
+    const stencil_extent e = stencil_array_extent<S>(grid, BC);
+    stencil_args<S> a{};
+    a.in = in;
+    a.out = out;
+    a.nx = grid.nx;
+    a.ny = grid.ny;
+    a.nz = S::dims == 3 ? grid.nz : 1;
+    a.ex = e.ex;
+    a.ey = e.ey;
+    a.w = w;
+    const int sms = detail::sm_count();
+    if constexpr (S::dims == 2) {
+        using C = config2d<S, T, Method>;
+        using G = typename C::geometry;
+        auto kernel = stencil2d_kernel<S, Method, T, BC>;
+        const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC>>(
+            kernel, C::smem_bytes, C::threads);
+        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
+        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
+        a.zchunk = 1;
+        a.zchunks = 1;
+        a.items = a.tiles_x * a.tiles_y;
+        const long long blocks = std::min<long long>(a.items, static_cast<long long>(sms) * per_sm);
+        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+    } else {
+        using C = config3d<S, T>;
+        using G = typename C::geometry;
+        auto kernel = stencil3d_kernel<S, Method, T, BC>;
+        const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC>>(
+            kernel, C::smem_bytes, C::threads);
+        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
+        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
+        const long long tiles = a.tiles_x * a.tiles_y;
+        const long long resident = static_cast<long long>(sms) * per_sm;
+        a.zchunk = choose_zchunk(a.nz, tiles, resident, T * S::radius);
+        a.zchunks = detail::ceil_div(a.nz, a.zchunk);
+        a.items = tiles * a.zchunks;
+        const long long blocks = std::min<long long>(a.items, resident);
+        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+    }
+}
+
+template <class S, boundary BC, class C>
+struct stream_tag {};
+
+/// Launches the t = 1 streaming kernel with configuration C (arguments checked).
+template <class S, boundary BC, class C>
+void launch_stream(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                   cudaStream_t stream)
+{
+    const stencil_extent e = stencil_array_extent<S>(grid, BC);
+    stencil_args<S> a{};
+    a.in = in;
+    a.out = out;
+    a.nx = grid.nx;
+    a.ny = grid.ny;
+    a.nz = S::dims == 3 ? grid.nz : 1;
+    a.ex = e.ex;
+    a.ey = e.ey;
+    a.w = w;
+    auto kernel = stencil_stream_kernel<S, BC, C>;
+    const int per_sm = prepare_kernel<stream_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
+    a.tiles_x = detail::ceil_div(grid.nx, C::sx);
+    a.tiles_y = S::dims == 3 ? detail::ceil_div(grid.ny, C::sy) : 1;
+    const long long tiles = a.tiles_x * a.tiles_y;
+    const long long ns = S::dims == 3 ? grid.nz : grid.ny;
+    const long long resident = static_cast<long long>(detail::sm_count()) * per_sm;
+    a.zchunk = choose_zchunk(ns, tiles, resident, S::radius);
+    a.zchunks = detail::ceil_div(ns, a.zchunk);
+    a.items = tiles * a.zchunks;
+    const long long blocks = std::min<long long>(a.items, resident);
+    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+}
 }  // namespace stencil_detail
 
-/// Shared memory (bytes) one block of stencil_apply<S, *, T> uses.
-template <class S, int T>
+/// Shared memory (bytes) one block of stencil_apply<S, Method, T> uses.
+template <class S, int T, class Method = tensor_core>
 constexpr std::size_t stencil_smem_bytes()
 {
-    if constexpr (S::dims == 2) return stencil_detail::config2d<S, T>::smem_bytes;
+    if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3)
+        return stencil_detail::stream_default<S>::smem_bytes;
+    else if constexpr (S::dims == 2) return stencil_detail::config2d<S, T, Method>::smem_bytes;
     else return stencil_detail::config3d<S, T>::smem_bytes;
 }
 
@@ -632,45 +918,10 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
     require(count < (1LL << 40), where, "grid too large");
     require(out + count <= in || in + count <= out, where, "in and out overlap (the kernel is out-of-place)");
 
-    stencil_args<S> a{};
-    a.in = in;
-    a.out = out;
-    a.nx = grid.nx;
-    a.ny = grid.ny;
-    a.nz = S::dims == 3 ? grid.nz : 1;
-    a.ex = e.ex;
-    a.ey = e.ey;
-    a.w = w;
-    const int sms = detail::sm_count();
-    if constexpr (S::dims == 2) {
-        using C = stencil_detail::config2d<S, T>;
-        using G = typename C::geometry;
-        auto kernel = stencil_detail::stencil2d_kernel<S, Method, T, BC>;
-        const int per_sm = stencil_detail::prepare_kernel<stencil_detail::kernel_tag<S, Method, T, BC>>(
-            kernel, C::smem_bytes, C::threads);
-        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
-        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
-        a.zchunk = 1;
-        a.zchunks = 1;
-        a.items = a.tiles_x * a.tiles_y;
-        const long long blocks = std::min<long long>(a.items, static_cast<long long>(sms) * per_sm);
-        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
-    } else {
-        using C = stencil_detail::config3d<S, T>;
-        using G = typename C::geometry;
-        auto kernel = stencil_detail::stencil3d_kernel<S, Method, T, BC>;
-        const int per_sm = stencil_detail::prepare_kernel<stencil_detail::kernel_tag<S, Method, T, BC>>(
-            kernel, C::smem_bytes, C::threads);
-        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
-        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
-        const long long tiles = a.tiles_x * a.tiles_y;
-        const long long resident = static_cast<long long>(sms) * per_sm;
-        a.zchunk = stencil_detail::choose_zchunk(a.nz, tiles, resident, T * S::radius);
-        a.zchunks = detail::ceil_div(a.nz, a.zchunk);
-        a.items = tiles * a.zchunks;
-        const long long blocks = std::min<long long>(a.items, resident);
-        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
-    }
+    if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3)
+        stencil_detail::launch_stream<S, BC, stencil_detail::stream_default<S>>(in, out, grid, w, stream);
+    else
+        stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
     TCORE_CHECK_LAUNCH();
 }
 
