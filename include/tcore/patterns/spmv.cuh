@@ -189,8 +189,11 @@ __device__ __forceinline__ void accumulate(frag_c<Shape>& acc, double& ess, cons
                                            int side_c = -1)
 {
     if (nblk <= 0 && side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
-    constexpr int kb = Shape::k / 4;           // 32-blocks per MMA
-    constexpr int per_iter = kb >= 4 ? kb : 4;  // blocks loaded before any is used
+    constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
+    // Blocks loaded before any is used: whole MMAs, at least 4; the
+    // essential mode takes 2, which keeps it at 40 registers (12 blocks per
+    // SM instead of 10) and fits the 2-block groups of rows of 8-11 entries.
+    constexpr int per_iter = is_mma_mode_v<Mode> ? (kb >= 4 ? kb : 4) : 2;
     for (int b0 = 0; b0 < nblk; b0 += per_iter) {
         double v[per_iter], xv[per_iter];
         int c[per_iter];
@@ -254,36 +257,49 @@ __device__ void long_piece(const dasp_view& m, const double* __restrict__ x, dou
     }
 }
 
-/// One group of 8 medium rows: regular blocks on `Mode`, the irregular
-/// remainder on CUDA cores (4 lanes per row), then one store per row.
-template <class Mode, class Shape>
-__device__ void medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int group,
-                             int lane)
+/// Where a lane's part of one medium group lies: loads that depend on no
+/// other load, issued for the next group while the current one runs.
+struct medium_refs {
+    int base = 0, nblk = 0;  ///< the group's regular slots: blocks from `base`
+    int p0 = 0, p1 = 0;      ///< the lane's irregular entries p0, p0 + 4, ... < p1
+    int row = -1;            ///< the lane's output row (-1: padding)
+};
+
+__device__ __forceinline__ medium_refs medium_refs_of(const dasp_view& m, int group, int lane)
 {
-    const int g = lane >> 2, t = lane & 3;
-    const int sr = 8 * group + g;
-    // Latency: the loads that depend on nothing go first (the group's extent,
-    // the row's irregular range and output row), and the lane's first
-    // irregular entry (of at most irregular_cap / 4; short rows leave 0 or 1)
-    // is fetched and gathered with the first regular blocks, so a group costs
-    // three dependent round trips, not six.
-    const int base = m.group_ptr[group];
-    const int nblk = (m.group_ptr[group + 1] - base) >> 5;
-    const int p0 = m.irr_ptr[sr] + t, p1 = m.irr_ptr[sr + 1];  // at most dasp_options::irregular_cap entries
-    const int row = m.med_rows[sr];
-    const bool has_first = p0 < p1;
-    const double first_v = has_first ? __ldcs(m.irr_val + p0) : 0.0;
-    const int first_c = has_first ? __ldcs(m.irr_col + p0) : -1;
+    const int sr = 8 * group + (lane >> 2);
+    medium_refs r;
+    r.base = m.group_ptr[group];
+    r.nblk = (m.group_ptr[group + 1] - r.base) >> 5;
+    r.p0 = m.irr_ptr[sr] + (lane & 3);
+    r.p1 = m.irr_ptr[sr + 1];  // at most dasp_options::irregular_cap entries
+    r.row = m.med_rows[sr];
+    return r;
+}
+
+/// One group of 8 medium rows: regular blocks on `Mode`, the irregular
+/// remainder on CUDA cores (4 lanes per row), then one store per row. The
+/// lane's first irregular entry (of at most irregular_cap / 4; usually 0 or
+/// 1) is fetched and gathered with the first regular blocks, so with its
+/// refs loaded ahead a group costs two dependent round trips (values and
+/// columns, then x), not the six of a straight-line order.
+template <class Mode, class Shape>
+__device__ void medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
+                             const medium_refs& r, int lane)
+{
+    const bool has_first = r.p0 < r.p1;
+    const double first_v = has_first ? __ldcs(m.irr_val + r.p0) : 0.0;
+    const int first_c = has_first ? __ldcs(m.irr_col + r.p0) : -1;
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double s = 0.0;
-    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, base, nblk, x, lane, first_v, first_c);
+    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, r.base, r.nblk, x, lane, first_v, first_c);
 #pragma unroll 4
-    for (int p = p0 + 4; p < p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
+    for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
     s = quad_sum(s);
     if (holds_diag(lane)) {
         if constexpr (is_mma_mode_v<Mode>) s += diag_of(acc, lane);
-        if (row >= 0) y[row] = s;
+        if (r.row >= 0) y[r.row] = s;
     }
 }
 
@@ -406,16 +422,17 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
     }
 }
 
-/// Blocks per SM the tensor-core mode is built for (at most 64 registers):
-/// the groups' load latency is hidden by warps in flight, so registers beyond
-/// these cost more than they save. 0 = no bound: the essential mode needs 40
-/// registers unbounded (a bound of 12 blocks makes ptxas spill), the
-/// emulated MMA more.
-template <class Mode>
-inline constexpr int min_blocks = std::is_same_v<Mode, tensor_core> ? 8 : 0;
+/// Blocks per SM the tensor-core kernels of the m16 shapes are built for (at
+/// most 64 registers; unbounded they take 72 and lose a block per SM): the
+/// groups' load latency is hidden by warps in flight. 0 = no bound: m8n8k4
+/// and the CUDA-core modes are left to ptxas, which gives them fewer
+/// registers unbounded than under a bound of 8 (40-48, not 64), and a bound
+/// of 16 (32 registers) spills or, for the DMMA of the bundles, fails.
+template <class Mode, class Shape>
+inline constexpr int min_blocks = std::is_same_v<Mode, tensor_core> && Shape::k >= 8 ? 8 : 0;
 
 template <class Mode, class Shape, int P>
-__global__ void __launch_bounds__(threads, min_blocks<Mode>) dasp_kernel(dasp_view m, const double* __restrict__ x,
+__global__ void __launch_bounds__(threads, (min_blocks<Mode, Shape>)) dasp_kernel(dasp_view m, const double* __restrict__ x,
                                                        double* __restrict__ y)
 {
     const int block = static_cast<int>(blockIdx.x);
@@ -432,8 +449,14 @@ __global__ void __launch_bounds__(threads, min_blocks<Mode>) dasp_kernel(dasp_vi
     } else if (block < m.med_end) {
         // Groups w, w + med_warps, ...: the longest groups (sorted first) go
         // to different warps, each paired with short ones from further on.
-        for (int group = (block - m.bun_end) * warps + warp; group < m.group_count; group += m.med_warps)
-            medium_group<Mode, Shape>(m, x, y, group, lane);
+        int group = (block - m.bun_end) * warps + warp;
+        medium_refs next;
+        if (group < m.group_count) next = medium_refs_of(m, group, lane);
+        for (; group < m.group_count; group += m.med_warps) {
+            const medium_refs cur = next;
+            if (group + m.med_warps < m.group_count) next = medium_refs_of(m, group + m.med_warps, lane);
+            medium_group<Mode, Shape>(m, x, y, cur, lane);
+        }
     } else if (block < m.short_end) {
         for (int tile = (block - m.med_end) * warps + warp; tile < m.tile_count; tile += m.short_warps)
             short_tile<Mode, Shape>(m, x, y, tile, lane);
