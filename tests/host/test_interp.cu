@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 using tcore::test::rng;
@@ -480,9 +481,12 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
     const int oy0 = plan.block_rows * by, xw0 = ti::block_x0<F>(bx, sx);
     // Staged rows as the device lays them out: per 4 texels, channel-planar words.
     std::vector<unsigned> stage(plan.stage_bytes() / 4);
+    // Texels the block's columns read (the device zeroes the rest of a row).
+    const int last_col = std::min(ti::staged_cols * bx + ti::staged_cols - 1, wo - 1);
+    const int loaded = (ti::locate<float>(last_col, sx).i0 + ti::first_tap<F> + taps - 1 - xw0) / 4 + 1;
     for (int s = 0; s < plan.slots(); ++s) {
-        const int y = ti::staged_row<F>(s, oy0, ho, in.height, sy, plan.group_blocks);
-        for (int gi = 0; gi < plan.row_texels / 4; ++gi) {
+        const int y = ti::staged_row<F>(s, oy0, ho, in.height, sy, plan.contiguous);
+        for (int gi = 0; gi < loaded; ++gi) {
             unsigned rgba[4];
             for (int e = 0; e < 4; ++e) {
                 rgba[e] = 0;
@@ -500,7 +504,7 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
             unsigned wb[taps];
             const int oy = std::min(oy0 + 2 * (e / chunks) + ((l >> 2) >> 2), ho - 1);
             ti::weight_bits<F>(oy, sy, wb);
-            if (plan.group_blocks > 1) {
+            if (plan.contiguous) {
                 const int oyg = ti::group_first_row(oy0 + 2 * (e / chunks), plan.group_blocks, ho);
                 b2[static_cast<std::size_t>(e) * 32 + l] = ti::make_b2_rows<Shape, F>(
                     l, wb, e % chunks, ti::locate<float>(oy, sy).i0 - ti::locate<float>(oyg, sy).i0);
@@ -525,8 +529,11 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
             static tcore::frag_c<Shape> d2[32];
             for (auto& f : d2) tcore::fill(f, 0.0f);
             for (int ch = 0; ch < chunks; ++ch) {
-                // q: this row block's B2; qs: the staged chunk (the group's, shared by its row blocks).
-                const int q = nb * chunks + ch, qs = nb / plan.group_blocks * chunks + ch;
+                // q: this row block's B2; s0: the first staged row of the chunk (contiguous:
+                // from the offset of the group's first output row, shared by its row blocks).
+                const int q = nb * chunks + ch;
+                const int oyg = oy0 + 2 * (nb - nb % plan.group_blocks);
+                const int s0 = plan.contiguous ? ti::locate<float>(oyg, sy).i0 - ti::locate<float>(oy0, sy).i0 + 4 * ch : 4 * q;
                 static tcore::frag_c<Shape> d1[2][32];
                 for (auto& blk : d1)
                     for (auto& f : blk) tcore::fill(f, 0.0f);
@@ -536,11 +543,12 @@ void model_staged_block(const ex::image& in, int wo, int ho, const ti::staged_pl
                     for (int n1 = 0; n1 < 2; ++n1) {
                         static tcore::frag_b<Shape> b1[32];
                         for (int l = 0; l < 32; ++l) {
-                            // The device's address: slot 4qs + 2 n1 + (g >> 2), word of channel g & 3
+                            // The device's address: slot s0 + 2 n1 + (g >> 2), word of channel g & 3
                             // in the group of texels 4t .. 4t + 3 of k block kb; byte j = texel 4t + j.
                             const int g = l >> 2, t = l & 3;
-                            const std::size_t byte = static_cast<std::size_t>(4 * qs + 2 * n1 + (g >> 2)) * 4 * plan.row_texels +
+                            const std::size_t byte = static_cast<std::size_t>(s0 + 2 * n1 + (g >> 2)) * 4 * plan.row_texels +
                                                      4 * (win.xs - xw0 + 4 * t) + 4 * (g & 3) + 64 * kb;
+                            if (s0 + 2 * n1 + (g >> 2) >= plan.slots()) throw std::logic_error("staged slot past the plan");
                             const unsigned w = stage[byte / 4];
                             for (int j = 0; j < Shape::b_count; ++j)
                                 b1[l].x[j] = tcore::convert_to<typename Shape::b_type>(static_cast<double>((w >> (8 * j)) & 0xff));
@@ -612,9 +620,10 @@ void check_staged_models(tally& t)
         char what[64];
         std::snprintf(what, sizeof what, "%dx%dx%d->%dx%d", s.wi, s.hi, s.channels, s.wo, s.ho);
         check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what);
-        // Several shared-rows groups per block, and gathered rows only.
+        // Several groups per block, contiguous rows without groups, and gathered rows only.
         check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 16, 4);
-        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 8, 1);
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 16, 1);
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 8, 0);
     }
     const ex::image chk = ex::checkerboard(40, 40, 4, 3);
     check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 120, 100, "checker 40->120x100");
@@ -624,40 +633,49 @@ void check_staged_models(tally& t)
     check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, rgb, 96, 54, "smooth 48x27x3->96x54", 32, 4);
 }
 
-/// Shared rows: for random sizes and scales, the group size shared_row_blocks
-/// picks stages, for every output row, each of its taps (the row the
-/// texture unit reads, clamped) at the slot its B2 weights it
-/// (first_slot = i0(oy) - i0(group's first row), + tap), inside the group's
-/// 2 taps slots; and up-scales by 2x or more get groups.
+/// Contiguous rows: for random sizes and scales, the group size
+/// shared_row_blocks picks and the plan's stage_rows stage, for every output
+/// row, each of its taps (the row the texture unit reads, clamped) at the
+/// slot its B2 weights it (the group's offset i0(oyg) - i0(oy0) plus
+/// first_slot = i0(oy) - i0(oyg), plus the tap), inside the group's 2 taps
+/// rows and the block's stage_rows; up-scales by 2x or more get groups, and
+/// down-scales by less than taps - 0.1 contiguous rows.
 template <filter F>
 void check_shared_rows(tally& t, rng& r)
 {
     constexpr int taps = ti::taps<F>;
-    long long bad = 0, grouped = 0, cases = 0, missing = 0;
+    long long bad = 0, grouped = 0, contiguous = 0, cases = 0, missing = 0;
     for (int it = 0; it < 1500; ++it) {
-        const int hi = 1 + static_cast<int>(r.uniform(0, 600)), ho = 1 + static_cast<int>(r.uniform(0, 2400));
+        const int hi = 1 + static_cast<int>(r.uniform(0, 2400)), ho = 1 + static_cast<int>(r.uniform(0, 2400));
         const float sy = static_cast<float>(static_cast<double>(hi) / ho);
-        const int G = ti::shared_row_blocks<F>(ho, sy, 4);
+        const int max_rows = 8 * (1 + it % 4);
+        const ti::staged_plan plan = ti::plan_staged<F>(64, 64, hi, ho, std::size_t(1) << 30, max_rows, 1, 4);
         ++cases;
+        const int G = plan.group_blocks;
         if (sy <= 0.5f && ho >= 4 && G < 2) ++missing;
-        if (G < 2) continue;
-        ++grouped;
-        const int block_rows = 2 * G * (1 + it % 3);
+        if (sy < taps - 0.1f && !plan.contiguous) ++missing;
+        if (!plan.contiguous) continue;
+        ++contiguous;
+        grouped += G > 1;
         for (int oy = 0; oy < ho; ++oy) {
-            const int oy0 = oy - oy % block_rows, oyg = ti::group_first_row(oy, G, ho);
+            const int oy0 = oy - oy % plan.block_rows, oyg = ti::group_first_row(oy, G, ho);
             const int first_slot = ti::locate<float>(oy, sy).i0 - ti::locate<float>(oyg, sy).i0;
-            const int group_base = (oyg - oy0) / (2 * G) * 2 * taps;
+            const int group_base = ti::locate<float>(oyg, sy).i0 - ti::locate<float>(oy0, sy).i0;
+            const int oyl = ti::last_group_row(oy0, plan.block_rows, G, ho);
+            const int block_slots = ti::locate<float>(oyl, sy).i0 - ti::locate<float>(oy0, sy).i0 + 2 * taps;
+            bad += group_base + 2 * taps > block_slots || block_slots > plan.stage_rows;
             for (int j = 0; j < taps; ++j) {
                 const int want = ti::clamp_index(ti::locate<float>(oy, sy).i0 + ti::first_tap<F> + j, hi);
                 const int slot = first_slot + j;
                 bad += slot < 0 || slot >= 2 * taps ||
-                       ti::staged_row<F>(group_base + slot, oy0, ho, hi, sy, G) != want;
+                       ti::staged_row<F>(group_base + slot, oy0, ho, hi, sy, true) != want;
             }
         }
     }
     t.check(bad == 0 && missing == 0 && grouped > 0,
-            "%s shared rows: %lld taps off their slot, %lld of %lld scales grouped, %lld 2x+ up-scales without groups",
-            ti::filter_name(F), bad, grouped, cases, missing);
+            "%s contiguous rows: %lld taps off their slot, %lld of %lld scales contiguous (%lld grouped), %lld without "
+            "the rows they should get",
+            ti::filter_name(F), bad, contiguous, cases, grouped, missing);
 }
 
 }  // namespace

@@ -49,7 +49,8 @@
 //
 // resample_block runs a warp tile over contiguous 4-row chunks (FP64, and
 // the FP16 fallback); resample_staged_block (section "the staged FP16
-// path") gathers each output row's taps rows into shared memory per block
+// path") stages the image rows a block reads (contiguous, or gathered per
+// output row) into shared memory per block
 // and is what the FP16 kernels use.
 //
 // tests/host/test_interp.cu checks the generators, the tile maps, a whole
@@ -724,16 +725,19 @@ __device__ inline void resample_block(const image_view& in, const image_out<Out>
     }
 }
 
-// -- the staged FP16 path: block-wide input staging, gathered rows -------------------------
+// -- the staged FP16 path: block-wide input staging, contiguous or gathered rows ------------
 //
 // resample_block above walks contiguous 4-row chunks and loads product 1's
 // B straight from global memory, one dependent load per MMA pair: latency
 // bound, and at down-scaling most chunk rows have weight 0. The staged path
 // (FP16 shapes, tc-f16 / cc-f16) instead:
-//  * gives every output row its own `taps` image rows ("staged rows",
-//    clamped to the edge), so product 2's k block holds exactly the rows the
-//    row block (2 output rows) needs: bilinear one chunk [a0 a1 b0 b1],
-//    bicubic two chunks [a0..a3], [b0..b3] (a, b the two output rows);
+//  * stages the image rows the block reads once (contiguous rows, below),
+//    or, where 2 output rows read more than 2 taps rows (down-scaling by
+//    more than about taps), gives every output row its own `taps` image
+//    rows (gathered, clamped to the edge), so product 2's k block holds
+//    exactly the rows the row block (2 output rows) needs: bilinear one
+//    chunk [a0 a1 b0 b1], bicubic two chunks [a0..a3], [b0..b3] (a, b the
+//    two output rows);
 //  * copies those rows over the block's texel window into shared memory,
 //    channel-planar (per 4 texels one word per channel, so a lane's B1 is
 //    one 4-byte load; RGB expanded to 4 channels, the fourth unused), eight
@@ -748,14 +752,18 @@ __device__ inline void resample_block(const image_view& in, const image_out<Out>
 // a shared-memory budget (staged_plan), and falls back to resample_block
 // where even 2 rows do not (extreme down-scaling).
 //
-// Shared rows (up-scaling, plan.group_blocks = G > 1): the 2 G output rows
-// of a group (G row blocks) read image rows i0(first) + first_tap .. i0(last)
-// + first_tap + taps - 1, at most 2 taps rows when i0(last) - i0(first) <=
-// taps (checked for every group by shared_row_blocks). The group then stages
-// 2 taps contiguous rows from i0(first) + first_tap (the same slot count as
-// one gathered row block), product 1 and the reuse into A2 run once per
-// group, and each row block runs only product 2 with its own B2 (the taps of
-// its output rows at their offsets in the contiguous rows).
+// Contiguous rows (plan.contiguous; up-scaling and down-scaling by less
+// than about taps): where every group of 2 G output rows (G row blocks)
+// reads image rows i0(first) + first_tap .. i0(last) + first_tap + taps - 1
+// with i0(last) - i0(first) <= taps (checked for every group by
+// shared_row_blocks), the block stages the contiguous image rows from
+// i0(oy0) + first_tap once (each row read once per block, where gathered
+// rows read a row once per output row that uses it). Group g's product 1
+// and the reuse into A2 run once, over the 2 taps rows from its offset
+// i0(first) - i0(oy0), and each of its row blocks runs only product 2 with
+// its own B2 (the taps of its output rows at their offsets in those rows).
+// Only the texels the block's columns read are loaded; the rest of a row,
+// read by the last k block with weight 0, is set to 0.
 
 inline constexpr int staged_warps = 4;                  ///< warps (16-column tiles) per block
 inline constexpr int staged_cols = 16 * staged_warps;   ///< output columns per block
@@ -783,20 +791,14 @@ __host__ __device__ inline int block_x0(int bx, float scale_x)
 }
 
 /// Image row held by staged row `slot` of the block whose first output row
-/// is oy0. group_blocks 1 (gathered): output row oy0 + slot / taps (clamped
-/// to the output), tap slot % taps. group_blocks G > 1 (shared rows): group
-/// slot / (2 taps), whose first output row oyg = oy0 + 2 G group (clamped),
-/// row i0(oyg) + first_tap + slot % (2 taps). Clamped to the image.
+/// is oy0. Gathered (contiguous = false): output row oy0 + slot / taps
+/// (clamped to the output), tap slot % taps. Contiguous rows: image row
+/// i0(oy0) + first_tap + slot. Clamped to the image.
 template <filter F>
 __host__ __device__ inline int staged_row(int slot, int oy0, int out_height, int in_height, float scale_y,
-                                          int group_blocks = 1)
+                                          bool contiguous = false)
 {
-    if (group_blocks > 1) {
-        const int group_slots = 2 * taps<F>;
-        const int oyg0 = oy0 + 2 * group_blocks * (slot / group_slots);
-        const int oyg = oyg0 < out_height ? oyg0 : out_height - 1;
-        return clamp_index(locate<float>(oyg, scale_y).i0 + first_tap<F> + slot % group_slots, in_height);
-    }
+    if (contiguous) return clamp_index(locate<float>(oy0, scale_y).i0 + first_tap<F> + slot, in_height);
     const int oy = oy0 + slot / taps<F> < out_height ? oy0 + slot / taps<F> : out_height - 1;
     return clamp_index(locate<float>(oy, scale_y).i0 + first_tap<F> + slot % taps<F>, in_height);
 }
@@ -809,15 +811,25 @@ __host__ __device__ inline int group_first_row(int oy, int group_blocks, int out
     return oyg < out_height ? oyg : out_height - 1;
 }
 
-/// The largest G in {max_group, .., 2} (powers of 2) such that every group of
+/// First output row of the last group (2 group_blocks rows) of the block
+/// from oy0 with block_rows rows that lies in the output, or a row after it
+/// (min(oy0 + block_rows - 2 G, out_height - 1)): its i0 bounds the
+/// contiguous rows a block reads.
+__host__ __device__ inline int last_group_row(int oy0, int block_rows, int group_blocks, int out_height)
+{
+    const int oyl = oy0 + block_rows - 2 * group_blocks;
+    return oyl < out_height - 1 ? oyl : out_height - 1;
+}
+
+/// The largest G in {max_group, .., 1} (powers of 2) such that every group of
 /// 2 G output rows (aligned to 2 G, the last one cut at out_height) has
 /// i0(last) - i0(first) <= taps, i.e. reads at most 2 taps contiguous image
-/// rows; 1 if none (down-scaling, or too little up-scaling). Evaluated with
+/// rows; 0 if none (down-scaling by more than about taps). Evaluated with
 /// the device's FP32 positions (locate<float>, bit-identical on the host).
 template <filter F>
 inline int shared_row_blocks(int out_height, float scale_y, int max_group = 4)
 {
-    for (int G = max_group; G >= 2; G /= 2) {
+    for (int G = max_group; G >= 1; G /= 2) {
         if ((2 * G - 1) * static_cast<double>(scale_y) > taps<F> + 0.01) continue;
         bool fits = true;
         for (int oyg = 0; oyg < out_height && fits; oyg += 2 * G) {
@@ -826,19 +838,21 @@ inline int shared_row_blocks(int out_height, float scale_y, int max_group = 4)
         }
         if (fits) return G;
     }
-    return 1;
+    return 0;
 }
 
 /// Launch geometry and shared-memory layout of the staged path.
 struct staged_plan {
-    int block_rows = 0;   ///< output rows per block (even)
-    int row_texels = 0;   ///< texels per staged row (16 mod 32), window plus 16 for the last k block
-    int k_blocks = 0;     ///< most product-1 k blocks a warp needs
+    int block_rows = 0;       ///< output rows per block (even)
+    int row_texels = 0;       ///< texels per staged row (16 mod 32), window plus 16 for the last k block
+    int k_blocks = 0;         ///< most product-1 k blocks a warp needs
     int taps = 0;
-    int group_blocks = 1; ///< row blocks per shared-rows group (1: gathered rows; block_rows % (2 group_blocks) == 0)
-    bool usable = false;  ///< false: use resample_block
+    bool contiguous = false;  ///< staged rows are contiguous image rows (else gathered per output row)
+    int group_blocks = 1;     ///< contiguous: row blocks per group sharing product 1 (block_rows % (2 group_blocks) == 0)
+    int stage_rows = 0;       ///< contiguous: staged rows a block may need (i0(last group) - i0(oy0) + 2 taps)
+    bool usable = false;      ///< false: use resample_block
 
-    __host__ __device__ int slots() const { return block_rows / group_blocks * taps; }
+    __host__ __device__ int slots() const { return contiguous ? stage_rows : block_rows * taps; }
     __host__ __device__ int chunks() const { return block_rows / 2 * (taps / 2); }  ///< product-2 k blocks per block
     __host__ __device__ std::size_t stage_bytes() const { return static_cast<std::size_t>(slots()) * row_texels * 4; }
     __host__ __device__ std::size_t b2_bytes() const { return static_cast<std::size_t>(chunks()) * 32 * sizeof(uint2); }
@@ -850,11 +864,12 @@ struct staged_plan {
 };
 
 /// The plan for in -> out sizes: the window bound covers any 64 columns
-/// (63 scale + taps, alignment and FP32 rounding slack); group_blocks is
-/// shared_row_blocks (up to max_group; 1 turns shared rows off); block_rows
-/// is the largest multiple of 2 group_blocks up to max_rows that fits
-/// `budget` bytes, lowered while the grid would have fewer than `min_blocks`
-/// blocks.
+/// (63 scale + taps, alignment and FP32 rounding slack). Contiguous rows
+/// where shared_row_blocks finds a group size (up to max_group; 0 turns
+/// them off: gathered rows), stage_rows the largest i0(last group) - i0(oy0)
+/// + 2 taps over the blocks (FP32 positions, as the device). block_rows is
+/// the largest multiple of 2 group_blocks up to max_rows that fits `budget`
+/// bytes, lowered while the grid would have fewer than `min_blocks` blocks.
 template <filter F>
 inline staged_plan plan_staged(int in_width, int out_width, int in_height, int out_height, std::size_t budget,
                                int max_rows = 32, long long min_blocks = 1056, int max_group = 4)
@@ -864,7 +879,9 @@ inline staged_plan plan_staged(int in_width, int out_width, int in_height, int o
     const float sx = static_cast<float>(static_cast<double>(in_width) / out_width);
     const float sy = static_cast<float>(static_cast<double>(in_height) / out_height);
     while (max_group > 1 && 2 * max_group > max_rows) max_group /= 2;
-    p.group_blocks = max_group > 1 ? shared_row_blocks<F>(out_height, sy, max_group) : 1;
+    const int G = max_group > 0 ? shared_row_blocks<F>(out_height, sy, max_group) : 0;
+    p.contiguous = G > 0;
+    p.group_blocks = G > 0 ? G : 1;
     const int row_step = 2 * p.group_blocks;
     // Window plus 16 texels, rounded to 16 (mod 32) texels so that the two
     // staged rows of one B1 load fall in disjoint shared-memory banks.
@@ -874,6 +891,14 @@ inline staged_plan plan_staged(int in_width, int out_width, int in_height, int o
     const long long col_blocks = (out_width + staged_cols - 1) / staged_cols;
     for (int rows = max_rows / row_step * row_step; rows >= row_step; rows -= row_step) {
         p.block_rows = rows;
+        if (p.contiguous) {
+            p.stage_rows = 0;
+            for (int oy0 = 0; oy0 < out_height; oy0 += rows) {
+                const int oyl = last_group_row(oy0, rows, p.group_blocks, out_height);
+                const int need = locate<float>(oyl, sy).i0 - locate<float>(oy0, sy).i0 + 2 * taps<F>;
+                p.stage_rows = need > p.stage_rows ? need : p.stage_rows;
+            }
+        }
         if (p.smem_bytes() > budget) continue;
         const long long blocks = col_blocks * ((out_height + rows - 1) / rows);
         if (blocks < min_blocks && rows > 8) continue;
@@ -1069,8 +1094,8 @@ __device__ inline void store_pair_bytes(const image_out<unsigned char>& out, con
 /// calls it (one __syncthreads). InAligned: RGBA rows 16-byte aligned or RGB
 /// rows 4-byte aligned (load_group); OutWords: 4-byte aligned output rows
 /// (RGBA: a pixel per lane, RGB: 24 words per row block), else byte stores.
-/// SharedRows: plan.group_blocks > 1 (shared rows; the caller dispatches on it).
-template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords, bool SharedRows = false>
+/// Contiguous: plan.contiguous (the caller dispatches on it).
+template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords, bool Contiguous = false>
 __device__ inline void resample_staged_block(const image_view& in, const image_out<unsigned char>& out, float scale_x,
                                              float scale_y, const staged_plan& plan, int bx, int by,
                                              unsigned char* smem)
@@ -1080,57 +1105,12 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
     constexpr int n_taps = taps<F>, chunks_per_block = n_taps / 2;
     const int lane = lane_id(), g = lane >> 2, t = lane & 3;
     const int warp = static_cast<int>(threadIdx.x >> 5);
-    const int oy0 = plan.block_rows * by;
     const int xw0 = block_x0<F>(bx, scale_x);
     const int row_bytes = 4 * plan.row_texels;
     unsigned char* stage = smem;
     uint2* b2_tab = reinterpret_cast<uint2*>(smem + plan.stage_bytes());
     uint4* a1_tab = reinterpret_cast<uint4*>(smem + plan.stage_bytes() + plan.b2_bytes()) +
                     static_cast<std::size_t>(warp) * (plan.k_blocks - 1) * 32;
-
-    // Staged rows, channel-planar: warp w fills slots w, w + 4, ..; its
-    // (slot, 4-texel group) items are dealt to the lanes in turn, `batch`
-    // loads per lane in flight before their stores.
-    {
-        const int groups = plan.row_texels / 4;
-        const int items = (plan.slots() - warp + staged_warps - 1) / staged_warps * groups;
-        constexpr int batch = 8;
-        for (int i0 = lane; i0 < items; i0 += 32 * batch) {
-            int j = i0 / groups, gi = i0 - j * groups;  // item i0 = j groups + gi: slot warp + 4j, group gi
-            uint4 v[batch];
-            int at[batch];
-            static_for<batch>([&](auto k) {
-                at[k] = -1;
-                if (i0 + 32 * k < items) {
-                    const int s = warp + staged_warps * j;
-                    const int y = staged_row<F>(s, oy0, out.height, in.height, scale_y, SharedRows ? plan.group_blocks : 1);
-                    v[k] = load_group<C, InAligned>(in.data + y * in.pitch, xw0 + 4 * gi, in.width);
-                    at[k] = s * row_bytes + 16 * gi;
-                }
-                gi += 32;
-                while (gi >= groups) gi -= groups, ++j;
-            });
-            static_for<batch>([&](auto k) {
-                if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = channel_planar(v[k]);
-            });
-        }
-    }
-
-    // B2 of every chunk of the block (row block nb = e / chunks_per_block).
-    for (int e = warp; e < plan.chunks(); e += staged_warps) {
-        const int nb = e / chunks_per_block, ch = e % chunks_per_block;
-        const int oy = min(oy0 + 2 * nb + (g >> 2), out.height - 1);
-        unsigned wb[n_taps];
-        weight_bits<F>(oy, scale_y, wb);
-        frag_b<Shape> b;
-        if constexpr (SharedRows) {
-            const int oyg = group_first_row(oy0 + 2 * nb, plan.group_blocks, out.height);
-            b = make_b2_rows<Shape, F>(lane, wb, ch, locate<float>(oy, scale_y).i0 - locate<float>(oyg, scale_y).i0);
-        } else {
-            b = make_b2_staged<Shape, F>(lane, wb, ch);
-        }
-        b2_tab[e * 32 + lane] = make_uint2(half_reg(b, 0), half_reg(b, 1));
-    }
 
     // A1 of this warp's columns: k block 0 in registers, the rest in shared memory.
     const int ox0 = staged_cols * bx + 16 * warp;
@@ -1144,10 +1124,70 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
             const frag_a<Shape> a = make_a1<Shape, F>(lane, wx, win.xs + 16 * kb);
             a1_tab[(kb - 1) * 32 + lane] = make_uint4(half_reg(a, 0), half_reg(a, 1), half_reg(a, 2), half_reg(a, 3));
         }
+
+    const int oy0 = plan.block_rows * by;
+    const int i0_first = locate<float>(oy0, scale_y).i0;  // contiguous: staged row s is i0_first + first_tap + s
+
+    // Staged rows, channel-planar: warp w fills slots w, w + 4, ..; its
+    // (slot, 4-texel group) items are dealt to the lanes in turn, `batch`
+    // loads per lane in flight before their stores. Groups past the texels
+    // the block's columns read (up to the warps' last k blocks) are 0.
+    {
+        const int last_col = min(staged_cols * bx + staged_cols - 1, out.width - 1);
+        const int loaded = ((locate<float>(last_col, scale_x).i0 + first_tap<F> + n_taps - 1 - xw0) >> 2) + 1;
+        // A warp's window ends at most 16 texels past its last tap (warp_window).
+        const int groups = min(loaded + 3, plan.row_texels / 4);
+        const int slots =
+            Contiguous ? locate<float>(last_group_row(oy0, plan.block_rows, plan.group_blocks, out.height), scale_y).i0 -
+                             i0_first + 2 * n_taps
+                       : plan.slots();
+        const int items = (slots - warp + staged_warps - 1) / staged_warps * groups;
+        // Item i is slot warp + 4 (i / groups), group i % groups; the quotient
+        // in FP32 is exact: (i + 1/2) / groups is at least 1/(2 groups) from
+        // an integer, far more than the rounding error for these sizes.
+        const float inv_groups = 1.0f / static_cast<float>(groups);
+        constexpr int batch = 8;
+        for (int i0 = lane; i0 < items; i0 += 32 * batch) {
+            uint4 v[batch];
+            int at[batch];
+            static_for<batch>([&](auto k) {
+                const int i = i0 + 32 * k;
+                const int j = static_cast<int>((static_cast<float>(i) + 0.5f) * inv_groups);
+                const int gi = i - j * groups, s = warp + staged_warps * j;
+                at[k] = i < items ? s * row_bytes + 16 * gi : -1;
+                v[k] = make_uint4(0u, 0u, 0u, 0u);
+                if (i < items && gi < loaded) {
+                    const int y = Contiguous ? clamp_index(i0_first + first_tap<F> + s, in.height)
+                                             : staged_row<F>(s, oy0, out.height, in.height, scale_y);
+                    v[k] = channel_planar(load_group<C, InAligned>(in.data + y * in.pitch, xw0 + 4 * gi, in.width));
+                }
+            });
+            static_for<batch>([&](auto k) {
+                if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = v[k];
+            });
+        }
+    }
+
+    // B2 of every chunk of the block (row block nb = e / chunks_per_block).
+    for (int e = warp; e < plan.chunks(); e += staged_warps) {
+        const int nb = e / chunks_per_block, ch = e % chunks_per_block;
+        const int oy = min(oy0 + 2 * nb + (g >> 2), out.height - 1);
+        unsigned wb[n_taps];
+        weight_bits<F>(oy, scale_y, wb);
+        frag_b<Shape> b;
+        if constexpr (Contiguous) {
+            const int oyg = group_first_row(oy0 + 2 * nb, plan.group_blocks, out.height);
+            b = make_b2_rows<Shape, F>(lane, wb, ch, locate<float>(oy, scale_y).i0 - locate<float>(oyg, scale_y).i0);
+        } else {
+            b = make_b2_staged<Shape, F>(lane, wb, ch);
+        }
+        b2_tab[e * 32 + lane] = make_uint2(half_reg(b, 0), half_reg(b, 1));
+    }
+
     __syncthreads();
     if (!active) return;
 
-    // This lane's B1: staged slot 4q + 2 n1 + (g >> 2), channel g & 3 of texels
+    // This lane's B1: staged slot s + 2 n1 + (g >> 2), channel g & 3 of texels
     // 4t .. 4t + 3 of the k block (tile::b1): one planar word.
     const unsigned char* b1_base = stage + (g >> 2) * row_bytes + 4 * (win.xs - xw0 + 4 * t) + 4 * (g & 3);
     // This lane's output word (row block 0; + 2 pitch per row block): RGBA one
@@ -1159,15 +1199,15 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
                                      : out.data + static_cast<long long>(oy0 + rw.r) * out.pitch + 3ll * ox0 + 4 * rw.k;
     const long long row_block_pitch = 2 * out.pitch;
 
-    // Product 1 and the reuse of staged chunk q (slots 4q .. 4q + 3) into A2.
-    // OneK: every output column's taps lie in one k block (warp-uniform), so
-    // D1 needs one MMA pair and no accumulator.
-    auto chunk_a2 = [&](int q, auto one_k) {
+    // Product 1 and the reuse of the staged rows from slot s (s .. s + 3) into
+    // A2. OneK: every output column's taps lie in one k block (warp-uniform),
+    // so D1 needs one MMA pair and no accumulator.
+    auto chunk_a2 = [&](int s, auto one_k) {
         constexpr bool OneK = decltype(one_k)::value;
         frag_c<Shape> d1[2];
         fill(d1[0], 0.0f);
         fill(d1[1], 0.0f);
-        const unsigned char* p = b1_base + 4 * q * row_bytes;
+        const unsigned char* p = b1_base + s * row_bytes;
         auto k_block = [&](int kb, const frag_a<Shape>& a1) {
             static_for<2>([&](auto n1) {
                 const unsigned w = *reinterpret_cast<const unsigned*>(p + 2 * n1 * row_bytes + 64 * kb);
@@ -1215,15 +1255,17 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
     };
 
     auto row_blocks = [&](auto one_k) {
-        if constexpr (SharedRows) {
+        if constexpr (Contiguous) {
             // Groups of G row blocks: product 1 once per chunk of the group's
-            // contiguous rows, product 2 per row block.
+            // 2 taps rows (from its offset in the staged rows), product 2 per row block.
             const int G = plan.group_blocks;
 #pragma unroll 1
             for (int gq = 0; gq < plan.block_rows / (2 * G); ++gq) {
-                if (oy0 + 2 * G * gq >= out.height) break;
+                const int oyg = oy0 + 2 * G * gq;
+                if (oyg >= out.height) break;
+                const int s0 = locate<float>(oyg, scale_y).i0 - i0_first;
                 frag_a<Shape> a2[chunks_per_block];
-                static_for<chunks_per_block>([&](auto ch) { a2[ch] = chunk_a2(gq * chunks_per_block + ch, one_k); });
+                static_for<chunks_per_block>([&](auto ch) { a2[ch] = chunk_a2(s0 + 4 * ch, one_k); });
 #pragma unroll 1
                 for (int r = 0; r < G; ++r) {
                     const int nb = gq * G + r, oy = oy0 + 2 * nb;
@@ -1244,7 +1286,7 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
                 fill(d2, 0.0f);
                 static_for<chunks_per_block>([&](auto ch) {
                     const int q = nb * chunks_per_block + ch;
-                    product2(d2, chunk_a2(q, one_k), q);
+                    product2(d2, chunk_a2(4 * q, one_k), q);
                 });
                 store_row_block(d2, oy, out_word);
                 out_word += row_block_pitch;
