@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -89,6 +90,29 @@ const tc_variant tc_variants[] = {
      "tc-bundle's kernel on the cuda_core backend", true},
     {"cce-bundle", run_dasp<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
      "tc-bundle's packed data, one FMA per value (essential)", true},
+};
+
+/// Column panels (tcore::dasp_spmv_panels), measured where x is larger than half the L2.
+struct panel_variant {
+    const char* name;
+    void (*run)(const tcore::dasp_spmv_panels&, const double*, double*, cudaStream_t);
+    tb::peak compute;
+    const char* note;
+};
+
+template <class Mode, class Shape>
+void run_panels(const tcore::dasp_spmv_panels& s, const double* x, double* y, cudaStream_t st)
+{
+    s.run<Mode, Shape>(x, y, st);
+}
+
+const panel_variant panel_variants[] = {
+    {"tc-panels", run_panels<tcore::tensor_core, tcore::f64_m8n8k4>, tb::peak::fp64_tc,
+     "tc on column panels of x bytes <= L2 / 2 (the first writes y, the rest add)"},
+    {"cc-panels", run_panels<tcore::cuda_core, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+     "tc-panels' kernels on the cuda_core backend"},
+    {"cce-panels", run_panels<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+     "tc-panels' packed data, one FMA per slot (essential)"},
 };
 
 struct spmv_case {
@@ -194,6 +218,7 @@ void run(tb::context& ctx)
         if (!ctx.want_case(cs.name) || !ctx.announce_case(cs.name)) continue;
         bool any = ctx.want_variant("base") || ctx.want_variant("base-noprep");
         for (const tc_variant& v : tc_variants) any = any || ctx.want_variant(v.name);
+        for (const panel_variant& v : panel_variants) any = any || ctx.want_variant(v.name);
         if (!any) continue;
 
         // -- the matrix, x and the FP64 reference ----------------------------------
@@ -309,12 +334,50 @@ void run(tb::context& ctx)
                 record(v.name, ctx.measure(spec, [&s, run_fn, px, py](cudaStream_t st) { run_fn(s, px, py, st); }, err));
             }
         }
+
+        // -- tcore: column panels, where x outgrows half the L2 ---------------------------
+        int l2_bytes = 0;
+        TCORE_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
+        const double panel_bytes = l2_bytes / 2.0;
+        bool any_panels = false;
+        for (const panel_variant& v : panel_variants) any_panels = any_panels || ctx.want_variant(v.name);
+        if (any_panels && 8.0 * cols > panel_bytes) {
+            tcore::sparse::dasp_options opts;
+            opts.resident_warps = 32 * tcore::detail::sm_count();
+            const int panels = static_cast<int>(std::ceil(8.0 * cols / panel_bytes));
+            const auto t0 = std::chrono::steady_clock::now();
+            const tcore::dasp_spmv_panels s(a, panels, opts, ctx.stream());
+            const double prep_ms = elapsed_ms(t0);
+            ctx.summary("preprocess " + cs.name + ": tcore pack + upload ms (" + std::to_string(panels) + " column panels)",
+                        fixed(prep_ms, 2));
+            char layout[160];
+            std::snprintf(layout, sizeof layout, "%d column panels of %.1f MB of x; %.2f bytes/nnz packed; prep %.1f ms (excluded)",
+                          s.panels(), 8.0 * cols / s.panels() / 1e6,
+                          nnz > 0 ? static_cast<double>(s.device_bytes()) / nnz : 0.0, prep_ms);
+            for (const panel_variant& v : panel_variants) {
+                if (!ctx.want_variant(v.name)) continue;
+                TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0xFF, rows * sizeof(double), ctx.stream()));
+                v.run(s, dx.ptr, dy.ptr, ctx.stream());
+                TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+                if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
+                const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
+                spec.variant = v.name;
+                spec.compute = v.compute;
+                spec.footprint_bytes = s.device_bytes() + 8 * (rows + cols);
+                spec.note = std::string(v.note) + "; " + layout + "; " + shape;
+                const auto run_fn = v.run;
+                const double* px = dx.ptr;
+                double* py = dy.ptr;
+                record(v.name, ctx.measure(spec, [&s, run_fn, px, py](cudaStream_t st) { run_fn(s, px, py, st); }, err));
+            }
+        }
         results.push_back(std::move(res));
     }
 
     // -- summaries --------------------------------------------------------------------
-    const std::vector<std::string> ours = {"tc",  "tc-m16n8k8", "tc-m16n8k16", "cc",        "cc-m16n8k8",
-                                           "cce", "tc-bundle",  "cc-bundle",   "cce-bundle"};
+    const std::vector<std::string> ours = {"tc",        "tc-m16n8k8", "tc-m16n8k16", "cc",        "cc-m16n8k8",
+                                           "cce",       "tc-bundle",  "cc-bundle",   "cce-bundle", "tc-panels",
+                                           "cc-panels", "cce-panels"};
     auto speedups = [&](const std::string& cls, long long min_nnz, bool hot, const std::string& base) {
         std::vector<double> v;
         for (const result& r : results) {
@@ -353,7 +416,8 @@ void run(tb::context& ctx)
     }
     for (const auto& [cc, tc] : {std::pair<const char*, const char*>{"cc", "tc"}, {"cc-m16n8k8", "tc-m16n8k8"},
                                  {"tc", "tc-m16n8k8"}, {"tc", "tc-m16n8k16"}, {"cce", "tc"},
-                                 {"cc-bundle", "tc-bundle"}, {"tc", "tc-bundle"}, {"cce-bundle", "tc-bundle"}}) {
+                                 {"cc-bundle", "tc-bundle"}, {"tc", "tc-bundle"}, {"cce-bundle", "tc-bundle"},
+                                 {"cc-panels", "tc-panels"}, {"tc", "tc-panels"}}) {
         std::vector<double> v;
         for (const result& r : results)
             if (cold_of(r, cc) > 0 && cold_of(r, tc) > 0) v.push_back(cold_of(r, cc) / cold_of(r, tc));

@@ -168,6 +168,28 @@ void test_matrix(const named& m, tcore::test::rng& rng)
             }
         }
 
+    // Column panels: the first writes y (over the poison), the others add to it.
+    for (const int panels : {2, 3}) {
+        try {
+            const dasp_spmv_panels s(a, panels);
+            const std::pair<const char*, void (*)(const dasp_spmv_panels&, const double*, double*)> runs[] = {
+                {"tc m8n8k4", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core>(x, y); }},
+                {"tc m16n8k16",
+                 [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core, f64_m16n8k16>(x, y); }},
+                {"cce", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<spmv_essential>(x, y); }}};
+            for (const auto& [name, run] : runs) {
+                const std::string what = m.name + " [" + name + ", " + std::to_string(s.panels()) + " column panels]";
+                dy.poison();
+                run(s, dx.ptr, dy.ptr);
+                TCORE_CHECK(cudaDeviceSynchronize());
+                const int bad = compare(a, x, ref, dy.download(), what);
+                t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
+            }
+        } catch (const std::exception& e) {
+            t.check(false, "%s [%d column panels]: %s", m.name.c_str(), panels, e.what());
+        }
+    }
+
     // cuSPARSE, with and without preprocessing.
     try {
         base::device_csr da(a);
@@ -207,6 +229,8 @@ void bad_arguments()
                  "misaligned y");
     expect_error([&] { dasp_spmv bad(a, {}, nullptr, -1); }, "groups_per_warp", "groups_per_warp -1");
     expect_error([&] { s.set_work_per_warp(1, -2); }, "tiles_per_warp", "tiles_per_warp -2");
+    expect_error([&] { dasp_spmv_panels bad(a, 0); }, "panels must be at least 1", "0 column panels");
+    expect_error([&] { dasp_spmv_panels().run(x.ptr, y.ptr); }, "no panels", "empty panels");
     sparse::csr unsorted = a;
     for (int r = 0; r < unsorted.rows; ++r)
         if (unsorted.row_length(r) >= 2) {

@@ -84,6 +84,27 @@ void triplets_and_validate()
 
     const sparse::csr z = sparse::drop_zeros(a);
     t.check(z.nnz() == 3 && z.row_length(1) == 0, "drop_zeros");
+
+    // Column ranges: three panels hold every entry once, in row order.
+    const sparse::csr r = sparse::gen::random_rows(40, 31, 0, 20, 9);
+    const int cuts[] = {0, 10, 21, 31};
+    std::vector<sparse::csr> panels;
+    for (int p = 0; p < 3; ++p) panels.push_back(sparse::column_range(r, cuts[p], cuts[p + 1]));
+    bool ranges_ok = true;
+    for (int row = 0; row < r.rows; ++row) {
+        std::vector<std::pair<int, double>> joined;
+        for (int p = 0; p < 3; ++p)
+            for (int q = panels[p].row_ptr[row]; q < panels[p].row_ptr[row + 1]; ++q) {
+                ranges_ok = ranges_ok && panels[p].col_idx[q] >= cuts[p] && panels[p].col_idx[q] < cuts[p + 1];
+                joined.emplace_back(panels[p].col_idx[q], panels[p].values[q]);
+            }
+        ranges_ok = ranges_ok && static_cast<int>(joined.size()) == r.row_length(row);
+        for (std::size_t i = 0; ranges_ok && i < joined.size(); ++i)
+            ranges_ok = joined[i].first == r.col_idx[r.row_ptr[row] + i] && joined[i].second == r.values[r.row_ptr[row] + i];
+    }
+    t.check(ranges_ok && panels[0].cols == r.cols && panels[2].rows == r.rows, "column_range: panels partition the entries");
+    expect_error([&] { sparse::column_range(r, 5, 32); }, "are not within", "column_range past cols");
+    expect_error([&] { sparse::column_range(r, 6, 5); }, "are not within", "column_range reversed");
 }
 
 void references()

@@ -91,6 +91,7 @@ struct dasp_view {
     // [bun_end, med_end) medium groups, [med_end, short_end) short tiles,
     // [short_end, grid) empty rows
     int long_end = 0, bun_end = 0, med_end = 0, short_end = 0;
+    int accumulate = 0;  ///< 1: y += A x (rows without entries untouched); 0: y = A x
     int groups_per_warp = 1;
     int med_warps = 0;    ///< warps of the medium range: ceil(group_count / groups_per_warp)
     int tiles_per_warp = 1;
@@ -177,6 +178,12 @@ __device__ __forceinline__ double quad_sum(double v)
     return v;
 }
 
+/// Writes one result: y[row] = v, or y[row] += v in accumulate mode.
+__device__ __forceinline__ void store_y(const dasp_view& m, double* __restrict__ y, int row, double v)
+{
+    y[row] = m.accumulate ? y[row] + v : v;
+}
+
 /// Runs over `nblk` 32-blocks at slot `base`: MMA modes accumulate into
 /// `acc` (diagonal products), the essential mode into `ess` (lane's FMAs).
 /// `side_v` x[`side_c`] (one more entry of the lane, already loaded; column
@@ -252,7 +259,7 @@ __device__ void long_piece(const dasp_view& m, const double* __restrict__ x, dou
     for (int q = first + lane; q < last; q += 32) total += __ldcg(m.partial + q);
     total = warp_sum(total);
     if (lane == 0) {
-        y[m.long_rows[lr]] = total;
+        store_y(m, y, m.long_rows[lr], total);
         m.counter[lr] = 0u;  // ready for the next launch
     }
 }
@@ -299,7 +306,7 @@ __device__ void medium_group(const dasp_view& m, const double* __restrict__ x, d
     s = quad_sum(s);
     if (holds_diag(lane)) {
         if constexpr (is_mma_mode_v<Mode>) s += diag_of(acc, lane);
-        if (r.row >= 0) y[r.row] = s;
+        if (r.row >= 0) store_y(m, y, r.row, s);
     }
 }
 
@@ -332,13 +339,13 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
             frag_c<S> d;
             fill(d, 0.0);
             mma<Mode>(d, a, b, d);
-            if (writer && j < nseg) y[m.short_rows[out + j]] = diag_of(d, lane);
+            if (writer && j < nseg) store_y(m, y, m.short_rows[out + j], diag_of(d, lane));
         }
     } else {
         const double p = v * xv;
         for (int j = 0; j < most; ++j) {
             const double s = quad_sum(seg == j ? p : 0.0);
-            if (writer && j < nseg) y[m.short_rows[out + j]] = s;
+            if (writer && j < nseg) store_y(m, y, m.short_rows[out + j], s);
         }
     }
 }
@@ -417,7 +424,7 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
         if (holds_diag(lane)) {
             if constexpr (is_mma_mode_v<Mode>) s += bundle_diag(acc[p / 2], (p & 1) != 0, lane);
             const int row = m.bun_rows[row_index];
-            if (row >= 0) y[row] = s;
+            if (row >= 0) store_y(m, y, row, s);
         }
     }
 }
@@ -462,7 +469,7 @@ __global__ void __launch_bounds__(threads, (min_blocks<Mode, Shape>)) dasp_kerne
             short_tile<Mode, Shape>(m, x, y, tile, lane);
     } else {
         const int i = (block - m.short_end) * threads + static_cast<int>(threadIdx.x);
-        if (i < m.empty_count) y[m.empty_rows[i]] = 0.0;
+        if (i < m.empty_count && !m.accumulate) y[m.empty_rows[i]] = 0.0;
     }
 }
 
@@ -539,9 +546,10 @@ public:
     /// `Shape` (f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16; the m16 shapes
     /// need sm_90 for their own instructions and run as m8n8k4 pairs on
     /// sm_80). x: cols() doubles, y: rows() doubles, device memory, 8-byte
-    /// aligned, not overlapping. Asynchronous on `stream`.
+    /// aligned, not overlapping. Asynchronous on `stream`. `accumulate`:
+    /// y += A x instead (rows without entries keep their y).
     template <class Mode = tensor_core, class Shape = f64_m8n8k4>
-    void run(const double* x, double* y, cudaStream_t stream = nullptr) const
+    void run(const double* x, double* y, cudaStream_t stream = nullptr, bool accumulate = false) const
     {
         static_assert(std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core> ||
                           std::is_same_v<Mode, spmv_essential>,
@@ -554,16 +562,18 @@ public:
         if (view_.rows == 0) return;
         if (view_.cols > 0) detail::require_pointer(x, where, "x");
         detail::require_pointer(y, where, "y");
-        const long long grid = grid_blocks();
+        const long long grid = accumulate ? view_.short_end : grid_blocks();  // accumulating skips the empty rows
         if (grid == 0) return;
         const unsigned blocks = static_cast<unsigned>(grid);
         constexpr int th = spmv_detail::threads;
+        dasp_view v = view_;
+        v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
-        case 1: spmv_detail::dasp_kernel<Mode, Shape, 1><<<blocks, th, 0, stream>>>(view_, x, y); break;
-        case 2: spmv_detail::dasp_kernel<Mode, Shape, 2><<<blocks, th, 0, stream>>>(view_, x, y); break;
-        case 3: spmv_detail::dasp_kernel<Mode, Shape, 3><<<blocks, th, 0, stream>>>(view_, x, y); break;
-        case 4: spmv_detail::dasp_kernel<Mode, Shape, 4><<<blocks, th, 0, stream>>>(view_, x, y); break;
-        case 8: spmv_detail::dasp_kernel<Mode, Shape, 8><<<blocks, th, 0, stream>>>(view_, x, y); break;
+        case 1: spmv_detail::dasp_kernel<Mode, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 2: spmv_detail::dasp_kernel<Mode, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 3: spmv_detail::dasp_kernel<Mode, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 4: spmv_detail::dasp_kernel<Mode, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 8: spmv_detail::dasp_kernel<Mode, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
         default: require(false, where, "unsupported bundle size " + std::to_string(view_.bundle));
         }
         TCORE_CHECK_LAUNCH();
@@ -704,6 +714,55 @@ private:
         irregular_ = static_cast<long long>(f.irr_val.size() + f.birr_val.size());
         bytes_ = static_cast<std::size_t>(f.bytes());
     }
+};
+
+/// y = A x with A's columns cut into `panels` equal ranges, each packed as
+/// its own dasp_spmv: the first writes y, the others add to it, in panel
+/// order (deterministic). Where x outgrows L2 and the columns of a row are
+/// scattered (power-law rows: random columns), most x gathers of a single
+/// pass miss L2 and read a 32-byte sector from DRAM for 8 useful bytes; a
+/// panel's share of x stays in L2 while its gathers run, at the price of
+/// reading and writing y once more per panel after the first. Panels of
+/// about half the L2 size suit such matrices; banded or blocked ones, whose
+/// gathers already hit, only pay the extra y traffic.
+class dasp_spmv_panels {
+public:
+    dasp_spmv_panels() = default;
+    /// Packs each column panel of `a` (validated as by dasp_spmv) with `opts`.
+    dasp_spmv_panels(const sparse::csr& a, int panels, const sparse::dasp_options& opts = {},
+                     cudaStream_t stream = nullptr)
+    {
+        const char* where = "tcore::dasp_spmv_panels";
+        require(panels >= 1, where, "panels must be at least 1, got " + std::to_string(panels));
+        sparse::validate(a, where, true);
+        const int p_count = std::max(1, std::min(panels, a.cols));
+        for (int p = 0; p < p_count; ++p) {
+            const int c0 = static_cast<int>(static_cast<long long>(a.cols) * p / p_count);
+            const int c1 = static_cast<int>(static_cast<long long>(a.cols) * (p + 1) / p_count);
+            panels_.emplace_back(sparse::column_range(a, c0, c1), opts, stream);
+        }
+    }
+
+    int panels() const { return static_cast<int>(panels_.size()); }
+    const dasp_spmv& panel(int p) const { return panels_.at(static_cast<std::size_t>(p)); }
+    /// Device bytes of all panels.
+    std::size_t device_bytes() const
+    {
+        std::size_t b = 0;
+        for (const dasp_spmv& s : panels_) b += s.device_bytes();
+        return b;
+    }
+
+    /// y = A x panel by panel (see dasp_spmv::run for Mode, Shape, x and y).
+    template <class Mode = tensor_core, class Shape = f64_m8n8k4>
+    void run(const double* x, double* y, cudaStream_t stream = nullptr) const
+    {
+        require(!panels_.empty(), "tcore::dasp_spmv_panels::run", "no panels (default-constructed)");
+        for (std::size_t p = 0; p < panels_.size(); ++p) panels_[p].run<Mode, Shape>(x, y, stream, p > 0);
+    }
+
+private:
+    std::vector<dasp_spmv> panels_;
 };
 
 }  // namespace tcore

@@ -185,6 +185,30 @@ inline csr drop_zeros(const csr& a)
     return z;
 }
 
+/// The entries of `a` in columns [c0, c1), same shape (rows x cols, column
+/// indices unchanged): one column panel of a panel-wise product.
+inline csr column_range(const csr& a, int c0, int c1)
+{
+    const char* where = "tcore::sparse::column_range";
+    validate(a, where, false);
+    require(0 <= c0 && c0 <= c1 && c1 <= a.cols, where,
+            "columns [" + std::to_string(c0) + ", " + std::to_string(c1) + ") are not within [0, " +
+                std::to_string(a.cols) + ")");
+    csr z;
+    z.rows = a.rows;
+    z.cols = a.cols;
+    z.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+    for (int r = 0; r < a.rows; ++r) {
+        for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p)
+            if (a.col_idx[p] >= c0 && a.col_idx[p] < c1) {
+                z.col_idx.push_back(a.col_idx[p]);
+                z.values.push_back(a.values[p]);
+            }
+        z.row_ptr[r + 1] = static_cast<int>(z.col_idx.size());
+    }
+    return z;
+}
+
 /// Row-length statistics (the generators' tests and the benchmark notes).
 struct row_stats {
     int rows = 0;
