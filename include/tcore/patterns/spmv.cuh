@@ -456,17 +456,21 @@ __global__ void __launch_bounds__(threads, (min_blocks<Mode, Shape>)) dasp_kerne
     } else if (block < m.med_end) {
         // Groups w, w + med_warps, ...: the longest groups (sorted first) go
         // to different warps, each paired with short ones from further on.
-        int group = (block - m.bun_end) * warps + warp;
+        // (The range's last block may hold warps past med_warps: they idle,
+        // or they would repeat their neighbours' groups.)
+        const int first = (block - m.bun_end) * warps + warp;
+        const int end = first < m.med_warps ? m.group_count : 0;
         medium_refs next;
-        if (group < m.group_count) next = medium_refs_of(m, group, lane);
-        for (; group < m.group_count; group += m.med_warps) {
+        if (first < end) next = medium_refs_of(m, first, lane);
+        for (int group = first; group < end; group += m.med_warps) {
             const medium_refs cur = next;
-            if (group + m.med_warps < m.group_count) next = medium_refs_of(m, group + m.med_warps, lane);
+            if (group + m.med_warps < end) next = medium_refs_of(m, group + m.med_warps, lane);
             medium_group<Mode, Shape>(m, x, y, cur, lane);
         }
     } else if (block < m.short_end) {
-        for (int tile = (block - m.med_end) * warps + warp; tile < m.tile_count; tile += m.short_warps)
-            short_tile<Mode, Shape>(m, x, y, tile, lane);
+        const int first = (block - m.med_end) * warps + warp;
+        if (first < m.short_warps)
+            for (int tile = first; tile < m.tile_count; tile += m.short_warps) short_tile<Mode, Shape>(m, x, y, tile, lane);
     } else {
         const int i = (block - m.short_end) * threads + static_cast<int>(threadIdx.x);
         if (i < m.empty_count && !m.accumulate) y[m.empty_rows[i]] = 0.0;
