@@ -288,6 +288,24 @@ void run(tb::context& ctx)
                                   fixed(cs_spmv.setup_ms(), 2));
         }
 
+        // One tcore variant on packed matrix s (dasp_spmv or dasp_spmv_panels):
+        // once on poisoned y for the accuracy columns, then under the protocol.
+        auto measure_tcore = [&](const auto& v, const auto& s, const char* layout) {
+            TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0xFF, rows * sizeof(double), ctx.stream()));
+            v.run(s, dx.ptr, dy.ptr, ctx.stream());
+            TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+            if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
+            const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
+            spec.variant = v.name;
+            spec.compute = v.compute;
+            spec.footprint_bytes = s.device_bytes() + 8 * (rows + cols);
+            spec.note = std::string(v.note) + "; " + layout + "; " + shape;
+            const auto run_fn = v.run;
+            const double* px = dx.ptr;
+            double* py = dy.ptr;
+            record(v.name, ctx.measure(spec, [&s, run_fn, px, py](cudaStream_t st) { run_fn(s, px, py, st); }, err));
+        };
+
         // -- tcore: the DASP-like packing, then the one with bundles of identical rows ----
         for (const bool bundled : {false, true}) {
             bool any_tc = false;
@@ -319,19 +337,7 @@ void run(tb::context& ctx)
                         fixed(pack_ms + upload_ms, 2));
             for (const tc_variant& v : tc_variants) {
                 if (v.bundled != bundled || !ctx.want_variant(v.name)) continue;
-                TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0xFF, rows * sizeof(double), ctx.stream()));
-                v.run(s, dx.ptr, dy.ptr, ctx.stream());
-                TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
-                if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
-                const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
-                spec.variant = v.name;
-                spec.compute = v.compute;
-                spec.footprint_bytes = s.device_bytes() + 8 * (rows + cols);
-                spec.note = std::string(v.note) + "; " + layout + "; " + shape;
-                const auto run_fn = v.run;
-                const double* px = dx.ptr;
-                double* py = dy.ptr;
-                record(v.name, ctx.measure(spec, [&s, run_fn, px, py](cudaStream_t st) { run_fn(s, px, py, st); }, err));
+                measure_tcore(v, s, layout);
             }
         }
 
@@ -356,19 +362,7 @@ void run(tb::context& ctx)
                           nnz > 0 ? static_cast<double>(s.device_bytes()) / nnz : 0.0, prep_ms);
             for (const panel_variant& v : panel_variants) {
                 if (!ctx.want_variant(v.name)) continue;
-                TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0xFF, rows * sizeof(double), ctx.stream()));
-                v.run(s, dx.ptr, dy.ptr, ctx.stream());
-                TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
-                if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
-                const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
-                spec.variant = v.name;
-                spec.compute = v.compute;
-                spec.footprint_bytes = s.device_bytes() + 8 * (rows + cols);
-                spec.note = std::string(v.note) + "; " + layout + "; " + shape;
-                const auto run_fn = v.run;
-                const double* px = dx.ptr;
-                double* py = dy.ptr;
-                record(v.name, ctx.measure(spec, [&s, run_fn, px, py](cudaStream_t st) { run_fn(s, px, py, st); }, err));
+                measure_tcore(v, s, layout);
             }
         }
         results.push_back(std::move(res));

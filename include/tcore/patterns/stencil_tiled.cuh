@@ -806,11 +806,9 @@ inline long long choose_zchunk(long long nz, long long tiles, long long resident
     return best;
 }
 
-
-/// Launches the tiled kernel (arguments already checked by stencil_apply).
-template <class S, class Method, int T, boundary BC>
-void launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                  cudaStream_t stream)
+/// The kernel arguments every launch shares: arrays, grid and extents, weights.
+template <class S, boundary BC>
+stencil_args<S> grid_args(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w)
 {
     const stencil_extent e = stencil_array_extent<S>(grid, BC);
     stencil_args<S> a{};
@@ -822,6 +820,15 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
     a.ex = e.ex;
     a.ey = e.ey;
     a.w = w;
+    return a;
+}
+
+/// Launches the tiled kernel (arguments already checked by stencil_apply).
+template <class S, class Method, int T, boundary BC>
+void launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                  cudaStream_t stream)
+{
+    stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
     const int sms = detail::sm_count();
     if constexpr (S::dims == 2) {
         using C = config2d<S, T, Method>;
@@ -862,16 +869,7 @@ template <class S, boundary BC, class C>
 void launch_stream(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                    cudaStream_t stream)
 {
-    const stencil_extent e = stencil_array_extent<S>(grid, BC);
-    stencil_args<S> a{};
-    a.in = in;
-    a.out = out;
-    a.nx = grid.nx;
-    a.ny = grid.ny;
-    a.nz = S::dims == 3 ? grid.nz : 1;
-    a.ex = e.ex;
-    a.ey = e.ey;
-    a.w = w;
+    stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
     auto kernel = stencil_stream_kernel<S, BC, C>;
     const int per_sm = prepare_kernel<stream_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = detail::ceil_div(grid.nx, C::sx);

@@ -166,23 +166,30 @@ inline csr transpose(const csr& a)
     return t;
 }
 
-/// A copy of `a` without the entries whose value is exactly zero (+0 or -0).
-inline csr drop_zeros(const csr& a)
+/// A copy of `a` with only the entries for which keep(column, value) holds.
+template <class Keep>
+inline csr filter_entries(const csr& a, Keep keep)
 {
-    validate(a, "tcore::sparse::drop_zeros", false);
     csr z;
     z.rows = a.rows;
     z.cols = a.cols;
     z.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
     for (int r = 0; r < a.rows; ++r) {
         for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p)
-            if (a.values[p] != 0.0) {
+            if (keep(a.col_idx[p], a.values[p])) {
                 z.col_idx.push_back(a.col_idx[p]);
                 z.values.push_back(a.values[p]);
             }
         z.row_ptr[r + 1] = static_cast<int>(z.col_idx.size());
     }
     return z;
+}
+
+/// A copy of `a` without the entries whose value is exactly zero (+0 or -0).
+inline csr drop_zeros(const csr& a)
+{
+    validate(a, "tcore::sparse::drop_zeros", false);
+    return filter_entries(a, [](int, double v) { return v != 0.0; });
 }
 
 /// The entries of `a` in columns [c0, c1), same shape (rows x cols, column
@@ -194,19 +201,7 @@ inline csr column_range(const csr& a, int c0, int c1)
     require(0 <= c0 && c0 <= c1 && c1 <= a.cols, where,
             "columns [" + std::to_string(c0) + ", " + std::to_string(c1) + ") are not within [0, " +
                 std::to_string(a.cols) + ")");
-    csr z;
-    z.rows = a.rows;
-    z.cols = a.cols;
-    z.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
-    for (int r = 0; r < a.rows; ++r) {
-        for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p)
-            if (a.col_idx[p] >= c0 && a.col_idx[p] < c1) {
-                z.col_idx.push_back(a.col_idx[p]);
-                z.values.push_back(a.values[p]);
-            }
-        z.row_ptr[r + 1] = static_cast<int>(z.col_idx.size());
-    }
-    return z;
+    return filter_entries(a, [c0, c1](int c, double) { return c >= c0 && c < c1; });
 }
 
 /// Row-length statistics (the generators' tests and the benchmark notes).
