@@ -24,8 +24,10 @@
 // bundle groups, medium groups, short tiles, empty rows): one launch. Long
 // rows: each warp sums one piece; the last warp to finish a row (atomic
 // counter, reset by that warp for the next launch) adds the piece sums in
-// piece order, so results are deterministic. y gets every row written once;
-// nothing is accumulated into y, so y needs no initialisation.
+// piece order, so results are deterministic. y gets every row written once,
+// so it needs no initialisation; run(..., accumulate = true) adds A x to y
+// instead, which dasp_spmv_panels uses: A's columns cut into panels whose
+// share of x stays in L2, the first panel writing y, the others adding.
 #pragma once
 
 #include "../check.cuh"
