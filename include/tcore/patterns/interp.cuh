@@ -1131,7 +1131,12 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
     // Staged rows, channel-planar: warp w fills slots w, w + 4, ..; its
     // (slot, 4-texel group) items are dealt to the lanes in turn, `batch`
     // loads per lane in flight before their stores. Groups past the texels
-    // the block's columns read (up to the warps' last k blocks) are 0.
+    // the block's columns read (up to the warps' last k blocks) are 0. The
+    // transpose (channel_planar) runs in the store loop, after the batch's
+    // loads are issued: applied right after each load it made every load wait
+    // for the one before (one load in flight per lane; on the H100 the
+    // DRAM-streaming down-scales took 0.0298 / 0.0584 / 0.0809 ms instead of
+    // 0.0244 / 0.0494 / 0.0685 ms: bilinear, bicubic 4x, bilinear 1.6x).
     {
         const int last_col = min(staged_cols * bx + staged_cols - 1, out.width - 1);
         const int loaded = ((locate<float>(last_col, scale_x).i0 + first_tap<F> + n_taps - 1 - xw0) >> 2) + 1;
@@ -1159,11 +1164,11 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
                 if (i < items && gi < loaded) {
                     const int y = Contiguous ? clamp_index(i0_first + first_tap<F> + s, in.height)
                                              : staged_row<F>(s, oy0, out.height, in.height, scale_y);
-                    v[k] = channel_planar(load_group<C, InAligned>(in.data + y * in.pitch, xw0 + 4 * gi, in.width));
+                    v[k] = load_group<C, InAligned>(in.data + y * in.pitch, xw0 + 4 * gi, in.width);
                 }
             });
             static_for<batch>([&](auto k) {
-                if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = v[k];
+                if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = channel_planar(v[k]);  // 0 stays 0
             });
         }
     }
