@@ -135,7 +135,8 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     device_buffer<double> dx(x.size()), dy(static_cast<std::size_t>(a.rows));
     dx.upload(x);
 
-    const sparse::dasp_options opts[] = {{},           {5, 128},      {40, 256},      {2048, 512, 0},
+    // {2048, 512, 0, ..., 1}: automatic bundles as on a device of one warp (forms them on small matrices).
+    const sparse::dasp_options opts[] = {{},           {5, 128},      {40, 256},      {2048, 512, 0, 32, 1 << 16, 1},
                                          {2048, 512, 2}, {40, 256, 3}, {2048, 512, 4}, {2048, 512, 8},
                                          {2048, 512, 1, 3}, {256, 512, 1, 32, 7}};
     for (const sparse::dasp_options& o : opts)

@@ -240,7 +240,7 @@ void dasp_format()
         dasp_checks(m, {});
         dasp_checks(m, {5, 128});    // smallest long threshold: many long rows, many pieces
         dasp_checks(m, {64, 256});
-        for (const int p : {0, 2, 3, 8}) dasp_checks(m, {2048, 512, p});
+        for (const int p : {0, 2, 3, 8}) dasp_checks(m, {2048, 512, p, 32, 1 << 16, 1});
         dasp_checks(m, {2048, 256, 1, 3});  // the tightest cap: groups cut short, rows moved to long
         dasp_checks(m, {64, 256, 1, 32, 0});  // one sort over the whole matrix
         dasp_checks(m, {64, 256, 0, 8, 7});   // windows of 7 rows: groups span windows

@@ -286,7 +286,12 @@ int main()
         check(m.name, m.a, {}, rng);
         check(m.name, m.a, {5, 128}, rng);
         check(m.name, m.a, {37, 256}, rng);
-        for (const int p : {0, 2, 3, 4, 8}) check(m.name, m.a, {2048, 512, p}, rng);  // bundles
+        for (const int p : {0, 2, 3, 4, 8}) check(m.name, m.a, {2048, 512, p, 32, 1 << 16, 1}, rng);  // bundles
+        // The automatic choice on a device of more warps than the groups can fill: no bundles.
+        const sparse::dasp_format few = sparse::build_dasp(m.a, {2048, 512, 0});
+        t.check(few.bundle == 1 || 2LL * few.bundle_group_count() >= 4224,
+                "%s: automatic bundles only with groups for half the resident warps (P %d, %d groups)",
+                m.name.c_str(), few.bundle, few.bundle_group_count());
     }
     return t.finish();
 }

@@ -74,7 +74,11 @@ struct dasp_options {
     int long_piece = 0;
     /// Rows per bundle of identical medium rows: 1 = no bundles, 2, 3, 4 or
     /// 8; 0 = choose from the matrix (the P of {2, 3, 4, 8} that saves the
-    /// most index bytes, 1 if bundles would cover under 10% of medium rows).
+    /// most index bytes; 1 if bundles would cover under 10% of medium rows,
+    /// or would make fewer groups (one warp each) than half the resident
+    /// warps: on an H100, fem3d, lattice4d and dense_blocks at 1e6 nonzeros
+    /// (226-1029 groups) ran 17-107% slower with bundles than without, at
+    /// 1e7 (2228+ groups) 13-28% faster).
     int bundle = 1;
     /// The most entries of a medium row left to the CUDA cores beyond its
     /// group's regular width (>= 3). Groups of 8 are cut short (padded) to
@@ -238,7 +242,10 @@ inline dasp_format build_dasp(const csr& a, dasp_options opts = {})
             long long covered = 0;
             for (const auto& r : runs) covered += r.second / q * q;
             const double saved = static_cast<double>(covered) * (1.0 - 1.0 / q);
-            if (covered * 10 >= static_cast<long long>(med.size()) && saved > best) best = saved, P = q;
+            const long long groups = covered / q / 8;
+            if (covered * 10 >= static_cast<long long>(med.size()) && 2 * groups >= opts.resident_warps &&
+                saved > best)
+                best = saved, P = q;
         }
     }
     f.bundle = P;
