@@ -318,7 +318,7 @@ void run(tb::context& ctx)
             const tcore::sparse::dasp_format f = tcore::sparse::build_dasp(a, opts);
             const double pack_ms = elapsed_ms(t0);
             if (bundled && f.bundle == 1) {
-                ctx.summary("bundles " + cs.name, "none (fewer than 10% of medium rows in runs of identical rows)");
+                ctx.summary("bundles " + cs.name, "none (runs of identical rows cover under 10% of medium rows, or make groups for under half the resident warps)");
                 continue;
             }
             const auto t1 = std::chrono::steady_clock::now();
