@@ -313,7 +313,7 @@ void run(tb::context& ctx)
             if (!any_tc) continue;
             tcore::sparse::dasp_options opts;
             opts.bundle = bundled ? 0 : 1;  // automatic bundle size
-            opts.resident_warps = 32 * tcore::detail::sm_count();  // for the automatic long-row threshold
+            opts.resident_warps = 32 * ctx.ceil().sm_count;  // for the automatic long-row threshold
             const auto t0 = std::chrono::steady_clock::now();
             const tcore::sparse::dasp_format f = tcore::sparse::build_dasp(a, opts);
             const double pack_ms = elapsed_ms(t0);
@@ -342,14 +342,12 @@ void run(tb::context& ctx)
         }
 
         // -- tcore: column panels, where x outgrows half the L2 ---------------------------
-        int l2_bytes = 0;
-        TCORE_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0));
-        const double panel_bytes = l2_bytes / 2.0;
+        const double panel_bytes = ctx.ceil().l2_bytes / 2.0;
         bool any_panels = false;
         for (const panel_variant& v : panel_variants) any_panels = any_panels || ctx.want_variant(v.name);
         if (any_panels && 8.0 * cols > panel_bytes) {
             tcore::sparse::dasp_options opts;
-            opts.resident_warps = 32 * tcore::detail::sm_count();
+            opts.resident_warps = 32 * ctx.ceil().sm_count;
             const int panels = static_cast<int>(std::ceil(8.0 * cols / panel_bytes));
             const auto t0 = std::chrono::steady_clock::now();
             const tcore::dasp_spmv_panels s(a, panels, opts, ctx.stream());
