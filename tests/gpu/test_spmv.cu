@@ -177,6 +177,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
                 {"tc m8n8k4", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core>(x, y); }},
                 {"tc m16n8k16",
                  [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core, f64_m16n8k16>(x, y); }},
+                {"cc m8n8k4", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<cuda_core>(x, y); }},
                 {"cce", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<spmv_essential>(x, y); }}};
             for (const auto& [name, run] : runs) {
                 const std::string what = m.name + " [" + name + ", " + std::to_string(s.panels()) + " column panels]";
