@@ -186,48 +186,71 @@ __device__ __forceinline__ void store_y(const dasp_view& m, double* __restrict__
     y[row] = m.accumulate ? y[row] + v : v;
 }
 
-/// Runs over `nblk` 32-blocks at slot `base`: MMA modes accumulate into
-/// `acc` (diagonal products), the essential mode into `ess` (lane's FMAs).
-/// `side_v` x[`side_c`] (one more entry of the lane, already loaded; column
-/// -1: none) is added to `ess` in every mode, its x gathered together with
-/// the first blocks' so that it costs no round trip of its own.
+/// 32-blocks a lane loads before it uses any: whole MMAs, at least 4; the
+/// essential mode takes 2, which keeps it at 32-40 registers (12-16 blocks
+/// per SM, not 10) and fits the 2-block groups of rows of 8-11 entries.
+template <class Mode, class Shape>
+inline constexpr int step_blocks = is_mma_mode_v<Mode> ? (Shape::k / 4 >= 4 ? Shape::k / 4 : 4) : 2;
+
+/// A lane's slot of `N` consecutive 32-blocks: values and columns (-1: none).
+template <int N>
+struct block_step {
+    double v[N];
+    int c[N];
+};
+
+/// Loads blocks b0 .. b0 + N - 1 (those below `nblk`) of the run at `base`.
+template <int N>
+__device__ __forceinline__ void load_step(block_step<N>& s, const double* __restrict__ val,
+                                          const int* __restrict__ col, long long base, int b0, int nblk, int lane)
+{
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        const bool in = b0 + j < nblk;
+        const long long slot = base + 32LL * (b0 + j) + lane;
+        s.v[j] = in ? __ldcs(val + slot) : 0.0;
+        s.c[j] = in ? __ldcs(col + slot) : -1;
+    }
+}
+
+/// Gathers x for a loaded step and adds its products: MMA modes into `acc`
+/// (diagonal products), the essential mode into `ess` (the lane's FMAs).
+/// `side_v` x[`side_c`] (one more entry of the lane; column -1: none) is
+/// gathered with the step's x and added to `ess` in every mode.
+template <class Mode, class Shape, int N>
+__device__ __forceinline__ void use_step(frag_c<Shape>& acc, double& ess, const block_step<N>& s,
+                                         const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
+{
+    double xv[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) xv[j] = s.c[j] >= 0 ? __ldg(x + s.c[j]) : 0.0;
+    if (side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
+    if constexpr (is_mma_mode_v<Mode>) {
+        constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
+#pragma unroll
+        for (int m = 0; m < N / kb; ++m) {
+            frag_a<Shape> a;
+            frag_b<Shape> b;
+            diag_operands<Shape>(a, b, s.v + m * kb, xv + m * kb);
+            mma<Mode>(acc, a, b, acc);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) ess = fma(s.v[j], xv[j], ess);
+    }
+}
+
+/// The blocks of a run from `b0` on, a step at a time.
 template <class Mode, class Shape>
 __device__ __forceinline__ void accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
-                                           const int* __restrict__ col, long long base, int nblk,
-                                           const double* __restrict__ x, int lane, double side_v = 0.0,
-                                           int side_c = -1)
+                                           const int* __restrict__ col, long long base, int b0, int nblk,
+                                           const double* __restrict__ x, int lane)
 {
-    if (nblk <= 0 && side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
-    constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
-    // Blocks loaded before any is used: whole MMAs, at least 4; the
-    // essential mode takes 2, which keeps it at 40 registers (12 blocks per
-    // SM instead of 10) and fits the 2-block groups of rows of 8-11 entries.
-    constexpr int per_iter = is_mma_mode_v<Mode> ? (kb >= 4 ? kb : 4) : 2;
-    for (int b0 = 0; b0 < nblk; b0 += per_iter) {
-        double v[per_iter], xv[per_iter];
-        int c[per_iter];
-#pragma unroll
-        for (int j = 0; j < per_iter; ++j) {
-            const bool in = b0 + j < nblk;
-            const long long s = base + 32LL * (b0 + j) + lane;
-            v[j] = in ? __ldcs(val + s) : 0.0;
-            c[j] = in ? __ldcs(col + s) : -1;
-        }
-#pragma unroll
-        for (int j = 0; j < per_iter; ++j) xv[j] = c[j] >= 0 ? __ldg(x + c[j]) : 0.0;
-        if (b0 == 0 && side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
-        if constexpr (is_mma_mode_v<Mode>) {
-#pragma unroll
-            for (int m = 0; m < per_iter / kb; ++m) {
-                frag_a<Shape> a;
-                frag_b<Shape> b;
-                diag_operands<Shape>(a, b, v + m * kb, xv + m * kb);
-                mma<Mode>(acc, a, b, acc);
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < per_iter; ++j) ess = fma(v[j], xv[j], ess);
-        }
+    constexpr int n = step_blocks<Mode, Shape>;
+    for (; b0 < nblk; b0 += n) {
+        block_step<n> s;
+        load_step(s, val, col, base, b0, nblk, lane);
+        use_step<Mode, Shape>(acc, ess, s, x);
     }
 }
 
@@ -239,9 +262,8 @@ __device__ void long_piece(const dasp_view& m, const double* __restrict__ x, dou
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double ess = 0.0;
-    const int nblk = m.long_piece / 32;
-    accumulate<Mode, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, nblk, x,
-                            lane);
+    accumulate<Mode, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, 0,
+                            m.long_piece / 32, x, lane);
     double sum;
     if constexpr (is_mma_mode_v<Mode>) sum = warp_sum(diag_of(acc, lane));
     else sum = warp_sum(ess);
@@ -289,20 +311,25 @@ __device__ __forceinline__ medium_refs medium_refs_of(const dasp_view& m, int gr
 /// One group of 8 medium rows: regular blocks on `Mode`, the irregular
 /// remainder on CUDA cores (4 lanes per row), then one store per row. The
 /// lane's first irregular entry (of at most irregular_cap / 4; usually 0 or
-/// 1) is fetched and gathered with the first regular blocks, so with its
-/// refs loaded ahead a group costs two dependent round trips (values and
+/// 1) is loaded with the first step of blocks and its x gathered with
+/// theirs, so with its refs loaded ahead a group of up to one step and one
+/// irregular entry per lane costs two dependent round trips (values and
 /// columns, then x), not the six of a straight-line order.
 template <class Mode, class Shape>
 __device__ void medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
                              const medium_refs& r, int lane)
 {
-    const bool has_first = r.p0 < r.p1;
-    const double first_v = has_first ? __ldcs(m.irr_val + r.p0) : 0.0;
-    const int first_c = has_first ? __ldcs(m.irr_col + r.p0) : -1;
+    constexpr int n = step_blocks<Mode, Shape>;
+    block_step<n> first;
+    load_step(first, m.reg_val, m.reg_col, r.base, 0, r.nblk, lane);
+    const bool has_irr = r.p0 < r.p1;
+    const double irr_v = has_irr ? __ldcs(m.irr_val + r.p0) : 0.0;
+    const int irr_c = has_irr ? __ldcs(m.irr_col + r.p0) : -1;
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double s = 0.0;
-    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, r.base, r.nblk, x, lane, first_v, first_c);
+    use_step<Mode, Shape>(acc, s, first, x, irr_v, irr_c);
+    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
 #pragma unroll 4
     for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
     s = quad_sum(s);
@@ -312,6 +339,21 @@ __device__ void medium_group(const dasp_view& m, const double* __restrict__ x, d
     }
 }
 
+/// A short tile's loads that depend on no other: the lane's slot, the
+/// tile's segment mask and its first output row.
+struct short_head {
+    double v = 0.0;
+    int c = -1;
+    unsigned mask = 0u;
+    int row0 = 0;
+};
+
+__device__ __forceinline__ short_head short_head_of(const dasp_view& m, int tile, int lane)
+{
+    const long long slot = 32LL * tile + lane;
+    return {__ldcs(m.short_val + slot), __ldcs(m.short_col + slot), m.tile_mask[tile], m.tile_row_ptr[tile]};
+}
+
 /// One short tile: up to 4 MMAs (one per segment position), B masked to
 /// the segment; D_j(g, g) is row j of line g.
 template <class Mode, class Shape>
@@ -319,17 +361,17 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
                            int lane)
 {
     using S = short_shape_t<Shape>;
-    const long long slot = 32LL * tile + lane;
-    const double v = __ldcs(m.short_val + slot);
-    const int c = __ldcs(m.short_col + slot);
+    const short_head h = short_head_of(m, tile, lane);
+    const double v = h.v;
+    const int c = h.c;
     const double xv = c >= 0 ? __ldg(x + c) : 0.0;
-    const short_lane info = short_lane_info(m.tile_mask[tile], lane);
+    const short_lane info = short_lane_info(h.mask, lane);
     const int seg = info.seg, nseg = info.nseg;
     int most = nseg;  // MMAs the tile needs: the most segments of any line
     most = max(most, __shfl_xor_sync(0xffffffffu, most, 4));
     most = max(most, __shfl_xor_sync(0xffffffffu, most, 8));
     most = max(most, __shfl_xor_sync(0xffffffffu, most, 16));
-    const int out = m.tile_row_ptr[tile] + info.out;
+    const int out = h.row0 + info.out;
     const bool writer = holds_diag(lane);
     if constexpr (is_mma_mode_v<Mode>) {
         frag_a<S> a;
