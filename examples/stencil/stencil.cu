@@ -177,6 +177,24 @@ struct variant {
     std::string note;
 };
 
+/// The cce variant's tiling, as the note says it.
+template <class S, int T>
+std::string cce_layout()
+{
+    namespace sd = tcore::stencil_detail;
+    if constexpr (T == 1 && S::dims == 3) {
+        using C = sd::stream_default<S>;
+        return "z-streaming " + std::to_string(C::sx) + "x" + std::to_string(C::sy) + " tiles, " +
+               std::to_string(C::strip) + "-row register strips, " + std::to_string(C::ring - 1) + " planes in flight";
+    } else if constexpr (T == 1) {
+        using C = sd::t1_tile_default<S>;
+        return std::to_string(C::tile_x) + "x" + std::to_string(C::tile_y) + " tiles, " + std::to_string(C::strip) +
+               "-row register strips, " + std::to_string(C::buffers) + " region buffers";
+    } else {
+        return std::to_string(sd::cce_strip<S>()) + "-row register strips";
+    }
+}
+
 template <class S, int T, boundary BC>
 std::vector<variant<S>> variants()
 {
@@ -186,8 +204,7 @@ std::vector<variant<S>> variants()
     return {
         {"tc", launch<S, tcore::tensor_core, T, BC>, tb::peak::fp64_tc, "tensor cores, " + layout},
         {"cc", launch<S, tcore::cuda_core, T, BC>, tb::peak::fp64_cc, "tc's kernel on the cuda_core backend"},
-        {"cce", launch<S, tcore::stencil_cce, T, BC>, tb::peak::fp64_cc,
-         "plain CUDA-core, " + std::to_string(tcore::stencil_detail::cce_strip<S>()) + "-row register strips"},
+        {"cce", launch<S, tcore::stencil_cce, T, BC>, tb::peak::fp64_cc, "plain CUDA-core, " + cce_layout<S, T>()},
     };
 }
 

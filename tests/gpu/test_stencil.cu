@@ -3,7 +3,8 @@
 // ConvStencil/EBISU set on all three methods (tensor_core = tc, cuda_core =
 // cc, stencil_cce = cce), t = 1 and 3 fused steps (t = 2 for two shapes),
 // Dirichlet and periodic boundaries, odd grid sizes (smaller than a tile,
-// several tiles with tails, 3D grids split into z chunks), two launches in a
+// several tiles with tails, 3D grids split into z chunks; odd and even row
+// pitches, the latter taking the t = 1 kernels' 16-byte loads), two launches in a
 // row (2t steps; the second starts from the first's output).
 //
 // Random inputs in [-1, 1) (halo included), random weights w/|S| with |w| < 1,
@@ -116,12 +117,13 @@ void run_grids(std::uint64_t salt)
     if constexpr (S::dims == 2) {
         grids.push_back({37, 29, 1});
         grids.push_back({5, 3, 1});
-        grids.push_back({600, 41, 1});  // several row segments of the t = 1 streaming kernel, a tail
+        grids.push_back({600, 41, 1});  // several tiles with tails; even row pitch (t = 1 cce: 16-byte loads)
         if (!quick) grids.push_back({150, 97, 1});
     } else {
         grids.push_back({19, 21, 13});
         grids.push_back({3, 4, 2});
         grids.push_back({131, 67, 13});  // 3 x 3 tiles with tails, several z chunks
+        grids.push_back({130, 35, 12});  // even row pitch (t = 1 cce: 16-byte loads), tails in x and y
         if (!quick) grids.push_back({45, 37, 70});
     }
     for (const stencil_grid& g : grids) {

@@ -14,7 +14,8 @@
 //     slot group straddles two segments;
 //   * region_block covers every region position exactly once without
 //     reading past the region; the tile configurations fit in 227 KiB;
-//   * choose_zchunk on the benchmark's 3D shapes;
+//   * choose_zchunk on the benchmark's 3D shapes; balanced_blocks gives every
+//     block the same number of tiles (to one) in the fewest rounds;
 //   * make_frame's per-tile bounds agree with a direct interior / halo /
 //     outside classification of every buffer position, and its global index;
 //   * the CPU reference on a hand-checked case and its periodic wrap.
@@ -347,6 +348,24 @@ void check_zchunks()
         }
 }
 
+void check_balanced_blocks()
+{
+    using stencil_detail::balanced_blocks;
+    // 4096^2 in 64x64 tiles on 396 resident blocks: 11 rounds either way; 373 blocks (366 with 11 tiles,
+    // 7 with 10) instead of 396 (136 with 11, 260 with 10)
+    T.check(balanced_blocks(4096, 396) == 373, "balanced_blocks(4096, 396) = %lld", balanced_blocks(4096, 396));
+    T.check(balanced_blocks(25600, 396) == 394, "balanced_blocks(25600, 396) = %lld", balanced_blocks(25600, 396));
+    T.check(balanced_blocks(100, 396) == 100, "balanced_blocks(100, 396) = %lld", balanced_blocks(100, 396));
+    T.check(balanced_blocks(792, 396) == 396, "balanced_blocks(792, 396) = %lld", balanced_blocks(792, 396));
+    for (long long items : {1LL, 7LL, 397LL, 4096LL, 29241LL})
+        for (long long resident : {1LL, 132LL, 396LL}) {
+            const long long b = balanced_blocks(items, resident);
+            const long long rounds = (items + resident - 1) / resident;
+            T.check(b >= 1 && b <= resident && b * rounds >= items && (b - 1) * rounds < items,
+                    "balanced_blocks(%lld, %lld) = %lld", items, resident, b);
+        }
+}
+
 template <class S>
 void check_configs()
 {
@@ -356,6 +375,7 @@ void check_configs()
         T.check(pitch % 8 == 4, "%s %s t=%d: pitch %d", n.c_str(), what, t, pitch);
     };
     if constexpr (S::dims == 2) {
+        chk(stencil_detail::t1_tile_default<S>::smem_bytes, stencil_detail::t1_tile_default<S>::pitch, "2D cce", 1);
         chk(stencil_detail::config2d<S, 1>::smem_bytes, stencil_detail::config2d<S, 1>::geometry::pitch, "2D", 1);
         chk(stencil_detail::config2d<S, 3>::smem_bytes, stencil_detail::config2d<S, 3>::geometry::pitch, "2D", 3);
         chk(stencil_detail::config2d<S, 4>::smem_bytes, stencil_detail::config2d<S, 4>::geometry::pitch, "2D", 4);
@@ -442,6 +462,7 @@ int main()
     check_frames<stencil_detail::config3d<box3d1r, 3>::geometry, boundary::dirichlet>();
     check_frames<stencil_detail::config3d<star3d1r, 1>::geometry, boundary::periodic>();
     check_zchunks();
+    check_balanced_blocks();
     check_reference();
     return T.finish();
 }

@@ -28,6 +28,14 @@
 // t = 1, cce, 3D: a streaming kernel instead (stencil_stream_kernel below):
 // one plane buffer per z step, the 2r+1 output planes each input plane
 // feeds accumulated in registers, five planes in flight per block.
+// t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
+// regions with no work buffer. Both t = 1 kernels store with st.global.cs.
+//
+// Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
+// allocation) where the arrays allow it (pair_loads_apply: Dirichlet, even
+// row pitch, 16-byte aligned input, even (t-1)r), else 8 bytes at a time.
+// Persistent grids are sized so that every block gets the same number of
+// tiles (balanced_blocks).
 //
 // MMA methods, 2D: the final step's 16x8 fragments are staged in shared
 // memory and written out as whole tile rows (the fragments' scattered 16-
@@ -203,6 +211,7 @@ struct stencil_args {
     long long tiles_x, tiles_y;  ///< XY tiles
     long long zchunk, zchunks;   ///< 3D: z planes per work item, items per XY tile
     long long items;             ///< work items (2D: tiles; 3D: tiles * zchunks)
+    bool pair_loads;             ///< load regions as 16-byte column pairs (see pair_loads_apply)
     stencil_weights<S> w;
 };
 
@@ -210,11 +219,27 @@ namespace stencil_detail {
 
 /// Loads the step-0 region of the XY tile (x0, y0) from array plane `src_plane`
 /// (nullptr: a plane outside the array, zero-filled) into `buf`.
+/// pairs: 16-byte copies of column pairs (cp.async.cg, no L1 allocation),
+/// for Dirichlet arrays where region column 0 lies on an even array column
+/// and rows are 16-byte aligned (pair_loads_apply); otherwise 8-byte copies.
 template <class G, boundary BC, int Threads>
 __device__ inline void load_region(double* buf, const double* src_plane, const double* any_valid, long long x0,
-                                   long long y0, long long nx, long long ny, long long ex)
+                                   long long y0, long long nx, long long ny, long long ex, bool pairs)
 {
     constexpr int R = G::R;
+    if constexpr (BC == boundary::dirichlet && G::bw % 2 == 0) {
+        if (pairs) {
+            constexpr int np = G::bw / 2;
+            const long long ax0 = x0 - G::halo + R, ay0 = y0 - G::halo + R;  // array position of region (0, 0)
+            for (int i = threadIdx.x; i < G::bh * np; i += Threads) {
+                const int by = i / np, bx = 2 * (i % np);
+                const long long ax = ax0 + bx, ay = ay0 + by;
+                const bool ok = src_plane != nullptr && ax >= 0 && ax < ex && ay >= 0 && ay < ny + 2 * R;
+                cp_async<16>(buf + by * G::pitch + bx, ok ? src_plane + ay * ex + ax : any_valid, ok ? 16 : 0);
+            }
+            return;
+        }
+    }
     constexpr int cols = (G::bw + 31) / 32;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long xs[cols];
@@ -476,7 +501,7 @@ __global__ void __launch_bounds__(config2d<S, T, Method>::threads, (min_blocks<S
 
     auto load_tile = [&](double* buf, long long it) {
         const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
-        load_region<G, BC, Threads>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex);
+        load_region<G, BC, Threads>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
     };
     long long item = blockIdx.x;
     if (item < a.items) load_tile(smem, item);
@@ -553,7 +578,8 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
         auto load_plane = [&](long long z) {
             if (z < q_end && active(0, z)) {
                 const long long zs = BC == boundary::periodic ? wrap(z, a.nz) : z + R;
-                load_region<G, BC, Threads>(slot(0, z), a.in + zs * plane_elems, a.in, x0, y0, a.nx, a.ny, a.ex);
+                load_region<G, BC, Threads>(slot(0, z), a.in + zs * plane_elems, a.in, x0, y0, a.nx, a.ny, a.ex,
+                                            a.pair_loads);
             }
             cp_async_commit();  // one group per plane, empty or not, so wait_group counts planes
         };
@@ -686,7 +712,16 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
                 double* buf = smem + static_cast<int>((p - q_begin) % Ring) * C::plane;
                 const long long ps = BC == boundary::periodic ? wrap(p, ns) : p + R;
                 const double* src = a.in + ps * sstride;
-                if constexpr (C::dims == 2) {
+                if (BC == boundary::dirichlet && C::bw % 2 == 0 && a.pair_loads) {
+                    // 16-byte copies: plane column 2k is array column x0 + 2k (pair_loads_apply)
+                    constexpr int pairs = C::bw / 2;
+                    for (int i = threadIdx.x; i < C::bh * pairs; i += C::threads) {
+                        const int by = i / pairs, bx = 2 * (i % pairs);
+                        const long long ay = y0 + by, ax = x0 + bx;  // array row and column (halo R included)
+                        const bool ok = (C::dims == 2 || ay < cross_n + 2 * R) && ax < a.ex;
+                        cp_async<16>(buf + by * P + bx, ok ? src + ay * a.ex + ax : a.in, ok ? 16 : 0);
+                    }
+                } else if constexpr (C::dims == 2) {
 #pragma unroll
                     for (int k = 0; k < loads; ++k) {
                         const int bx = threadIdx.x + k * C::threads;
@@ -750,8 +785,8 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     const long long y = y0 + ty0 + v;
-                    if (C::dims == 2) dst[0] = q[0][v];
-                    else if (y < a.ny) dst[(y + h) * a.ex] = q[0][v];
+                    if (C::dims == 2) __stcs(dst, q[0][v]);
+                    else if (y < a.ny) __stcs(dst + (y + h) * a.ex, q[0][v]);
                 }
             }
 #pragma unroll
@@ -761,6 +796,109 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
 #pragma unroll
             for (int v = 0; v < V; ++v) q[Q - 1][v] = 0.0;
         }
+    }
+    cp_async_wait<0>();
+}
+
+// -- t = 1, cce, 2D: tiles with a prefetch ring ------------------------------------
+
+/// The t = 1 CUDA-core kernel in 2D: persistent blocks take TX x TY tiles in
+/// grid-stride order through a ring of `buffers` tile regions (cp.async, one
+/// commit group per tile): the region buffers - 1 tiles ahead is issued
+/// before waiting for the current one, so buffers - 1 tiles are in flight
+/// while a block computes and `buffers` while it waits. Each thread slides a
+/// register window down a strip of V rows of one column, as the tiled cce
+/// step does, and stores its outputs straight to global memory with
+/// streaming stores (st.global.cs: the output is not read again, so it
+/// should not push out the input rows that neighbouring tiles still read as
+/// halo). Regions are loaded as 16-byte column pairs where pair_loads_apply.
+template <class S, int TX, int TY, int V, int Threads, int Buffers, int MinBlocks>
+struct t1_tile_config {
+    static constexpr int R = S::radius;
+    static constexpr int tile_x = TX, tile_y = TY, strip = V, threads = Threads, buffers = Buffers,
+                         min_blocks = MinBlocks;
+    using geometry = tile_geometry<S, 1, TX, TY>;
+    static constexpr int bw = geometry::bw, bh = geometry::bh, pitch = geometry::pitch, plane = geometry::plane;
+    static constexpr int work = TX * (TY / V);  ///< strips per tile
+    static constexpr std::size_t smem_bytes = sizeof(double) * Buffers * plane;
+    static_assert(TY % V == 0 && TX % 2 == 0, "strips tile the tile; even width for 16-byte loads");
+    static_assert(Buffers >= 2 && Threads % 32 == 0 && Threads <= 1024, "at least one tile in flight");
+    static_assert(smem_bytes <= 227 * 1024, "t = 1 tile ring does not fit in shared memory");
+};
+
+/// Default 2D t = 1 configurations (H100 measurements, 2026-11-25):
+///   radius 1: 64x64 tiles, strips of 8 rows, 2 buffers, 3 blocks per SM:
+///     the shape of the tiled kernel, which held 150 GStencil/s at 10240^2.
+///     Measured with a first version of this kernel that issued the next
+///     tile only once the current one had landed: 64x32 tiles 132 and
+///     32x64 tiles 112 (64x64: 147);
+///   star2d3r: 64x32 tiles, strips of 8 rows: the first version reached
+///     146 / 157 GStencil/s at 10240^2 / 4096^2 (2 blocks per SM) against
+///     137 / 148 for the tiled kernel's 64x64 tiles with strips of 16 rows;
+///   box2d3r: 64x64 tiles, strips of 16 rows (49 FMAs per point: the first
+///     version's 64x32 / 8-row tiles fell to 103 GStencil/s, from 129).
+template <class S>
+using t1_tile_default = std::conditional_t<
+    S::radius <= 1, t1_tile_config<S, 64, 64, 8, 256, 2, 3>,
+    std::conditional_t<S::kind == stencil_kind::star, t1_tile_config<S, 64, 32, 8, 256, 2, 3>,
+                       t1_tile_config<S, 64, 64, 16, 256, 2, 2>>>;
+
+template <class S, boundary BC, class C>
+__global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel(const stencil_args<S> a)
+{
+    constexpr int R = S::radius, P = C::pitch, V = C::strip, B = C::buffers;
+    constexpr int h = stencil_halo(BC, R);
+    using G = typename C::geometry;
+    extern __shared__ __align__(16) double smem[];
+
+    auto load_tile = [&](double* buf, long long it) {
+        const long long x0 = (it % a.tiles_x) * C::tile_x, y0 = (it / a.tiles_x) * C::tile_y;
+        load_region<G, BC, C::threads>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
+    };
+    long long item = blockIdx.x;
+    for (int j = 0; j < B - 1; ++j) {
+        const long long it = item + j * static_cast<long long>(gridDim.x);
+        if (it < a.items) load_tile(smem + j * C::plane, it);
+        cp_async_commit();  // one group per tile, empty or not
+    }
+    for (int k = 0; item < a.items; ++k, item += gridDim.x) {
+        // the tile B-1 ahead goes into the buffer tile k-1 used (freed by the
+        // barrier that ended the previous iteration), before waiting for tile k
+        const long long ahead = item + (B - 1) * static_cast<long long>(gridDim.x);
+        if (ahead < a.items) load_tile(smem + ((k + B - 1) % B) * C::plane, ahead);
+        cp_async_commit();
+        cp_async_wait<B - 1>();
+        __syncthreads();
+        const double* buf = smem + (k % B) * C::plane;
+        const long long x0 = (item % a.tiles_x) * C::tile_x, y0 = (item / a.tiles_x) * C::tile_y;
+        const bool full = x0 + C::tile_x <= a.nx && y0 + C::tile_y <= a.ny;
+        for (int w = threadIdx.x; w < C::work; w += C::threads) {
+            const int col = w % C::tile_x, r0 = (w / C::tile_x) * V;
+            double acc[V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[v] = 0.0;
+            const double* base = buf + (r0 + R) * P + col + R;
+            static_for<V + 2 * R>([&](auto r_) {
+                constexpr int dr = decltype(r_)::value - R;
+                static_for<2 * R + 1>([&](auto x_) {
+                    constexpr int dx = decltype(x_)::value - R;
+                    if constexpr (cce_needed<S, V>(0, dr, dx)) {
+                        const double val = base[dr * P + dx];
+                        static_for<V>([&](auto v_) {
+                            constexpr int v = decltype(v_)::value;
+                            if constexpr (S::contains(0, dr - v, dx))
+                                acc[v] = fma(a.w.w[S::weight_index(0, dr - v, dx)], val, acc[v]);
+                        });
+                    }
+                });
+            });
+            const long long x = x0 + col;
+            double* dst = a.out + (y0 + r0 + h) * a.ex + x + h;
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                if (full || (x < a.nx && y0 + r0 + v < a.ny)) __stcs(dst + v * a.ex, acc[v]);
+        }
+        __syncthreads();  // everyone is done with this tile's buffer
     }
     cp_async_wait<0>();
 }
@@ -823,12 +961,34 @@ stencil_args<S> grid_args(const double* in, double* out, const stencil_grid& gri
     return a;
 }
 
+/// Persistent blocks for `items` work items with at most `resident` at a
+/// time: as few as still take ceil(items / resident) rounds, so that every
+/// block does the same number of items (to one) and the last round is not
+/// left to a fraction of the blocks.
+inline long long balanced_blocks(long long items, long long resident)
+{
+    const long long rounds = detail::ceil_div(items, resident);
+    return detail::ceil_div(items, rounds);
+}
+
+/// May the kernels load regions as 16-byte column pairs? Dirichlet arrays
+/// with an even row pitch and a 16-byte aligned input, and a region whose
+/// column 0 is an even array column: tiles start at even x (the tile widths
+/// are even), so (halo - r) = (t - 1) r must be even.
+template <class S, boundary BC>
+inline bool pair_loads_apply(const stencil_args<S>& a, int steps)
+{
+    return BC == boundary::dirichlet && (steps - 1) * S::radius % 2 == 0 && a.ex % 2 == 0 &&
+           detail::aligned(a.in, 16);
+}
+
 /// Launches the tiled kernel (arguments already checked by stencil_apply).
 template <class S, class Method, int T, boundary BC>
 void launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                   cudaStream_t stream)
 {
     stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
+    a.pair_loads = pair_loads_apply<S, BC>(a, T);
     const int sms = detail::sm_count();
     if constexpr (S::dims == 2) {
         using C = config2d<S, T, Method>;
@@ -841,7 +1001,7 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
         a.zchunk = 1;
         a.zchunks = 1;
         a.items = a.tiles_x * a.tiles_y;
-        const long long blocks = std::min<long long>(a.items, static_cast<long long>(sms) * per_sm);
+        const long long blocks = balanced_blocks(a.items, static_cast<long long>(sms) * per_sm);
         kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
     } else {
         using C = config3d<S, T>;
@@ -862,7 +1022,7 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
 }
 
 template <class S, boundary BC, class C>
-struct stream_tag {};
+struct t1_tag {};
 
 /// Launches the t = 1 streaming kernel with configuration C (arguments checked).
 template <class S, boundary BC, class C>
@@ -870,8 +1030,9 @@ void launch_stream(const double* in, double* out, const stencil_grid& grid, cons
                    cudaStream_t stream)
 {
     stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
+    a.pair_loads = C::sx % 2 == 0 && pair_loads_apply<S, BC>(a, 1);
     auto kernel = stencil_stream_kernel<S, BC, C>;
-    const int per_sm = prepare_kernel<stream_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
+    const int per_sm = prepare_kernel<t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = detail::ceil_div(grid.nx, C::sx);
     a.tiles_y = S::dims == 3 ? detail::ceil_div(grid.ny, C::sy) : 1;
     const long long tiles = a.tiles_x * a.tiles_y;
@@ -883,6 +1044,24 @@ void launch_stream(const double* in, double* out, const stencil_grid& grid, cons
     const long long blocks = std::min<long long>(a.items, resident);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
 }
+
+/// Launches the 2D t = 1 tile kernel with configuration C (arguments checked).
+template <class S, boundary BC, class C>
+void launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                     cudaStream_t stream)
+{
+    stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
+    a.pair_loads = pair_loads_apply<S, BC>(a, 1);
+    auto kernel = stencil2d_t1_kernel<S, BC, C>;
+    const int per_sm = prepare_kernel<t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
+    a.tiles_x = detail::ceil_div(grid.nx, C::tile_x);
+    a.tiles_y = detail::ceil_div(grid.ny, C::tile_y);
+    a.zchunk = 1;
+    a.zchunks = 1;
+    a.items = a.tiles_x * a.tiles_y;
+    const long long blocks = balanced_blocks(a.items, static_cast<long long>(detail::sm_count()) * per_sm);
+    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+}
 }  // namespace stencil_detail
 
 /// Shared memory (bytes) one block of stencil_apply<S, Method, T> uses.
@@ -891,6 +1070,8 @@ constexpr std::size_t stencil_smem_bytes()
 {
     if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3)
         return stencil_detail::stream_default<S>::smem_bytes;
+    else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1)
+        return stencil_detail::t1_tile_default<S>::smem_bytes;
     else if constexpr (S::dims == 2) return stencil_detail::config2d<S, T, Method>::smem_bytes;
     else return stencil_detail::config3d<S, T>::smem_bytes;
 }
@@ -918,6 +1099,8 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
 
     if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3)
         stencil_detail::launch_stream<S, BC, stencil_detail::stream_default<S>>(in, out, grid, w, stream);
+    else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1)
+        stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
     else
         stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
     TCORE_CHECK_LAUNCH();
