@@ -23,10 +23,17 @@
 // first) and leave L2 to x.
 //
 // Large problems split each row tile's columns over `ksplit` warps of a
-// block; their partial y are added in a fixed order in shared memory
-// (deterministic). The cce variant computes plain dot products: row-major,
-// a group of lanes per row with 16-byte loads and a shuffle sum; col-major,
-// two rows per lane, columns split over warps.
+// block, which take K-steps kpart, kpart + ksplit, ... two at a time; their
+// partial y are added in a fixed order in shared memory (deterministic).
+// Where columns are split over 4+ warps, the block shape follows the layout
+// (plan_gemv_mma): row-major, one row tile and 8-16 warps per block, so a
+// block reads each row in long runs; column-major, two row tiles (2M-row
+// column segments) and up to 8 warps per tile. Full, aligned steps address
+// A and x through one pointer per lane plus fixed distances (the fragment
+// layouts place every register at a lane-independent offset from register 0).
+// The cce variant computes plain dot products: row-major, a group of lanes
+// per row with 16-byte loads and a shuffle sum; col-major, two rows per
+// lane, columns split over warps.
 #pragma once
 
 #include "../backend.cuh"
@@ -137,6 +144,77 @@ __device__ inline void gemv_load_x(frag_b<Shape>& b, const double* x, long long 
     }
 }
 
+/// Offset of A register i of `lane` from the tile origin, for leading dimension lda.
+template <class Shape, layout L>
+__host__ __device__ constexpr long long gemv_a_offset(int lane, int i, long long lda)
+{
+    const coord rc = gemv_tile<Shape>::a_elem(lane, i);
+    return L == layout::row_major ? rc.row * lda + rc.col : rc.col * lda + rc.row;
+}
+
+/// True if every A register and every B register sits at the same (row, col)
+/// or x distance from register 0 on all lanes, so one pointer per lane and
+/// fixed distances address the whole fragment (gemv_load_a_at, gemv_load_x_at).
+template <class Shape>
+__host__ __device__ constexpr bool gemv_lane_invariant_distances()
+{
+    using G = gemv_tile<Shape>;
+    for (int lane = 1; lane < 32; ++lane) {
+        for (int i = 0; i < Shape::a_count; ++i) {
+            const coord a = G::a_elem(lane, i), a0 = G::a_elem(lane, 0);
+            const coord b = G::a_elem(0, i), b0 = G::a_elem(0, 0);
+            if (a.row - a0.row != b.row - b0.row || a.col - a0.col != b.col - b0.col) return false;
+        }
+        for (int j = 0; j < Shape::b_count; ++j)
+            if (G::x_elem(lane, j) - G::x_elem(lane, 0) != G::x_elem(0, j) - G::x_elem(0, 0)) return false;
+    }
+    return true;
+}
+
+/// Streaming 16-byte / 8-byte loads of a full, in-range A tile through the
+/// lane's pointer `a` to its register 0 (vector-load conditions of gemv_load_a).
+template <class Shape, layout L>
+__device__ inline void gemv_load_a_at(frag_a<Shape>& f, const double* a, long long lda)
+{
+    using G = gemv_tile<Shape>;
+    static_assert(gemv_lane_invariant_distances<Shape>(), "the fragment is not one pointer plus fixed distances");
+    // Distances from register 0, the same on every lane (lane 0's layout).
+    auto dist = [&](int i) { return gemv_a_offset<Shape, L>(0, i, lda) - gemv_a_offset<Shape, L>(0, 0, lda); };
+    if constexpr (L == layout::col_major && G::col_pairs) {
+        static_for<Shape::a_count / 2>([&](auto p) {
+            const double2 v = __ldcs(reinterpret_cast<const double2*>(a + dist(2 * p)));
+            f.x[2 * p] = v.x;
+            f.x[2 * p + 1] = v.y;
+        });
+    } else if constexpr (L == layout::row_major && G::row_pairs) {
+        static_for<Shape::a_count / 2>([&](auto p) {
+            const int i = (p & 1) + 4 * (p >> 1);  // pairs (0,2), (1,3), (4,6), (5,7)
+            const double2 v = __ldcs(reinterpret_cast<const double2*>(a + dist(i)));
+            f.x[i] = v.x;
+            f.x[i + 2] = v.y;
+        });
+    } else {
+        static_for<Shape::a_count>([&](auto i) { f.x[i] = __ldcs(a + dist(i)); });
+    }
+}
+
+/// The B registers of a full K-slice of x through the lane's pointer `xp` to its register 0.
+template <class Shape>
+__device__ inline void gemv_load_x_at(frag_b<Shape>& f, const double* xp)
+{
+    using G = gemv_tile<Shape>;
+    auto dist = [](int j) { return G::x_elem(0, j) - G::x_elem(0, 0); };
+    if constexpr (G::x_pairs) {
+        static_for<Shape::b_count / 2>([&](auto p) {
+            const double2 v = __ldg(reinterpret_cast<const double2*>(xp + dist(2 * p)));
+            f.x[2 * p] = v.x;
+            f.x[2 * p + 1] = v.y;
+        });
+    } else {
+        static_for<Shape::b_count>([&](auto j) { f.x[j] = __ldg(xp + dist(j)); });
+    }
+}
+
 }  // namespace detail
 
 /// Warp level: acc += A(r0.., k0..) tile * broadcast x(k0..). Any part of the
@@ -174,7 +252,27 @@ __global__ void __launch_bounds__(gemv_max_threads, 1)
     frag_c<Shape> acc;
     fill(acc, 0.0);
     if (r0 < m) {  // warp-uniform
-        for (long long kt = kpart; kt < ktiles; kt += 2 * ksplit) {
+        long long kt = kpart;
+        if (Vec && r0 + M <= m) {
+            // Steps kt and kt + ksplit both inside n: one pointer per lane and
+            // fixed distances (fewer address registers than gemv_load_a).
+            const long long kfull = n / K;
+            const long long a_step = L == layout::row_major ? K : K * lda;
+            const double* a_lane = A + r0 * (L == layout::row_major ? lda : 1) + gemv_a_offset<Shape, L>(lane, 0, lda);
+            const double* x_lane = x + G::x_elem(lane, 0);
+#pragma unroll 1
+            for (; kt + ksplit < kfull; kt += 2 * ksplit) {
+                frag_a<Shape> a0, a1;
+                frag_b<Shape> b0, b1;
+                gemv_load_a_at<Shape, L>(a0, a_lane + kt * a_step, lda);
+                gemv_load_x_at<Shape>(b0, x_lane + kt * K);
+                gemv_load_a_at<Shape, L>(a1, a_lane + (kt + ksplit) * a_step, lda);
+                gemv_load_x_at<Shape>(b1, x_lane + (kt + ksplit) * K);
+                mma<Backend>(acc, a0, b0, acc);
+                mma<Backend>(acc, a1, b1, acc);
+            }
+        }
+        for (; kt < ktiles; kt += 2 * ksplit) {  // the rest, with bounds
             const long long kt1 = kt + ksplit;
             const bool two = kt1 < ktiles;  // warp-uniform
             frag_a<Shape> a0, a1;
@@ -302,6 +400,32 @@ inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles)
     return p;
 }
 
+/// The tc/cc kernel's plan: plan_gemv, then, where it splits columns over 4
+/// or more warps, a block shape by layout. Row-major: one row tile per block
+/// and 8-16 warps on it, which read each row in runs of up to 2 x ksplit
+/// K-steps. Column-major: two row tiles per block (column segments of 2M
+/// rows) and at most 8 warps per tile. In an H100 sweep (m16n8k16, 1 GiB A)
+/// these shapes were 1.0% (row 32768 x 4096: 1 x 8 against 2 x 4 warps) and
+/// 1.6% (col 4096 x 32768: 2 x 8 against 1 x 16) faster than plan_gemv's;
+/// row 4096 x 32768 and col 32768 x 4096 keep plan_gemv's shape (best there).
+/// K = 4 shapes with few K-steps (n = 16: 4) also get 8 warps per row tile,
+/// half of them idle.
+inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tiles)
+{
+    gemv_plan p = plan_gemv(row_tiles, col_tiles);
+    if (p.ksplit < 4) return p;
+    int rows = 1;
+    if (L == layout::row_major) {
+        p.ksplit = std::max(p.ksplit, 8);
+    } else {
+        p.ksplit = std::min(p.ksplit, 8);
+        rows = 2;
+    }
+    p.warps = rows * p.ksplit;
+    p.blocks = ceil_div(row_tiles, rows);
+    return p;
+}
+
 inline void gemv_check(const char* where, layout L, long long m, long long n, const double* A, long long lda,
                        const double* x, double* y)
 {
@@ -340,7 +464,7 @@ inline void gemv(layout L, long long m, long long n, const double* A, long long 
     }
     const bool vec = detail::aligned(A, 16) && detail::aligned(x, 16) && lda % 2 == 0;
     const detail::gemv_plan p =
-        detail::plan_gemv(detail::ceil_div(m, Shape::m), detail::ceil_div(n, Shape::k));
+        detail::plan_gemv_mma(L, detail::ceil_div(m, Shape::m), detail::ceil_div(n, Shape::k));
     const std::size_t smem = p.ksplit > 1 ? static_cast<std::size_t>(p.warps) * Shape::m * sizeof(double) : 0;
     auto run = [&](auto kernel) {
         kernel<<<static_cast<unsigned>(p.blocks), 32 * p.warps, smem, stream>>>(A, lda, x, y, m, n, p.ksplit);
