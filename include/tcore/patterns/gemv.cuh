@@ -408,12 +408,12 @@ inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles)
 /// these shapes were 1.0% (row 32768 x 4096: 1 x 8 against 2 x 4 warps) and
 /// 1.6% (col 4096 x 32768: 2 x 8 against 1 x 16) faster than plan_gemv's;
 /// row 4096 x 32768 and col 32768 x 4096 keep plan_gemv's shape (best there).
-/// K = 4 shapes with few K-steps (n = 16: 4) also get 8 warps per row tile,
-/// half of them idle.
+/// Rows of fewer than 16 K-steps keep plan_gemv's shape too (the K = 4
+/// shapes at n = 16 have 4: 8 warps per row tile would leave half idle).
 inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tiles)
 {
     gemv_plan p = plan_gemv(row_tiles, col_tiles);
-    if (p.ksplit < 4) return p;
+    if (p.ksplit < 4 || col_tiles < 16) return p;
     int rows = 1;
     if (L == layout::row_major) {
         p.ksplit = std::max(p.ksplit, 8);
