@@ -18,8 +18,9 @@
 //     reference. The fraction of pixels off by one or more is printed,
 //     also against a model with the fraction rounded to 1/256.
 // Every run writes into a poisoned buffer whose row padding must stay
-// untouched; RGBA inputs with 16-byte rows take the vector paths, odd
-// pitches and RGB the element paths. Bad arguments throw tcore::error.
+// untouched; RGBA inputs with 16-byte rows take the vector paths (and,
+// down-scaling by 1.5x bilinear / 3x bicubic or more, the gather path),
+// odd pitches and RGB the element paths. Bad arguments throw tcore::error.
 #include "common/test_util.hpp"
 
 #include "examples/interp/interp_host.hpp"
@@ -282,10 +283,13 @@ int main()
         {"smooth", 50, 40, 4, 50, 40},     // identity
         {"checker", 33, 70, 3, 61, 17},    // mixed
         {"checker", 40, 40, 4, 120, 100},  // sharp edges, 3x up
+        {"alpha", 333, 250, 4, 208, 156},  // 1.6x down (bilinear: gather path)
+        {"checker", 257, 197, 4, 64, 49},  // ~4x down, odd sizes (gather path, clamped windows)
     };
     if (!quick) {
         cases.push_back({"alpha", 256, 256, 4, 1024, 1024});  // 4x up
         cases.push_back({"checker", 1024, 768, 4, 300, 200});  // non-integer down
+        cases.push_back({"alpha", 1600, 1200, 4, 1000, 750});  // 1.6x down
         cases.push_back({"smooth", 200, 150, 3, 640, 480});    // RGB up
     }
     for (const test_case& c : cases) {

@@ -633,6 +633,169 @@ void check_staged_models(tally& t)
     check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, rgb, 96, 54, "smooth 48x27x3->96x54", 32, 4);
 }
 
+/// One warp of resample_gather_warp, lane by lane: A1 from gather_a1_word
+/// (registers 0 and 3), B1 from the lane's RGBA words (byte c of the word at
+/// the k slot gather_slot_of names), B2 from make_b2_gather, A2 through the
+/// reuse sources, the store through gather_pairs / gather_join and a
+/// simulated exchange with lane ^ 16 at gather_pixel_of.
+template <class Shape, filter F>
+void model_gather_warp(const ex::image& in, int wo, int ho, const ti::gather_plan& plan, int ox0, int oy_first,
+                       std::vector<double>& out, long long& bad_maps)
+{
+    constexpr int taps = ti::taps<F>;
+    const int nk1 = plan.k_blocks;
+    const float sx = static_cast<float>(static_cast<double>(in.width) / wo);
+    const float sy = static_cast<float>(static_cast<double>(in.height) / ho);
+    const int x0 = ti::gather_x0<F>(ox0, sx, plan.vec);
+    std::vector<std::array<tcore::frag_a<Shape>, 32>> a1(static_cast<std::size_t>(nk1));
+    for (int kb = 0; kb < nk1; ++kb)
+        for (int l = 0; l < 32; ++l) {
+            const int g = l >> 2;
+            const ti::half_weights wc = ti::make_half_weights<F>(ti::locate<float>(std::min(ox0 + (g & 3), wo - 1), sx));
+            const unsigned w = ti::gather_a1_word(l, wc, x0, nk1, kb);
+            tcore::frag_a<Shape>& a = a1[static_cast<std::size_t>(kb)][static_cast<std::size_t>(l)];
+            ti::set_half_reg(a, 0, w), ti::set_half_reg(a, 1, 0u), ti::set_half_reg(a, 2, 0u), ti::set_half_reg(a, 3, w);
+            // The definition: A(m, s) = w_{m & 3}(texel of s) if channel m >> 2 is s's channel, else 0.
+            for (int i = 0; i < Shape::a_count; ++i) {
+                const tcore::coord rc = Shape::a_coord(l, i);
+                const ti::gather_slot sl = ti::gather_slot_of(rc.col);
+                const ti::half_weights wm = ti::make_half_weights<F>(ti::locate<float>(std::min(ox0 + (rc.row & 3), wo - 1), sx));
+                const unsigned want = (rc.row >> 2) == sl.c ? ti::half_single(wm, x0 + nk1 * sl.t + kb) : 0u;
+                bad_maps += __half_as_ushort(a.x[i]) != want;
+            }
+        }
+    // FP32 accumulation: texels as 1024 + b, D1 starting at -1024 S (S: the
+    // column's FP16 weights summed), as the device does.
+    constexpr bool offset = std::is_same_v<typename Shape::c_type, float>;
+    float d1_init[32];
+    for (int l = 0; l < 32; ++l) {
+        float w[taps];
+        ti::weights<F>(ti::locate<float>(std::min(ox0 + ((l >> 2) & 3), wo - 1), sx).a, w);
+        d1_init[l] = 0.0f;
+        for (int j = 0; j < taps; ++j) d1_init[l] -= offset ? 1024.0f * __half2float(__float2half_rn(w[j])) : 0.0f;
+    }
+    for (int oy0 = oy_first; oy0 < std::min(ho, oy_first + ti::gather_rows * plan.tiles); oy0 += ti::gather_rows) {
+        static tcore::frag_c<Shape> d2[32];
+        for (auto& f : d2) tcore::fill(f, 0.0f);
+        for (int q = 0; q < taps / 2; ++q) {
+            static tcore::frag_c<Shape> d1[2][32];
+            for (int h = 0; h < 2; ++h) {
+                for (int l = 0; l < 32; ++l) tcore::fill(d1[h][l], d1_init[l]);
+                const int nt = 2 * q + h;
+                for (int kb = 0; kb < nk1; ++kb) {
+                    static tcore::frag_b<Shape> b1[32];
+                    tcore::frag_a<Shape> a[32];
+                    for (int l = 0; l < 32; ++l) {
+                        const int g = l >> 2, t = l & 3, label = 8 * nt + g;
+                        const int oy = std::min(oy0 + label / taps, ho - 1);
+                        const int y = ti::clamp_index(ti::locate<float>(oy, sy).i0 + ti::first_tap<F> + label % taps, in.height);
+                        const int x = ti::clamp_index(x0 + nk1 * t + kb, in.width);
+                        for (int j = 0; j < Shape::b_count; ++j) {
+                            const ti::gather_slot sl = ti::gather_slot_of(Shape::b_coord(l, j).row);
+                            bad_maps += sl.t != t || sl.c != j;  // planar_to_half2: bytes 0, 1 then 2, 3
+                            b1[l].x[j] = tcore::convert_to<typename Shape::b_type>((offset ? 1024.0 : 0.0) +
+                                                                                   static_cast<double>(in.at(x, y, sl.c)));
+                        }
+                        a[l] = a1[static_cast<std::size_t>(kb)][static_cast<std::size_t>(l)];
+                    }
+                    warp_mma(d1[h], a, b1);
+                }
+            }
+            static tcore::frag_a<Shape> a2[32];
+            static tcore::frag_b<Shape> b2[32];
+            for (int l = 0; l < 32; ++l) {
+                for (int i = 0; i < Shape::a_count; ++i) {
+                    const tcore::reuse_home src = ti::tile<Shape>::a2_source(l, i);
+                    a2[l].x[i] = tcore::convert_to<typename Shape::a_type>(d1[src.acc][src.lane].x[src.index]);
+                }
+                unsigned wb[taps];
+                ti::weight_bits<F>(std::min(oy0 + (l >> 2), ho - 1), sy, wb);
+                b2[l] = ti::make_b2_gather<Shape, F>(l, wb, q);
+            }
+            warp_mma(d2, a2, b2);
+        }
+        // Stores: levels as the device rounds them, pairs exchanged with lane ^ 16.
+        unsigned keep[32], send[32];
+        for (int l = 0; l < 32; ++l) {
+            unsigned qv[4];
+            for (int i = 0; i < 4; ++i) {
+                qv[i] = ti::u8_low_byte(static_cast<float>(d2[l].x[i]));
+                const auto e = ti::gather_d2(l, i);  // the D2 element's pixel must be the one its byte lands in
+                const tcore::coord px = ti::gather_pixel_of((i & 1) == ((l >> 4) & 1) ? l : l ^ 16);
+                bad_maps += px.col != e.col || px.row != e.row;
+            }
+            const ti::gather_pair pr = ti::gather_pairs(qv, (l >> 4) & 1);
+            keep[l] = pr.keep, send[l] = pr.send;
+        }
+        for (int l = 0; l < 32; ++l) {
+            const unsigned word = ti::gather_join(keep[l], send[l ^ 16], (l >> 4) & 1);
+            const tcore::coord px = ti::gather_pixel_of(l);
+            const int ox = ox0 + px.col, oy = oy0 + px.row;
+            if (ox < wo && oy < ho)
+                for (int c = 0; c < in.channels; ++c)
+                    out[(static_cast<std::size_t>(oy) * wo + ox) * in.channels + c] = static_cast<double>((word >> (8 * c)) & 0xff);
+        }
+    }
+}
+
+template <class Shape, filter F>
+void check_gather_model(tally& t, const ex::image& in, int wo, int ho, const char* what, int tiles = 2)
+{
+    std::vector<double> ref, got(static_cast<std::size_t>(wo) * ho * in.channels, -1e9);
+    ex::reference<F>(in, wo, ho, ref, 1);
+    const std::vector<double> ref8 = ex::rounded_u8(ref);
+    const ti::gather_plan plan = ti::plan_gather<F>(in.width, wo, ho, tiles);
+    if (!plan.usable) std::printf("gather %s %s: no plan\n", ti::filter_name(F), what);
+    t.check(plan.usable, "gather %s %s: no plan", ti::filter_name(F), what);
+    if (!plan.usable) return;
+    const int rows = ti::gather_rows * tiles;
+    const int last_x = (wo - 1) / ti::gather_cols * ti::gather_cols, last_y = (ho - 1) / rows * rows;
+    const int warps[][2] = {{0, 0}, {last_x, last_y}, {last_x / 8 * 4, last_y / 2 / rows * rows}, {last_x, 0}, {0, last_y}};
+    long long bad_maps = 0, checked = 0;
+    int max_diff = 0;
+    for (const auto& w : warps) {
+        model_gather_warp<Shape, F>(in, wo, ho, plan, w[0], w[1], got, bad_maps);
+        for (int oy = w[1]; oy < std::min(ho, w[1] + rows); ++oy)
+            for (int ox = w[0]; ox < std::min(wo, w[0] + ti::gather_cols); ++ox)
+                for (int c = 0; c < in.channels; ++c) {
+                    const std::size_t k = (static_cast<std::size_t>(oy) * wo + ox) * in.channels + c;
+                    max_diff = std::max(max_diff, static_cast<int>(std::fabs(got[k] - ref8[k])));
+                    ++checked;
+                }
+    }
+    // As tests/gpu: 1 level, 2 for bicubic with FP16 accumulation.
+    const int bound = std::is_same_v<typename Shape::c_type, __half> && F == filter::bicubic ? 2 : 1;
+    t.check(max_diff <= bound && checked > 0 && bad_maps == 0,
+            "gather model %s %s %s (nk1 %d, vec %d): max %d level(s) off (bound %d, %lld values), %lld map errors",
+            Shape::name(), ti::filter_name(F), what, plan.k_blocks, plan.vec, max_diff, bound, checked, bad_maps);
+}
+
+template <filter F>
+void check_gather_models(tally& t)
+{
+    struct sizes {
+        int wi, hi, wo, ho;
+    };
+    // 4x, 1.6x, 3.4x and 1.5x down, odd sizes; windows of 2, 4 and 8 k blocks.
+    const sizes cases[] = {{160, 120, 40, 30}, {160, 96, 100, 60}, {301, 203, 88, 59}, {90, 75, 60, 50}, {257, 64, 31, 9}};
+    for (const sizes& s : cases) {
+        const ex::image im = ex::alpha_image(s.wi, s.hi);
+        char what[64];
+        std::snprintf(what, sizeof what, "%dx%d->%dx%d", s.wi, s.hi, s.wo, s.ho);
+        check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what);
+        check_gather_model<tcore::f16_m16n8k16_f16acc, F>(t, im, s.wo, s.ho, what, 3);
+    }
+    const ex::image chk = ex::checkerboard(64, 64, 4, 3);
+    check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 16, 16, "checker 64->16", 1);
+    // Tiles per warp: 1024^2 in one wave of 512 blocks where 528 fit (8 tiles), a
+    // 2-tile column split in 2 warps, 2560^2 in 5 waves of 10 tiles (not 7 of 8),
+    // and one block at a time: long warps (at most 16 tiles).
+    t.check(ti::gather_tiles(1024, 1024, 528) == 8 && ti::gather_tiles(64, 16, 528) == 1 &&
+                ti::gather_tiles(2560, 2560, 528) == 10 && ti::gather_tiles(4000, 4000, 1) >= 12,
+            "gather_tiles: %d %d %d %d", ti::gather_tiles(1024, 1024, 528), ti::gather_tiles(64, 16, 528),
+            ti::gather_tiles(2560, 2560, 528), ti::gather_tiles(4000, 4000, 1));
+}
+
 /// Contiguous rows: for random sizes and scales, the group size
 /// shared_row_blocks picks and the plan's stage_rows stage, for every output
 /// row, each of its taps (the row the texture unit reads, clamped) at the
@@ -699,5 +862,7 @@ int main()
     check_staged_models<filter::bicubic>(t);
     check_shared_rows<filter::bilinear>(t, r);
     check_shared_rows<filter::bicubic>(t, r);
+    check_gather_models<filter::bilinear>(t);
+    check_gather_models<filter::bicubic>(t);
     return t.finish();
 }
