@@ -33,7 +33,9 @@
 //
 // Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
 // allocation) where the arrays allow it (pair_loads_apply: Dirichlet, even
-// row pitch, 16-byte aligned input, even (t-1)r), else 8 bytes at a time.
+// row pitch, 16-byte aligned input, even (t-1)r) and, in the tiled
+// kernels, where that measured faster (tiled_pair_loads), else 8 bytes at
+// a time.
 // Persistent grids are sized so that every block gets the same number of
 // tiles (balanced_blocks).
 //
@@ -217,17 +219,34 @@ struct stencil_args {
 
 namespace stencil_detail {
 
+/// Where the tiled kernels (stencil2d_kernel, stencil3d_kernel) copy regions
+/// as 16-byte pairs, from two H100 runs (2026-11-25c with 8-byte copies,
+/// -d with pairs; on different machines, unchanged kernels within 3%):
+/// t = 3, radius 1: tc and cce 6-14% faster in 2D, 2-9% in 3D (cc -1% to
+/// +3%); t = 1, star2d3r / box2d3r: tc 3% / 13% faster (cc -3% / +1%).
+/// Not used where they measured slower: t = 1 at radius 1 (2D tc 7-11%
+/// slower), t = 3 at radius 3 (4096^2 star2d3r tc 11% and cce 19% slower),
+/// t = 1 in 3D (tc 3% slower to 11% faster, 16% slower on box3d1r at
+/// 1024^3). The t = 1 cce kernels always use them (their configurations
+/// were chosen with them).
+template <class S, int T>
+__host__ __device__ constexpr bool tiled_pair_loads()
+{
+    return S::radius == 1 ? T >= 2 : S::dims == 2 && T == 1;
+}
+
 /// Loads the step-0 region of the XY tile (x0, y0) from array plane `src_plane`
 /// (nullptr: a plane outside the array, zero-filled) into `buf`.
 /// pairs: 16-byte copies of column pairs (cp.async.cg, no L1 allocation),
 /// for Dirichlet arrays where region column 0 lies on an even array column
 /// and rows are 16-byte aligned (pair_loads_apply); otherwise 8-byte copies.
-template <class G, boundary BC, int Threads>
+/// MayPair = false compiles the 8-byte copies only.
+template <class G, boundary BC, int Threads, bool MayPair>
 __device__ inline void load_region(double* buf, const double* src_plane, const double* any_valid, long long x0,
                                    long long y0, long long nx, long long ny, long long ex, bool pairs)
 {
     constexpr int R = G::R;
-    if constexpr (BC == boundary::dirichlet && G::bw % 2 == 0) {
+    if constexpr (MayPair && BC == boundary::dirichlet && G::bw % 2 == 0) {
         if (pairs) {
             constexpr int np = G::bw / 2;
             const long long ax0 = x0 - G::halo + R, ay0 = y0 - G::halo + R;  // array position of region (0, 0)
@@ -501,7 +520,8 @@ __global__ void __launch_bounds__(config2d<S, T, Method>::threads, (min_blocks<S
 
     auto load_tile = [&](double* buf, long long it) {
         const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
-        load_region<G, BC, Threads>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
+        load_region<G, BC, Threads, tiled_pair_loads<S, T>()>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex,
+                                                              a.pair_loads);
     };
     long long item = blockIdx.x;
     if (item < a.items) load_tile(smem, item);
@@ -578,8 +598,8 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
         auto load_plane = [&](long long z) {
             if (z < q_end && active(0, z)) {
                 const long long zs = BC == boundary::periodic ? wrap(z, a.nz) : z + R;
-                load_region<G, BC, Threads>(slot(0, z), a.in + zs * plane_elems, a.in, x0, y0, a.nx, a.ny, a.ex,
-                                            a.pair_loads);
+                load_region<G, BC, Threads, tiled_pair_loads<S, T>()>(slot(0, z), a.in + zs * plane_elems, a.in,
+                                                                      x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
             }
             cp_async_commit();  // one group per plane, empty or not, so wait_group counts planes
         };
@@ -641,15 +661,19 @@ struct stream_config {
     static_assert(Ring >= 2, "at least one plane in flight");
 };
 
-/// Default streaming configuration (3D): 64x32 tiles, strips of 8 rows,
-/// 6 buffers (5 planes in flight, 2 blocks of 111 KB per SM, no spills).
-/// Measured on an H100 at 512^3 (GStencil/s, star3d1r / box3d1r): 138 / 139,
-/// against 115 / 117 with 4 buffers and 3 blocks per SM and 118 / 118 for
-/// the tiled kernel. 2D rows (sx = 512, 8 buffers) reached 142-144 on the
-/// radius-1 shapes at 10240^2, below the tiled kernel's 150, so
-/// stencil_apply streams only in 3D (the 2D path passed the GPU test too).
+/// Default streaming configuration (3D): 128x32 tiles, strips of 16 rows
+/// (256 threads), 6 buffers (5 planes in flight, 1 block of 215 KB per SM,
+/// no spills). Measured on an H100 (2026-11-25, 16-byte loads and streaming
+/// stores; GStencil/s, star3d1r / box3d1r at 512^3 and 1024^3): 138 / 136
+/// and 141 / 142, against 115-120 for 64x32 tiles with 8-row strips and 2
+/// blocks per SM (without 16-byte loads and streaming stores, the day
+/// before: 141 / 139 and 132 / 129), 129-132 for 128x16, 132-139 for
+/// 256x8 and 133-139 for 128x32 with 8-row strips. 2D rows (sx = 512,
+/// 8 buffers) reached 142-144 on the radius-1 shapes at 10240^2, below the
+/// tiled kernel's 150, so stencil_apply streams only in 3D (the 2D path
+/// passed the GPU test too).
 template <class S>
-using stream_default = stream_config<S, 64, 32, 8, 6, 2>;
+using stream_default = stream_config<S, 128, 32, 16, 6, 1>;
 
 /// Is (ds, dr, dx) a point of S, ds along the stream axis, dr along the
 /// plane's y (3D; always 0 in 2D)? And its weight index.
@@ -826,22 +850,27 @@ struct t1_tile_config {
     static_assert(smem_bytes <= 227 * 1024, "t = 1 tile ring does not fit in shared memory");
 };
 
-/// Default 2D t = 1 configurations (H100 measurements, 2026-11-25):
-///   radius 1: 64x64 tiles, strips of 8 rows, 2 buffers, 3 blocks per SM:
-///     the shape of the tiled kernel, which held 150 GStencil/s at 10240^2.
-///     Measured with a first version of this kernel that issued the next
-///     tile only once the current one had landed: 64x32 tiles 132 and
-///     32x64 tiles 112 (64x64: 147);
-///   star2d3r: 64x32 tiles, strips of 8 rows: the first version reached
-///     146 / 157 GStencil/s at 10240^2 / 4096^2 (2 blocks per SM) against
-///     137 / 148 for the tiled kernel's 64x64 tiles with strips of 16 rows;
-///   box2d3r: 64x64 tiles, strips of 16 rows (49 FMAs per point: the first
-///     version's 64x32 / 8-row tiles fell to 103 GStencil/s, from 129).
+/// Default 2D t = 1 configurations, the fastest of a sweep of tile shapes,
+/// strip heights, ring depths and block sizes on an H100 (2026-11-25,
+/// GStencil/s at 10240^2 / 4096^2; the roofline at the measured copy
+/// bandwidth is 188):
+///   radius 1: 256x16 tiles, 8-row strips, 3 buffers, 2 blocks per SM:
+///     153 / 153 (star2d1r), 151 / 153 (box2d1r); 128x64 with 512 threads,
+///     1 block per SM: 152-153 / 152-154; 64x64, 2 buffers, 3 blocks per SM
+///     (the tiled kernel's shape): 128-129 / 131-133; 128x32: 142-148;
+///   star2d3r: 128x32 tiles, 8-row strips, 512 threads, 1 block per SM:
+///     152 / 156; 128x64 with 16-row strips 149 / 149; 64x32 and 64x64
+///     tiles 122-135;
+///   box2d3r (49 FMAs per point): 64x32 tiles, 16-row strips, 128 threads,
+///     4 buffers, 2 blocks per SM: 143 / 138; 128x32 with 256 threads
+///     141 / 137; 64x64 with 256 threads 126 / 131; 8-row strips 99-125.
+/// On the radius-1 shapes and star2d3r every 64-wide tile measured 65-70% of
+/// the copy bandwidth at 10240^2, the 256-wide and 512-thread ones 79-82%.
 template <class S>
 using t1_tile_default = std::conditional_t<
-    S::radius <= 1, t1_tile_config<S, 64, 64, 8, 256, 2, 3>,
-    std::conditional_t<S::kind == stencil_kind::star, t1_tile_config<S, 64, 32, 8, 256, 2, 3>,
-                       t1_tile_config<S, 64, 64, 16, 256, 2, 2>>>;
+    S::radius <= 1, t1_tile_config<S, 256, 16, 8, 256, 3, 2>,
+    std::conditional_t<S::kind == stencil_kind::star, t1_tile_config<S, 128, 32, 8, 512, 2, 1>,
+                       t1_tile_config<S, 64, 32, 16, 128, 4, 2>>>;
 
 template <class S, boundary BC, class C>
 __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel(const stencil_args<S> a)
@@ -853,7 +882,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
 
     auto load_tile = [&](double* buf, long long it) {
         const long long x0 = (it % a.tiles_x) * C::tile_x, y0 = (it / a.tiles_x) * C::tile_y;
-        load_region<G, BC, C::threads>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
+        load_region<G, BC, C::threads, true>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
     };
     long long item = blockIdx.x;
     for (int j = 0; j < B - 1; ++j) {
@@ -988,7 +1017,7 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
                   cudaStream_t stream)
 {
     stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
-    a.pair_loads = pair_loads_apply<S, BC>(a, T);
+    a.pair_loads = tiled_pair_loads<S, T>() && pair_loads_apply<S, BC>(a, T);
     const int sms = detail::sm_count();
     if constexpr (S::dims == 2) {
         using C = config2d<S, T, Method>;
