@@ -316,10 +316,11 @@ inline bool gather_layouts(const image_view& in, const image_out<unsigned char>&
 
 /// Down-scaling from which the FP16 8-bit variants take the gather path
 /// (both axes; the staged path below it). Measured on the H100 (median ms,
-/// staged -> gather): bilinear 4096^2 -> 1024^2 0.0241 -> 0.0148 and
-/// 4096^2 -> 2560^2 0.0671 -> 0.0602 (before the loop was trimmed); bicubic
-/// 4096^2 -> 1024^2 0.0489 -> 0.0300, but 4096^2 -> 2560^2 0.087 -> 0.120
-/// (gathered bicubic rows read each image row about 2.5 times at 1.6x).
+/// staged -> gather): bilinear 4096^2 -> 1024^2 0.0241 -> 0.0137 and
+/// 4096^2 -> 2560^2 0.0680 -> 0.0475, bicubic 4096^2 -> 1024^2 0.0489 ->
+/// 0.0309; but bicubic 4096^2 -> 2560^2 0.087 -> 0.120 with the first gather
+/// kernel (gathered rows and a 16-texel window read each texel about 3
+/// times at 1.6x), so bicubic starts at 3x.
 template <filter F>
 inline constexpr double gather_min_scale = F == filter::bilinear ? 1.5 : 3.0;
 
