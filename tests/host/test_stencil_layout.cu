@@ -16,6 +16,10 @@
 //     reading past the region; the tile configurations fit in 227 KiB;
 //   * choose_zchunk on the benchmark's 3D shapes; balanced_blocks gives every
 //     block the same number of tiles (to one) in the fewest rounds;
+//   * 16-byte column-pair loads: pair_loads_apply accepts only Dirichlet
+//     arrays with an even row pitch, a 16-byte aligned input and even (t-1)r;
+//   * stencil_apply rejects grids whose element count overflows and rows the
+//     3D t = 1 cce kernel cannot index, before any CUDA call;
 //   * make_frame's per-tile bounds agree with a direct interior / halo /
 //     outside classification of every buffer position, and its global index;
 //   * the CPU reference on a hand-checked case and its periodic wrap.
@@ -25,6 +29,7 @@
 #include <tcore/patterns/stencil_tiled.cuh>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -366,6 +371,57 @@ void check_balanced_blocks()
         }
 }
 
+// -- 16-byte column-pair loads ------------------------------------------------------
+
+/// pair_loads_apply for an nx x 5 (x 5) grid whose input lies offset_bytes
+/// past a 16-byte boundary.
+template <class S, boundary BC>
+bool pairs_apply(long long nx, int steps, std::size_t offset_bytes)
+{
+    alignas(16) static double storage[4];
+    const double* in = reinterpret_cast<const double*>(reinterpret_cast<const char*>(storage) + offset_bytes);
+    const stencil_grid g{nx, 5, S::dims == 3 ? 5 : 1};
+    const stencil_args<S> a = stencil_detail::grid_args<S, BC>(in, nullptr, g, stencil_weights<S>{});
+    return stencil_detail::pair_loads_apply<S, BC>(a, steps);
+}
+
+void check_pair_rule()
+{
+    // ex = nx + 2r for Dirichlet, nx for periodic
+    T.check(pairs_apply<star2d1r, boundary::dirichlet>(600, 1, 0), "pairs: star2d1r 600 wide, t = 1");
+    T.check(pairs_apply<star2d1r, boundary::dirichlet>(600, 3, 0), "pairs: star2d1r 600 wide, t = 3");
+    T.check(!pairs_apply<star2d1r, boundary::dirichlet>(600, 2, 0), "no pairs for odd (t-1)r");
+    T.check(!pairs_apply<star2d1r, boundary::dirichlet>(37, 1, 0), "no pairs for an odd row pitch");
+    T.check(!pairs_apply<star2d1r, boundary::periodic>(600, 1, 0), "no pairs for periodic arrays");
+    T.check(!pairs_apply<star2d1r, boundary::dirichlet>(600, 1, 8), "no pairs for an input 8 bytes off 16");
+    T.check(pairs_apply<star2d3r, boundary::dirichlet>(600, 1, 0), "pairs: star2d3r 600 wide, t = 1");
+    T.check(!pairs_apply<star2d3r, boundary::dirichlet>(601, 1, 0), "no pairs: star2d3r 601 wide");
+    T.check(pairs_apply<box3d1r, boundary::dirichlet>(130, 1, 0), "pairs: box3d1r 130 wide, t = 1");
+    T.check(!pairs_apply<box3d1r, boundary::dirichlet>(131, 1, 0), "no pairs: box3d1r 131 wide");
+}
+
+// -- argument checks ------------------------------------------------------------------
+
+void check_apply_arguments()
+{
+    // stencil_apply checks its arguments before any CUDA call, so these need no GPU; an argument
+    // that slipped through would reach the CUDA runtime and fail with another message.
+    const std::uintptr_t base = std::uintptr_t{1} << 20;
+    const double* in = reinterpret_cast<const double*>(base);
+    double* out = reinterpret_cast<double*>(base + (std::uintptr_t{1} << 44));  // 2^41 elements apart
+    const stencil_weights<star2d1r> w2{};
+    const stencil_weights<star3d1r> w3{};
+    T.expect_error("a 2^32 x 2^32 grid (its element count overflows a long long)", [&] {
+        stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(in, out, {1LL << 32, 1LL << 32, 1}, w2);
+    }, "grid too large");
+    T.expect_error("a 2^41 x 1 grid", [&] {
+        stencil_apply<star2d1r, stencil_cce, 1, boundary::dirichlet>(in, out, {1LL << 41, 1, 1}, w2);
+    }, "grid too large");
+    T.expect_error("3D t = 1 cce rows of 2^31 + 2 elements", [&] {
+        stencil_apply<star3d1r, stencil_cce, 1, boundary::dirichlet>(in, out, {1LL << 31, 1, 1}, w3);
+    }, "2^31 - 1");
+}
+
 template <class S>
 void check_configs()
 {
@@ -383,6 +439,7 @@ void check_configs()
         chk(stencil_detail::config3d<S, 1>::smem_bytes, stencil_detail::config3d<S, 1>::geometry::pitch, "3D", 1);
         chk(stencil_detail::config3d<S, 3>::smem_bytes, stencil_detail::config3d<S, 3>::geometry::pitch, "3D", 3);
         chk(stencil_detail::config3d<S, 4>::smem_bytes, stencil_detail::config3d<S, 4>::geometry::pitch, "3D", 4);
+        chk(stencil_detail::stream_default<S>::smem_bytes, stencil_detail::stream_default<S>::pitch, "3D cce", 1);
     }
 }
 
@@ -463,6 +520,8 @@ int main()
     check_frames<stencil_detail::config3d<star3d1r, 1>::geometry, boundary::periodic>();
     check_zchunks();
     check_balanced_blocks();
+    check_pair_rule();
+    check_apply_arguments();
     check_reference();
     return T.finish();
 }

@@ -36,8 +36,8 @@
 // row pitch, 16-byte aligned input, even (t-1)r) and, in the tiled
 // kernels, where that measured faster (tiled_pair_loads), else 8 bytes at
 // a time.
-// Persistent grids are sized so that every block gets the same number of
-// tiles (balanced_blocks).
+// Persistent 2D grids are sized so that every block gets the same number
+// of tiles (balanced_blocks); the 3D kernels launch min(items, resident).
 //
 // MMA methods, 2D: the final step's 16x8 fragments are staged in shared
 // memory and written out as whole tile rows (the fragments' scattered 16-
@@ -68,6 +68,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <string>
 #include <type_traits>
 
@@ -298,6 +299,30 @@ __device__ inline void load_region(double* buf, const double* src_plane, const d
     }
 }
 
+/// The cce variant's register window: adds to acc[v] the terms of plane
+/// offset Dz for the output at row v of a strip of V outputs whose first
+/// output lies at `base` (row pitch P). Each input the strip needs is read
+/// from shared memory once and fed to every output of the strip it touches.
+template <class S, int V, int P, int Dz>
+__device__ inline void cce_strip_terms(double (&acc)[V], const double* base, const stencil_weights<S>& w)
+{
+    constexpr int R = S::radius;
+    static_for<V + 2 * R>([&](auto r_) {
+        constexpr int dr = decltype(r_)::value - R;
+        static_for<2 * R + 1>([&](auto x_) {
+            constexpr int dx = decltype(x_)::value - R;
+            if constexpr (cce_needed<S, V>(Dz, dr, dx)) {
+                const double val = base[dr * P + dx];
+                static_for<V>([&](auto v_) {
+                    constexpr int v = decltype(v_)::value;
+                    if constexpr (S::contains(Dz, dr - v, dx))
+                        acc[v] = fma(w.w[S::weight_index(Dz, dr - v, dx)], val, acc[v]);
+                });
+            }
+        });
+    });
+}
+
 /// One step on plane z of an XY tile: the region r*s inside the step-0
 /// region, from source planes src[dz - dz_lo] (same geometry) to `dst`.
 /// Final step: dst.global is the output plane's origin (array element
@@ -348,21 +373,7 @@ __device__ inline void tile_step(const double* const (&src)[NP], step_target dst
             for (int v = 0; v < V; ++v) acc[v] = 0.0;
             static_for<NP>([&](auto p_) {
                 constexpr int dz = decltype(p_)::value + plan::dz_lo;
-                const double* base = src[decltype(p_)::value] + r0 * P + col;
-                static_for<V + 2 * R>([&](auto r_) {
-                    constexpr int dr = decltype(r_)::value - R;
-                    static_for<2 * R + 1>([&](auto x_) {
-                        constexpr int dx = decltype(x_)::value - R;
-                        if constexpr (cce_needed<S, V>(dz, dr, dx)) {
-                            const double val = base[dr * P + dx];
-                            static_for<V>([&](auto v_) {
-                                constexpr int v = decltype(v_)::value;
-                                if constexpr (S::contains(dz, dr - v, dx))
-                                    acc[v] = fma(a.w.w[S::weight_index(dz, dr - v, dx)], val, acc[v]);
-                            });
-                        }
-                    });
-                });
+                cce_strip_terms<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
             });
 #pragma unroll
             for (int v = 0; v < V; ++v)
@@ -633,67 +644,52 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
     cp_async_wait<0>();
 }
 
-// -- t = 1, cce: the streaming kernel ----------------------------------------------
+// -- t = 1, cce, 3D: the streaming kernel --------------------------------------------
 
-/// The t = 1 CUDA-core kernel sweeps the grid along its last axis (y in 2D,
-/// z in 3D). A block owns sx x sy outputs of each cross-section ("plane":
-/// a row segment in 2D, sy = 1; an XY tile in 3D), streams the planes with
-/// their halo through a ring of `ring` shared buffers (ring - 1 planes in
-/// flight, one barrier per plane), and each thread keeps, for its column x
-/// and strip of V rows, the partial sums of the 2r+1 output planes that the
-/// newest input plane feeds (a register queue along the stream axis), so
-/// every plane is read from shared memory once and the plane buffers need
-/// no stream-axis halo. Chosen over the tiled 3D kernel at t = 1 because
-/// it keeps more planes in flight per SM in the same shared memory.
+/// The t = 1 CUDA-core kernel in 3D sweeps the grid along z. A block owns
+/// sx x sy outputs of each XY plane, streams the planes with their XY halo
+/// through a ring of `ring` shared buffers (ring - 1 planes in flight, one
+/// barrier per plane), and each thread keeps, for its column x and strip of
+/// V rows, the partial sums of the 2r+1 output planes that the newest input
+/// plane feeds (a register queue along z), so every plane is read from
+/// shared memory once and the plane buffers need no z halo. Chosen over the
+/// tiled 3D kernel at t = 1 because it keeps more planes in flight per SM
+/// in the same shared memory.
 template <class S, int SX, int SY, int V, int Ring, int MinBlocks>
 struct stream_config {
     static constexpr int R = S::radius;
-    static constexpr int dims = S::dims;
     static constexpr int sx = SX, sy = SY, strip = V, ring = Ring, min_blocks = MinBlocks;
-    static constexpr int hy = dims == 3 ? R : 0;  ///< plane halo in y (2D planes are rows)
-    static constexpr int bw = SX + 2 * R, bh = SY + 2 * hy;
+    static constexpr int bw = SX + 2 * R, bh = SY + 2 * R;  ///< a plane's region (XY halo R)
     static constexpr int pitch = tile_pitch(bw);
     static constexpr int plane = bh * pitch;
     static constexpr int threads = SX * (SY / V);
     static constexpr std::size_t smem_bytes = sizeof(double) * Ring * plane;
-    static_assert(dims == 3 || (SY == 1 && V == 1), "2D planes are single rows");
+    static_assert(S::dims == 3, "the streaming kernel streams 3D grids along z");
     static_assert(SY % V == 0 && threads % 32 == 0 && threads <= 1024, "strips tile the plane");
     static_assert(Ring >= 2, "at least one plane in flight");
 };
 
-/// Default streaming configuration (3D): 128x32 tiles, strips of 16 rows
-/// (256 threads), 6 buffers (5 planes in flight, 1 block of 215 KB per SM,
-/// no spills). Measured on an H100 (2026-11-25, 16-byte loads and streaming
+/// Default streaming configuration: 128x32 tiles, strips of 16 rows (256
+/// threads), 6 buffers (5 planes in flight, 1 block of 215 KB per SM, no
+/// spills). Measured on an H100 (2026-11-25, 16-byte loads and streaming
 /// stores; GStencil/s, star3d1r / box3d1r at 512^3 and 1024^3): 138 / 136
 /// and 141 / 142, against 115-120 for 64x32 tiles with 8-row strips and 2
 /// blocks per SM (without 16-byte loads and streaming stores, the day
 /// before: 141 / 139 and 132 / 129), 129-132 for 128x16, 132-139 for
-/// 256x8 and 133-139 for 128x32 with 8-row strips. 2D rows (sx = 512,
-/// 8 buffers) reached 142-144 on the radius-1 shapes at 10240^2, below the
-/// tiled kernel's 150, so stencil_apply streams only in 3D (the 2D path
-/// passed the GPU test too).
+/// 256x8 and 133-139 for 128x32 with 8-row strips. A 2D version streaming
+/// rows (sx = 512, 8 buffers) reached 142-144 on the radius-1 shapes at
+/// 10240^2, below the 2D tiled kernel's 150; it was not used and has been
+/// removed.
 template <class S>
 using stream_default = stream_config<S, 128, 32, 16, 6, 1>;
 
-/// Is (ds, dr, dx) a point of S, ds along the stream axis, dr along the
-/// plane's y (3D; always 0 in 2D)? And its weight index.
-template <class S>
-__host__ __device__ constexpr bool stream_contains(int ds, int dr, int dx)
-{
-    return S::dims == 3 ? S::contains(ds, dr, dx) : dr == 0 && S::contains(0, ds, dx);
-}
-template <class S>
-__host__ __device__ constexpr int stream_weight(int ds, int dr, int dx)
-{
-    return S::dims == 3 ? S::weight_index(ds, dr, dx) : S::weight_index(0, ds, dx);
-}
-/// Does input row dr (relative to a strip of V outputs) at column offset dx feed any output?
+/// Does input row dr (relative to a strip of V outputs) at column offset dx
+/// feed any output of the strip, on any of the 2r+1 output planes?
 template <class S, int V>
 __host__ __device__ constexpr bool stream_needed(int dr, int dx)
 {
     for (int ds = -S::radius; ds <= S::radius; ++ds)
-        for (int v = 0; v < V; ++v)
-            if (stream_contains<S>(ds, dr - v, dx)) return true;
+        if (cce_needed<S, V>(ds, dr, dx)) return true;
     return false;
 }
 
@@ -704,26 +700,25 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
     constexpr int h = stencil_halo(BC, R);
     extern __shared__ __align__(16) double smem[];
     const int tx = threadIdx.x % C::sx, ty0 = (threadIdx.x / C::sx) * V;
-    const long long ns = C::dims == 3 ? a.nz : a.ny;                   // stream axis length
-    const long long sstride = C::dims == 3 ? a.ex * a.ey : a.ex;        // array stride of one plane
-    const long long cross_n = C::dims == 3 ? a.ny : 1;                 // plane rows in the grid
+    const long long nz = a.nz, ny = a.ny;       // grid planes and rows
+    const long long plane_elems = a.ex * a.ey;  // array stride of one z plane
 
     for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
         const long long tile = item / a.zchunks, chunk = item % a.zchunks;
         const long long x0 = (tile % a.tiles_x) * C::sx, y0 = (tile / a.tiles_x) * C::sy;
         const long long za = chunk * a.zchunk;
-        const long long zb = za + a.zchunk < ns ? za + a.zchunk : ns;
+        const long long zb = za + a.zchunk < nz ? za + a.zchunk : nz;
         const long long q_begin = za - R, q_end = zb + R;
 
-        // Per-thread load pattern of a plane. 2D (one row): element i = threadIdx.x
-        // + k * threads, its array offset in the row (-1: outside the array).
-        // 3D: warp w loads rows w, w + warps, ...; lane l columns l + 32c.
-        constexpr int loads = C::dims == 2 ? (C::bw + C::threads - 1) / C::threads : (C::bw + 31) / 32;
+        // Per-thread load pattern of a plane (8-byte copies): warp w loads rows
+        // w, w + warps, ...; lane l columns l + 32k, at array offset xoff[k] in
+        // the row (-1: outside the array).
+        constexpr int loads = (C::bw + 31) / 32;
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         int xoff[loads];
 #pragma unroll
         for (int k = 0; k < loads; ++k) {
-            const int bx = C::dims == 2 ? threadIdx.x + k * C::threads : lane + 32 * k;
+            const int bx = lane + 32 * k;
             const long long x = x0 - R + bx;
             xoff[k] = -1;
             if (bx < C::bw) {
@@ -734,28 +729,22 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
         auto load_plane = [&](long long p) {
             if (p < q_end) {
                 double* buf = smem + static_cast<int>((p - q_begin) % Ring) * C::plane;
-                const long long ps = BC == boundary::periodic ? wrap(p, ns) : p + R;
-                const double* src = a.in + ps * sstride;
+                const long long ps = BC == boundary::periodic ? wrap(p, nz) : p + R;
+                const double* src = a.in + ps * plane_elems;
                 if (BC == boundary::dirichlet && C::bw % 2 == 0 && a.pair_loads) {
                     // 16-byte copies: plane column 2k is array column x0 + 2k (pair_loads_apply)
                     constexpr int pairs = C::bw / 2;
                     for (int i = threadIdx.x; i < C::bh * pairs; i += C::threads) {
                         const int by = i / pairs, bx = 2 * (i % pairs);
                         const long long ay = y0 + by, ax = x0 + bx;  // array row and column (halo R included)
-                        const bool ok = (C::dims == 2 || ay < cross_n + 2 * R) && ax < a.ex;
+                        const bool ok = ay < ny + 2 * R && ax < a.ex;
                         cp_async<16>(buf + by * P + bx, ok ? src + ay * a.ex + ax : a.in, ok ? 16 : 0);
-                    }
-                } else if constexpr (C::dims == 2) {
-#pragma unroll
-                    for (int k = 0; k < loads; ++k) {
-                        const int bx = threadIdx.x + k * C::threads;
-                        if (bx < C::bw) cp_async<8>(buf + bx, xoff[k] >= 0 ? src + xoff[k] : a.in, xoff[k] >= 0 ? 8 : 0);
                     }
                 } else {
                     for (int by = warp; by < C::bh; by += C::threads / 32) {
                         const long long y = y0 - R + by;
                         long long row = -1;
-                        if constexpr (BC == boundary::periodic) row = wrap(y, cross_n) * a.ex;
+                        if constexpr (BC == boundary::periodic) row = wrap(y, ny) * a.ex;
                         else if (y >= -R && y < a.ny + R) row = (y + R) * a.ex;
 #pragma unroll
                         for (int k = 0; k < loads; ++k) {
@@ -784,9 +773,9 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
             __syncthreads();            // plane p landed; everyone is done with plane p-1
             load_plane(p + Ring - 1);   // into plane p-1's buffer
             const double* base =
-                smem + static_cast<int>((p - q_begin) % Ring) * C::plane + (ty0 + C::hy) * P + tx + R;
-            static_for<V + 2 * C::hy>([&](auto r_) {
-                constexpr int dr = decltype(r_)::value - C::hy;
+                smem + static_cast<int>((p - q_begin) % Ring) * C::plane + (ty0 + R) * P + tx + R;
+            static_for<V + 2 * R>([&](auto r_) {
+                constexpr int dr = decltype(r_)::value - R;
                 static_for<2 * R + 1>([&](auto x_) {
                     constexpr int dx = decltype(x_)::value - R;
                     if constexpr (stream_needed<S, V>(dr, dx)) {
@@ -796,8 +785,8 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
                             constexpr int ds = R - k;  // plane p is output plane p - R + k's offset ds
                             static_for<V>([&](auto v_) {
                                 constexpr int v = decltype(v_)::value;
-                                if constexpr (stream_contains<S>(ds, dr - v, dx))
-                                    q[k][v] = fma(a.w.w[stream_weight<S>(ds, dr - v, dx)], val, q[k][v]);
+                                if constexpr (S::contains(ds, dr - v, dx))
+                                    q[k][v] = fma(a.w.w[S::weight_index(ds, dr - v, dx)], val, q[k][v]);
                             });
                         });
                     }
@@ -805,12 +794,11 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
             });
             const long long z = p - R;  // q[0] is complete
             if (z >= za && x_in) {
-                double* dst = a.out + (z + h) * sstride + xo + h;
+                double* dst = a.out + (z + h) * plane_elems + xo + h;
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     const long long y = y0 + ty0 + v;
-                    if (C::dims == 2) __stcs(dst, q[0][v]);
-                    else if (y < a.ny) __stcs(dst + (y + h) * a.ex, q[0][v]);
+                    if (y < a.ny) __stcs(dst + (y + h) * a.ex, q[0][v]);
                 }
             }
 #pragma unroll
@@ -906,21 +894,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
             double acc[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) acc[v] = 0.0;
-            const double* base = buf + (r0 + R) * P + col + R;
-            static_for<V + 2 * R>([&](auto r_) {
-                constexpr int dr = decltype(r_)::value - R;
-                static_for<2 * R + 1>([&](auto x_) {
-                    constexpr int dx = decltype(x_)::value - R;
-                    if constexpr (cce_needed<S, V>(0, dr, dx)) {
-                        const double val = base[dr * P + dx];
-                        static_for<V>([&](auto v_) {
-                            constexpr int v = decltype(v_)::value;
-                            if constexpr (S::contains(0, dr - v, dx))
-                                acc[v] = fma(a.w.w[S::weight_index(0, dr - v, dx)], val, acc[v]);
-                        });
-                    }
-                });
-            });
+            cce_strip_terms<S, V, P, 0>(acc, buf + (r0 + R) * P + col + R, a.w);
             const long long x = x0 + col;
             double* dst = a.out + (y0 + r0 + h) * a.ex + x + h;
 #pragma unroll
@@ -1063,12 +1037,11 @@ void launch_stream(const double* in, double* out, const stencil_grid& grid, cons
     auto kernel = stencil_stream_kernel<S, BC, C>;
     const int per_sm = prepare_kernel<t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = detail::ceil_div(grid.nx, C::sx);
-    a.tiles_y = S::dims == 3 ? detail::ceil_div(grid.ny, C::sy) : 1;
+    a.tiles_y = detail::ceil_div(grid.ny, C::sy);
     const long long tiles = a.tiles_x * a.tiles_y;
-    const long long ns = S::dims == 3 ? grid.nz : grid.ny;
     const long long resident = static_cast<long long>(detail::sm_count()) * per_sm;
-    a.zchunk = choose_zchunk(ns, tiles, resident, S::radius);
-    a.zchunks = detail::ceil_div(ns, a.zchunk);
+    a.zchunk = choose_zchunk(grid.nz, tiles, resident, S::radius);
+    a.zchunks = detail::ceil_div(grid.nz, a.zchunk);
     a.items = tiles * a.zchunks;
     const long long blocks = std::min<long long>(a.items, resident);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
@@ -1121,14 +1094,24 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
             "grid sizes must be >= 1 (got " + std::to_string(grid.nx) + " x " + std::to_string(grid.ny) + " x " +
                 std::to_string(grid.nz) + ")");
     require(S::dims == 3 || grid.nz == 1, where, "a 2D stencil needs grid.nz == 1");
+    const std::string too_large = "grid too large: the arrays may hold at most 2^40 elements (got " +
+                                  std::to_string(grid.nx) + " x " + std::to_string(grid.ny) + " x " +
+                                  std::to_string(grid.nz) + " points)";
+    require(grid.nx < (1LL << 40) && grid.ny < (1LL << 40) && grid.nz < (1LL << 40), where, too_large);
     const stencil_extent e = stencil_array_extent<S>(grid, BC);
+    // in double: the product of three extents below 2^41 may overflow a long long
+    require(static_cast<double>(e.ex) * static_cast<double>(e.ey) * static_cast<double>(e.ez) < 0x1p40, where,
+            too_large);
     const long long count = e.count();
-    require(count < (1LL << 40), where, "grid too large");
     require(out + count <= in || in + count <= out, where, "in and out overlap (the kernel is out-of-place)");
 
-    if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3)
+    if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3) {
+        // the streaming kernel keeps a row's column offsets in 32-bit ints
+        require(e.ex <= INT_MAX, where,
+                "t = 1 cce in 3D needs rows of at most 2^31 - 1 array elements (nx + 2r for Dirichlet), got " +
+                    std::to_string(e.ex));
         stencil_detail::launch_stream<S, BC, stencil_detail::stream_default<S>>(in, out, grid, w, stream);
-    else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1)
+    } else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1)
         stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
     else
         stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
