@@ -28,6 +28,7 @@
 
 #include <tcore/check.cuh>
 #include <tcore/patterns/interp.cuh>
+#include <tcore/patterns/launch.cuh>
 
 #include <cuda_runtime.h>
 
@@ -98,10 +99,11 @@ inline constexpr long long staged_min_grid = 512;
 /// 64 bx .. + 63, rows plan.block_rows by .. + block_rows - 1. Contiguous:
 /// plan.contiguous (contiguous staged rows; only with InAligned and OutWords).
 /// PairRows: two row blocks of a group at a time (contiguous plans with
-/// group_blocks >= 2), MinBlocks resident blocks asked of ptxas.
+/// group_blocks >= 2).
 template <class Backend, class Shape, filter F, int C, bool InAligned, bool OutWords, bool Contiguous = false,
-          bool PairRows = false, int MinBlocks = PairRows ? staged_pair_min_blocks<Backend> : staged_min_blocks<Backend>>
-__global__ void __launch_bounds__(tcore::interp::staged_warps * 32, MinBlocks)
+          bool PairRows = false>
+__global__ void __launch_bounds__(tcore::interp::staged_warps * 32,
+                                  PairRows ? staged_pair_min_blocks<Backend> : staged_min_blocks<Backend>)
     resample_staged_kernel(image_view in, image_out<unsigned char> out, float scale_x, float scale_y,
                            tcore::interp::staged_plan plan)
 {
@@ -125,8 +127,8 @@ inline constexpr int gather_min_blocks = [] {
 /// path (tcore::interp::resample_gather_warp). Block (bx, by): warp w takes
 /// output columns 4 (8 bx + w) .. + 3 and `tiles` tiles of 8 rows from
 /// 8 tiles by.
-template <class Backend, class Shape, filter F, int NK1, int Vec, int MinBlocks = gather_min_blocks<Backend, F, NK1>>
-__global__ void __launch_bounds__(tcore::interp::gather_warps * 32, MinBlocks)
+template <class Backend, class Shape, filter F, int NK1, int Vec>
+__global__ void __launch_bounds__(tcore::interp::gather_warps * 32, gather_min_blocks<Backend, F, NK1>)
     resample_gather_kernel(image_view in, image_out<unsigned char> out, float scale_x, float scale_y, int tiles)
 {
     namespace ti = tcore::interp;
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(cce_block_x* cce_block_y)
 
 namespace detail {
 
-inline bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+using tcore::detail::aligned;
 
 /// Checks an input and an output image (3 or 4 channels, sizes, pitches).
 template <class Out>
@@ -270,6 +272,19 @@ template <class Backend, class Shape, filter F>
 void launch_staged(const image_view& in, const image_out<unsigned char>& out, const tcore::interp::staged_plan& plan,
                    cudaStream_t stream)
 {
+    // `plan` must come from tcore::interp::plan_staged<F> for these sizes
+    // (its window and staged rows are not checked again here); its shape is.
+    detail::check_images("launch_staged", in, out);
+    require(plan.usable, "launch_staged", "plan is not usable (plan_staged found no block size for these sizes)");
+    require(plan.taps == tcore::interp::taps<F>, "launch_staged",
+            "plan is for " + std::to_string(plan.taps) + " taps, the filter has " +
+                std::to_string(tcore::interp::taps<F>));
+    const int G = plan.group_blocks;
+    require(G >= 1 && (G & (G - 1)) == 0 && plan.block_rows > 0 && plan.block_rows % (2 * G) == 0, "launch_staged",
+            "plan has " + std::to_string(plan.block_rows) + " rows per block, " + std::to_string(G) +
+                " row blocks per group (a power of 2; rows a multiple of 2 groups)");
+    require(plan.k_blocks >= 1 && plan.row_texels % 32 == 16 && (!plan.contiguous || plan.stage_rows >= 2 * plan.taps),
+            "launch_staged", "plan's shared-memory layout is inconsistent");
     const dim3 grid((out.width + tcore::interp::staged_cols - 1) / tcore::interp::staged_cols,
                     (out.height + plan.block_rows - 1) / plan.block_rows);
     const dim3 block(tcore::interp::staged_warps * 32);
@@ -324,32 +339,32 @@ inline bool gather_layouts(const image_view& in, const image_out<unsigned char>&
 template <filter F>
 inline constexpr double gather_min_scale = F == filter::bilinear ? 1.5 : 3.0;
 
-/// Blocks of `kernel` (`threads` threads, no dynamic shared memory) that fit
-/// on the current device at once.
-template <class Kernel>
-long long resident_blocks(Kernel kernel, int threads)
-{
-    int dev = 0, sms = 0, per_sm = 0;
-    TCORE_CHECK(cudaGetDevice(&dev));
-    TCORE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    TCORE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-    return static_cast<long long>(sms) * per_sm;
-}
-
-/// Launches the gather kernel of `plan` (gather_layouts must hold); tiles
-/// per warp: plan.tiles, or where that is 0 tcore::interp::gather_tiles for
-/// the blocks that fit on the device.
+/// Launches the gather kernel of `plan` (gather_layouts must hold; `plan`
+/// from tcore::interp::plan_gather<F> for these sizes: its window is not
+/// checked again here); tiles per warp: plan.tiles, or where that is 0
+/// tcore::interp::gather_tiles for the blocks that fit on the device.
 template <class Backend, class Shape, filter F>
 void launch_gather(const image_view& in, const image_out<unsigned char>& out, const tcore::interp::gather_plan& plan,
                    cudaStream_t stream)
 {
     namespace ti = tcore::interp;
-    require(plan.usable && gather_layouts(in, out), "launch_gather", "no gather plan for these sizes and layouts");
+    detail::check_images("launch_gather", in, out);
+    require(gather_layouts(in, out), "launch_gather",
+            "the gather path needs RGBA input rows 16-byte aligned (pitch * height < 2^31) and RGBA output rows "
+            "4-byte aligned");
+    require(plan.usable, "launch_gather", "plan is not usable (plan_gather found no window for these sizes)");
+    require((plan.k_blocks == 2 || plan.k_blocks == 4 || plan.k_blocks == 8) &&
+                plan.vec == (plan.k_blocks < 4 ? plan.k_blocks : 4),
+            "launch_gather", "plan has " + std::to_string(plan.k_blocks) + " k blocks, vector " +
+                                 std::to_string(plan.vec) + " (kernels: 2/2, 4/4, 8/4)");
+    require(plan.tiles >= 0, "launch_gather", "plan has " + std::to_string(plan.tiles) + " tiles per warp");
     const float sx = static_cast<float>(static_cast<double>(in.width) / out.width);
     const float sy = static_cast<float>(static_cast<double>(in.height) / out.height);
     const int threads = ti::gather_warps * 32;
     auto go = [&](auto kernel) {
-        const int tiles = plan.tiles > 0 ? plan.tiles : ti::gather_tiles(out.width, out.height, resident_blocks(kernel, threads));
+        // Blocks that fit on the device at once (no dynamic shared memory).
+        const long long resident = static_cast<long long>(tcore::detail::sm_count()) * tcore::detail::blocks_per_sm(kernel, threads);
+        const int tiles = plan.tiles > 0 ? plan.tiles : ti::gather_tiles(out.width, out.height, resident);
         const int cols = ti::gather_cols * ti::gather_warps, rows = ti::gather_rows * tiles;
         const dim3 grid((out.width + cols - 1) / cols, (out.height + rows - 1) / rows);
         require(grid.y <= 65535, "launch_gather", "output too tall");

@@ -15,6 +15,10 @@
 //    backend's arithmetic, same lane maps), A2 through the reuse sources,
 //    compared with the FP64 reference for several scales, both filters,
 //    3 and 4 channels, tiles on the image border.
+// 5. A whole staged block and a whole gather warp the same way (structured
+//    and random images, levels 1..255, odd sizes, both accumulators; the
+//    gather windows of 2, 4 and 8 k blocks all occur), the staged plans'
+//    contiguous rows, and the planners' argument checks.
 #include "common/test_util.hpp"
 
 #include "examples/interp/interp_host.hpp"
@@ -28,6 +32,7 @@
 #include <cstdio>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 using tcore::test::rng;
@@ -607,8 +612,29 @@ void check_staged_model(tally& t, const ex::image& in, int wo, int ho, const cha
             Shape::name(), ti::filter_name(F), what, plan.block_rows, plan.group_blocks, max_err, checked);
 }
 
+/// An image of uniformly random levels 1..255 (no zeros, no structure: a
+/// texel or channel taken from the wrong place shows).
+ex::image random_image(rng& r, int width, int height, int channels)
+{
+    ex::image im = ex::make_image(width, height, channels);
+    for (unsigned char& v : im.data) v = static_cast<unsigned char>(1 + r.bits32() % 255);
+    return im;
+}
+
+/// True if f throws tcore::error whose message starts with `where`.
+template <class Fn>
+bool throws_from(const char* where, Fn f)
+{
+    try {
+        f();
+    } catch (const tcore::error& e) {
+        return std::string(e.what()).rfind(where, 0) == 0;
+    }
+    return false;
+}
+
 template <filter F>
-void check_staged_models(tally& t)
+void check_staged_models(tally& t, rng& r)
 {
     struct sizes {
         int wi, hi, wo, ho, channels;
@@ -631,6 +657,17 @@ void check_staged_models(tally& t)
     check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 160, 160, "checker 40->160", 32, 4);
     const ex::image rgb = ex::smooth_field(48, 27, 3);
     check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, rgb, 96, 54, "smooth 48x27x3->96x54", 32, 4);
+    // Random images (levels 1..255): ~2x up, 1.5x down RGB, ~4x down; each
+    // with groups, contiguous rows without groups and gathered rows.
+    const sizes random_cases[] = {{71, 53, 150, 110, 4}, {123, 77, 82, 51, 3}, {250, 190, 61, 45, 4}};
+    for (const sizes& s : random_cases) {
+        const ex::image im = random_image(r, s.wi, s.hi, s.channels);
+        char what[64];
+        std::snprintf(what, sizeof what, "random %dx%dx%d->%dx%d", s.wi, s.hi, s.channels, s.wo, s.ho);
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 16, 4);
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 16, 1);
+        check_staged_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what, 8, 0);
+    }
 }
 
 /// One warp of resample_gather_warp, lane by lane: A1 from gather_a1_word
@@ -738,8 +775,10 @@ void model_gather_warp(const ex::image& in, int wo, int ho, const ti::gather_pla
     }
 }
 
+/// Checks a few warps of the gather path's model against the reference;
+/// returns the plan's window (k blocks), 0 without a plan.
 template <class Shape, filter F>
-void check_gather_model(tally& t, const ex::image& in, int wo, int ho, const char* what, int tiles = 2)
+int check_gather_model(tally& t, const ex::image& in, int wo, int ho, const char* what, int tiles = 2)
 {
     std::vector<double> ref, got(static_cast<std::size_t>(wo) * ho * in.channels, -1e9);
     ex::reference<F>(in, wo, ho, ref, 1);
@@ -747,7 +786,7 @@ void check_gather_model(tally& t, const ex::image& in, int wo, int ho, const cha
     const ti::gather_plan plan = ti::plan_gather<F>(in.width, wo, ho, tiles);
     if (!plan.usable) std::printf("gather %s %s: no plan\n", ti::filter_name(F), what);
     t.check(plan.usable, "gather %s %s: no plan", ti::filter_name(F), what);
-    if (!plan.usable) return;
+    if (!plan.usable) return 0;
     const int rows = ti::gather_rows * tiles;
     const int last_x = (wo - 1) / ti::gather_cols * ti::gather_cols, last_y = (ho - 1) / rows * rows;
     const int warps[][2] = {{0, 0}, {last_x, last_y}, {last_x / 8 * 4, last_y / 2 / rows * rows}, {last_x, 0}, {0, last_y}};
@@ -768,25 +807,46 @@ void check_gather_model(tally& t, const ex::image& in, int wo, int ho, const cha
     t.check(max_diff <= bound && checked > 0 && bad_maps == 0,
             "gather model %s %s %s (nk1 %d, vec %d): max %d level(s) off (bound %d, %lld values), %lld map errors",
             Shape::name(), ti::filter_name(F), what, plan.k_blocks, plan.vec, max_diff, bound, checked, bad_maps);
+    return plan.k_blocks;
 }
 
 template <filter F>
-void check_gather_models(tally& t)
+void check_gather_models(tally& t, rng& r)
 {
     struct sizes {
         int wi, hi, wo, ho;
     };
-    // 4x, 1.6x, 3.4x and 1.5x down, odd sizes; windows of 2, 4 and 8 k blocks.
+    // 4x, 1.6x, 3.4x, 1.5x and 8.3x down, odd sizes; windows of 2, 4 and 8 k
+    // blocks (bilinear), 4 and 8 (bicubic).
     const sizes cases[] = {{160, 120, 40, 30}, {160, 96, 100, 60}, {301, 203, 88, 59}, {90, 75, 60, 50}, {257, 64, 31, 9}};
+    std::set<int> windows;
     for (const sizes& s : cases) {
         const ex::image im = ex::alpha_image(s.wi, s.hi);
         char what[64];
         std::snprintf(what, sizeof what, "%dx%d->%dx%d", s.wi, s.hi, s.wo, s.ho);
-        check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what);
+        windows.insert(check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what));
         check_gather_model<tcore::f16_m16n8k16_f16acc, F>(t, im, s.wo, s.ho, what, 3);
     }
+    t.check(windows.count(4) && windows.count(8) && (F == filter::bicubic || windows.count(2)),
+            "gather %s: the fixed cases miss a window size (2: %d, 4: %d, 8: %d)", ti::filter_name(F),
+            static_cast<int>(windows.count(2)), static_cast<int>(windows.count(4)), static_cast<int>(windows.count(8)));
     const ex::image chk = ex::checkerboard(64, 64, 4, 3);
     check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 16, 16, "checker 64->16", 1);
+    // Random images at random sizes over the scales resample_mma sends to the
+    // gather path (bilinear from 1.5x, bicubic from 3x; up to where a window
+    // of 8 k blocks still holds 4 columns' taps), both accumulators, 1 to 5
+    // tiles per warp.
+    const double lo = F == filter::bilinear ? 1.5 : 3.0, hi = F == filter::bilinear ? 7.5 : 6.5;
+    for (int it = 0; it < 16; ++it) {
+        const int wo = static_cast<int>(r.uniform(3, 120)), ho = static_cast<int>(r.uniform(1, 90));
+        const int wi = static_cast<int>(std::ceil(wo * r.uniform(lo, hi))), hi_ = static_cast<int>(std::ceil(ho * r.uniform(lo, hi)));
+        const ex::image im = random_image(r, wi, hi_, 4);
+        char what[64];
+        std::snprintf(what, sizeof what, "random %dx%d->%dx%d", wi, hi_, wo, ho);
+        const int tiles = 1 + it % 5;
+        if (it % 2) check_gather_model<tcore::f16_m16n8k16_f16acc, F>(t, im, wo, ho, what, tiles);
+        else check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, im, wo, ho, what, tiles);
+    }
     // Tiles per warp: 1024^2 in one wave of 512 blocks where 528 fit (8 tiles), a
     // 2-tile column split in 2 warps, 2560^2 in 5 waves of 10 tiles (not 7 of 8),
     // and one block at a time: long warps (at most 16 tiles).
@@ -794,6 +854,28 @@ void check_gather_models(tally& t)
                 ti::gather_tiles(2560, 2560, 528) == 10 && ti::gather_tiles(4000, 4000, 1) >= 12,
             "gather_tiles: %d %d %d %d", ti::gather_tiles(1024, 1024, 528), ti::gather_tiles(64, 16, 528),
             ti::gather_tiles(2560, 2560, 528), ti::gather_tiles(4000, 4000, 1));
+    // A grid taller than 65535 blocks has no plan; two tiles per warp halve it.
+    t.check(!ti::plan_gather<F>(256, 64, 600000, 1).usable && ti::plan_gather<F>(256, 64, 600000, 2).usable,
+            "plan_gather: usable with 75000 tile rows in one tile per warp, or not with 2");
+}
+
+/// Bad arguments to the host planners throw tcore::error naming them.
+template <filter F>
+void check_plan_arguments(tally& t)
+{
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(0, 16, 16, 0); }), "plan_gather: input width 0 accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 0, 16, 0); }), "plan_gather: output width 0 accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 16, -1, 0); }), "plan_gather: negative height accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 16, 16, -2); }), "plan_gather: negative tiles accepted");
+    t.check(throws_from("plan_staged", [] { ti::plan_staged<F>(64, 0, 64, 16, 30 * 1024); }),
+            "plan_staged: output width 0 accepted");
+    t.check(throws_from("plan_staged", [] { ti::plan_staged<F>(64, 16, 0, 16, 30 * 1024); }),
+            "plan_staged: input height 0 accepted");
+    t.check(throws_from("gather_tiles", [] { ti::gather_tiles(0, 64, 528); }), "gather_tiles: width 0 accepted");
+    // Good arguments do not throw.
+    t.check(!throws_from("plan_gather", [] { ti::plan_gather<F>(64, 16, 16, 0); }) &&
+                !throws_from("plan_staged", [] { ti::plan_staged<F>(64, 16, 64, 16, 30 * 1024); }),
+            "%s planners throw on good arguments", ti::filter_name(F));
 }
 
 /// Contiguous rows: for random sizes and scales, the group size
@@ -858,11 +940,13 @@ int main()
     check_store_maps(t, r);
     check_staged_windows<filter::bilinear>(t, r);
     check_staged_windows<filter::bicubic>(t, r);
-    check_staged_models<filter::bilinear>(t);
-    check_staged_models<filter::bicubic>(t);
+    check_staged_models<filter::bilinear>(t, r);
+    check_staged_models<filter::bicubic>(t, r);
     check_shared_rows<filter::bilinear>(t, r);
     check_shared_rows<filter::bicubic>(t, r);
-    check_gather_models<filter::bilinear>(t);
-    check_gather_models<filter::bicubic>(t);
+    check_gather_models<filter::bilinear>(t, r);
+    check_gather_models<filter::bicubic>(t, r);
+    check_plan_arguments<filter::bilinear>(t);
+    check_plan_arguments<filter::bicubic>(t);
     return t.finish();
 }

@@ -61,6 +61,7 @@
 #pragma once
 
 #include "../backend.cuh"
+#include "../check.cuh"
 #include "../frag/f16_m16n8k16.cuh"
 #include "../frag/f64_m16n8k16.cuh"
 #include "../frag/reuse.cuh"
@@ -876,6 +877,9 @@ template <filter F>
 inline staged_plan plan_staged(int in_width, int out_width, int in_height, int out_height, std::size_t budget,
                                int max_rows = 32, long long min_blocks = 1056, int max_group = 4)
 {
+    require(in_width > 0 && out_width > 0 && in_height > 0 && out_height > 0, "plan_staged",
+            "sizes must be positive (got " + std::to_string(in_width) + "x" + std::to_string(in_height) + " -> " +
+                std::to_string(out_width) + "x" + std::to_string(out_height) + ")");
     staged_plan p;
     p.taps = taps<F>;
     const float sx = static_cast<float>(static_cast<double>(in_width) / out_width);
@@ -1369,10 +1373,9 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
 // output rows down from oy_first, issuing the loads of tile i + D
 // (gather_prefetch) before tile i's MMAs. The texel window of its columns,
 // [x0, x0 + 4 nk1) with x0 the first tap of column ox0 rounded down to a
-// multiple of vec, must hold
-// every tap of the 4 columns (plan_gather checks every column group with
-// the device's FP32 positions); windows reaching past the image's edges
-// load word by word, clamped.
+// multiple of vec, must hold every tap of the 4 columns (plan_gather
+// checks every column group with the device's FP32 positions); windows
+// reaching past the image's edges load word by word, clamped.
 
 inline constexpr int gather_warps = 8;  ///< warps per block (4 output columns each)
 /// Tiles a warp loads ahead (its words per tile taps x nk1: 4 -> 3 tiles,
@@ -1406,6 +1409,11 @@ struct gather_plan {
 template <filter F>
 inline gather_plan plan_gather(int in_width, int out_width, int out_height, int tiles)
 {
+    require(in_width > 0 && out_width > 0 && out_height > 0, "plan_gather",
+            "sizes must be positive (got width " + std::to_string(in_width) + " -> " + std::to_string(out_width) +
+                ", output height " + std::to_string(out_height) + ")");
+    require(tiles >= 0, "plan_gather", "tiles per warp must be 0 (launcher picks) or positive (got " +
+                                           std::to_string(tiles) + ")");
     gather_plan p;
     const float sx = static_cast<float>(static_cast<double>(in_width) / out_width);
     for (int nk1 = 2; nk1 <= 8; nk1 *= 2) {
@@ -1436,12 +1444,18 @@ __host__ __device__ inline unsigned gather_a1_word(int lane, const half_weights&
     return half_single(col, x0 + nk1 * t + kb) << (16 * ((g >> 2) & 1));
 }
 
-/// Product 1's k slot s of a gather k block: the lane quad t = (s & 7) >> 1
-/// whose texel it is, and the channel (s & 1) + 2 (s >> 3).
+/// Product 1's k slot s of a gather k block: the lane quad t whose texel it
+/// is, and the channel. The FP16 slot relabelling of the staged path
+/// (tile::x_of_slot: slots 2t+{0,1}, 2t+{8,9} -> 4t..4t+3), read as
+/// 4 t + channel.
 struct gather_slot {
     int t, c;
 };
-__host__ __device__ constexpr gather_slot gather_slot_of(int s) { return {(s & 7) >> 1, (s & 1) + 2 * (s >> 3)}; }
+__host__ __device__ constexpr gather_slot gather_slot_of(int s)
+{
+    const int x = tile<f16_m16n8k16_f32acc>::x_of_slot(s);
+    return {x >> 2, x & 3};
+}
 
 /// B2 of k block q of a gather tile: k row k is row label L = 16 q + k, tap
 /// L - taps r of output row r = the lane's column g, or 0. `wbits` are the
@@ -1464,11 +1478,12 @@ __host__ __device__ inline frag_b<Shape> make_b2_gather(int lane, const unsigned
     return b;
 }
 
-/// D2 element i of a gather tile: output column, output row, channel.
+/// D2 element i of a gather tile: output column, output row, channel (D row
+/// m is column m & 3, channel m >> 2; D column n is output row n).
 __host__ __device__ constexpr tile<f16_m16n8k16_f32acc>::d2_elem gather_d2(int lane, int i)
 {
-    const int m = (lane >> 2) + 8 * (i >> 1);
-    return {m & 3, 2 * (lane & 3) + (i & 1), m >> 2};
+    const coord mn = f16_m16n8k16_f32acc::c_coord(lane, i);
+    return {mn.row & 3, mn.col, mn.row >> 2};
 }
 /// The pixel lane stores: {output row in the tile, output column} = {2t + ((g >> 2) & 1), g & 3}.
 __host__ __device__ constexpr coord gather_pixel_of(int lane) { return {2 * (lane & 3) + ((lane >> 4) & 1), (lane >> 2) & 3}; }
@@ -1654,6 +1669,8 @@ __device__ inline void resample_gather_warp(const image_view& in, const image_ou
 /// much as a full one.
 inline int gather_tiles(int out_width, int out_height, long long resident)
 {
+    require(out_width > 0 && out_height > 0, "gather_tiles",
+            "output size must be positive (got " + std::to_string(out_width) + "x" + std::to_string(out_height) + ")");
     const long long block_cols = (out_width + gather_cols * gather_warps - 1) / (gather_cols * gather_warps);
     const long long row_tiles = (out_height + gather_rows - 1) / gather_rows;
     int best = 1;
