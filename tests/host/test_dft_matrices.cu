@@ -243,7 +243,7 @@ void check_split_indices(int L)
                         split(dft::tile_slot(L, rc.s, rc.i + t * NR), dft::tile_slot(L, rf.s, rf.i + 4 * qq * NR),
                               col.s * N + dft::swizzle(L, col.s, col.i + q * NR));
                         const int k_mod_p = (rc.i & (p - 1)) + (rf.i & (p - 1));
-                        ok = ok && q * k_mod_p * (N / (p * R)) == dft::twiddle_exp(col.i, q, R, p, N);
+                        ok = ok && dft::twiddle_exp_k(k_mod_p, q, R, p, N) == dft::twiddle_exp(col.i, q, R, p, N);
                     }
                     for (int h = 0; h < R / 8; ++h)
                         for (int e = 0; e < 2; ++e) {

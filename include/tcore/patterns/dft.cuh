@@ -91,12 +91,6 @@ __host__ __device__ constexpr int stride_before(int L, int stage)
     for (int s = 0; s < stage; ++s) p *= radix(L, s);
     return p;
 }
-__host__ __device__ constexpr int log2i(int v)
-{
-    int l = 0;
-    while ((1 << l) < v) ++l;
-    return l;
-}
 
 // -- per-stage index arithmetic (shared by the kernels and the host model) --------
 
@@ -142,10 +136,13 @@ __host__ __device__ constexpr int stockham_out(int i, int r, int R, int p)
     const int k = i & (p - 1);
     return (i - k) * R + k + r * p;
 }
+/// Twiddle exponent (in units of 2 pi/N) of input q of a column whose index
+/// mod p is k (0 <= k < p).
+__host__ __device__ constexpr int twiddle_exp_k(int k, int q, int R, int p, int N) { return q * k * (N / (p * R)); }
 /// Twiddle exponent (in units of 2 pi/N) of input q of column i.
 __host__ __device__ constexpr int twiddle_exp(int i, int q, int R, int p, int N)
 {
-    return q * (i & (p - 1)) * (N / (p * R));
+    return twiddle_exp_k(i & (p - 1), q, R, p, N);
 }
 
 /// Shared-memory slot of element n of signal s (16-byte units inside the

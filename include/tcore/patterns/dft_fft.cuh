@@ -236,9 +236,9 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
                 for (int qq = 0; qq < Q; ++qq) {
                     v[qq] = vin[u][qq];
                     if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
-                        // dft::twiddle_exp(i, q, R, p, N) with i mod p = lane part + fixed part
+                        // i mod p of column i = lane part + fixed part (no common bit)
                         const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
-                        double2 w = __ldg(a.twiddle + (t + 4 * qq) * k_mod_p * (N / (p * R)));
+                        double2 w = __ldg(a.twiddle + dft::twiddle_exp_k(k_mod_p, t + 4 * qq, R, p, N));
                         if constexpr (Sign > 0) w.y = -w.y;
                         v[qq] = cmul(v[qq], w);
                     }
@@ -452,6 +452,9 @@ private:
     static void launch_l(const dft_detail::fft_pass_args& a, cudaStream_t stream)
     {
         using C = dft_detail::fft_config<L, Strided>;
+        // the kernel takes these strides as constants (fft_pass_args)
+        require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
+                "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
         const long long tiles = detail::ceil_div(a.signals, C::signals);
         auto kernel = dft_detail::fft_pass_kernel<L, Backend, Sign, Strided>;
         // once per device: raise the dynamic shared-memory limit, count the resident CTAs
