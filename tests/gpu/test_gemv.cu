@@ -5,7 +5,10 @@
 // (cuda_core) on m16n8k16, cce. Shapes m x n from empty and 1 x 1 through
 // sizes that are not multiples of the tiles (7 x 3, 17 x 15, 63 x 65, 257 x
 // 4099) to the benchmark's tall-skinny kinds (4096 x 16, 4096 x 32, 11264 x
-// 16) and wide ones (33 x 40000, 2048 x 2048); row- and column-major A, with
+// 16) and wide ones (33 x 40000, 2048 x 2048), and 9000 x 300, 17000 x 300,
+// whose plans on a 132-SM GPU (H100, H200) split 19 column steps over 8
+// (m16n8k16: plan_gemv_mma's 2 x 8 col-major blocks) or 4 warps (raised to
+// 8 row-major, 2 x 4 col-major); row- and column-major A, with
 // the tightest lda, a padded odd lda (element path) and a misaligned A and x.
 // Inputs are random in (-2, 2), never zero; "exact" inputs (multiples of 2^-4
 // with exact products and sums) must match exactly. A NaN in row r of A gives
@@ -167,6 +170,8 @@ void check_arguments()
     checks.expect_error("row-major lda < n", [&] { gemv<tensor_core>(R, 8, 9, A.ptr, 8, x.ptr, y.ptr); });
     checks.expect_error("col-major lda < m", [&] { gemv<tensor_core>(C, 9, 8, A.ptr, 8, x.ptr, y.ptr); });
     checks.expect_error("y overlapping x", [&] { gemv<tensor_core>(R, 8, 8, A.ptr, 8, x.ptr, x.ptr + 4); });
+    checks.expect_error("y overlapping A", [&] { gemv<tensor_core>(R, 8, 8, A.ptr, 8, x.ptr, A.ptr + 8); });
+    checks.expect_error("cce: y overlapping A", [&] { gemv_cce(C, 8, 8, A.ptr, 8, x.ptr, A.ptr + 8); });
     checks.expect_error("A not aligned to double", [&] {
         gemv<tensor_core>(R, 8, 8, reinterpret_cast<const double*>(reinterpret_cast<const char*>(A.ptr) + 4), 8, x.ptr,
                           y.ptr);
@@ -194,7 +199,8 @@ int main()
     check_arguments();
     const auto vs = variants();
     std::vector<problem> shapes = {{1, 1},     {7, 3},     {16, 16},   {17, 15},   {63, 65},    {100, 1},
-                                   {1, 100},   {4096, 16}, {4096, 32}, {11264, 16}, {257, 4099}, {1000, 1000}};
+                                   {1, 100},   {4096, 16}, {4096, 32}, {11264, 16}, {257, 4099}, {1000, 1000},
+                                   {9000, 300}, {17000, 300}};
     if (!quick) {
         shapes.push_back({33, 40000});
         shapes.push_back({2048, 2048});

@@ -77,6 +77,8 @@ struct gemv_tile {
     static constexpr bool row_pairs = Shape::k >= 8;
     /// B registers j and j+1 are adjacent elements of x.
     static constexpr bool x_pairs = Shape::k >= 8;
+    /// First register of row-major pair p (row_pairs): (0,2), (1,3), (4,6), (5,7).
+    __host__ __device__ static constexpr int row_pair(int p) { return (p & 1) + 4 * (p >> 1); }
 };
 
 namespace detail {
@@ -98,7 +100,7 @@ __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long 
             });
         } else if constexpr (Vec && L == layout::row_major && G::row_pairs) {
             static_for<Shape::a_count / 2>([&](auto p) {
-                const int i = (p & 1) + 4 * (p >> 1);  // pairs (0,2), (1,3), (4,6), (5,7)
+                const int i = G::row_pair(p);
                 const coord rc = G::a_elem(lane, i);
                 const double2 v = __ldcs(reinterpret_cast<const double2*>(A + (r0 + rc.row) * lda + k0 + rc.col));
                 a.x[i] = v.x;
@@ -149,7 +151,7 @@ template <class Shape, layout L>
 __host__ __device__ constexpr long long gemv_a_offset(int lane, int i, long long lda)
 {
     const coord rc = gemv_tile<Shape>::a_elem(lane, i);
-    return L == layout::row_major ? rc.row * lda + rc.col : rc.col * lda + rc.row;
+    return offset<L>(rc.row, rc.col, lda);
 }
 
 /// True if every A register and every B register sits at the same (row, col)
@@ -188,7 +190,7 @@ __device__ inline void gemv_load_a_at(frag_a<Shape>& f, const double* a, long lo
         });
     } else if constexpr (L == layout::row_major && G::row_pairs) {
         static_for<Shape::a_count / 2>([&](auto p) {
-            const int i = (p & 1) + 4 * (p >> 1);  // pairs (0,2), (1,3), (4,6), (5,7)
+            const int i = G::row_pair(p);
             const double2 v = __ldcs(reinterpret_cast<const double2*>(a + dist(i)));
             f.x[i] = v.x;
             f.x[i + 2] = v.y;
@@ -203,6 +205,7 @@ template <class Shape>
 __device__ inline void gemv_load_x_at(frag_b<Shape>& f, const double* xp)
 {
     using G = gemv_tile<Shape>;
+    static_assert(gemv_lane_invariant_distances<Shape>(), "the fragment is not one pointer plus fixed distances");
     auto dist = [](int j) { return G::x_elem(0, j) - G::x_elem(0, 0); };
     if constexpr (G::x_pairs) {
         static_for<Shape::b_count / 2>([&](auto p) {
@@ -387,17 +390,24 @@ struct gemv_plan {
     long long blocks = 1;
 };
 
-inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles)
+/// On a device of `sms` multiprocessors.
+inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles, int sms)
 {
-    const long long target = static_cast<long long>(sm_count()) * 32;  // warps to keep the device busy
+    const long long target = static_cast<long long>(sms) * 32;  // warps to keep the device busy
     gemv_plan p;
     while (p.ksplit < 16 && row_tiles * p.ksplit < target && 2LL * p.ksplit <= col_tiles) p.ksplit *= 2;
     // Rows per block: up to 8 warps (16 with ksplit 16), fewer when there are few tiles.
     int rows = std::max(1, 8 / p.ksplit);
-    while (rows > 1 && row_tiles / rows < sm_count()) rows /= 2;
+    while (rows > 1 && row_tiles / rows < sms) rows /= 2;
     p.warps = rows * p.ksplit;
     p.blocks = ceil_div(row_tiles, rows);
     return p;
+}
+
+/// On the current device.
+inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles)
+{
+    return plan_gemv(row_tiles, col_tiles, sm_count());
 }
 
 /// The tc/cc kernel's plan: plan_gemv, then, where it splits columns over 4
@@ -410,9 +420,9 @@ inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles)
 /// row 4096 x 32768 and col 32768 x 4096 keep plan_gemv's shape (best there).
 /// Rows of fewer than 16 K-steps keep plan_gemv's shape too (the K = 4
 /// shapes at n = 16 have 4: 8 warps per row tile would leave half idle).
-inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tiles)
+inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tiles, int sms)
 {
-    gemv_plan p = plan_gemv(row_tiles, col_tiles);
+    gemv_plan p = plan_gemv(row_tiles, col_tiles, sms);
     if (p.ksplit < 4 || col_tiles < 16) return p;
     int rows = 1;
     if (L == layout::row_major) {
@@ -424,6 +434,12 @@ inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tile
     p.warps = rows * p.ksplit;
     p.blocks = ceil_div(row_tiles, rows);
     return p;
+}
+
+/// On the current device.
+inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tiles)
+{
+    return plan_gemv_mma(L, row_tiles, col_tiles, sm_count());
 }
 
 inline void gemv_check(const char* where, layout L, long long m, long long n, const double* A, long long lda,
@@ -443,12 +459,21 @@ inline void gemv_check(const char* where, layout L, long long m, long long n, co
     const auto yb = reinterpret_cast<std::uintptr_t>(y), ye = yb + static_cast<std::uintptr_t>(m) * sizeof(double);
     const auto xb = reinterpret_cast<std::uintptr_t>(x), xe = xb + static_cast<std::uintptr_t>(n) * sizeof(double);
     require(ye <= xb || xe <= yb, where, "y overlaps x");
+    // A's storage: (rows - 1) lda + cols elements, rows of lda (a y inside A's padding counts as overlapping)
+    const long long a_rows = L == layout::row_major ? m : n, a_cols = L == layout::row_major ? n : m;
+    constexpr long long max_elems = 1LL << 60;
+    require(a_rows == 1 || lda <= (max_elems - a_cols) / (a_rows - 1), where,
+            "A's storage ((rows - 1) x lda + cols elements, lda " + std::to_string(lda) + ") is too large");
+    const auto ab = reinterpret_cast<std::uintptr_t>(A),
+               ae = ab + static_cast<std::uintptr_t>((a_rows - 1) * lda + a_cols) * sizeof(double);
+    require(ye <= ab || ae <= yb, where, "y overlaps A");
 }
 
 }  // namespace detail
 
 /// y = A x, A m x n FP64 in layout L with leading dimension lda, on the MMA
 /// (tc: tensor_core, cc: cuda_core). Any m, n >= 0 (n = 0 gives y = 0);
+/// y must not overlap x or A's storage (tcore::error otherwise).
 /// 16-byte aligned A and x with even lda take the vector-load path.
 /// Deterministic (fixed split and combine order).
 template <class Backend = default_backend, class Shape = f64_m16n8k16>

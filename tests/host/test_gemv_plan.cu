@@ -1,0 +1,152 @@
+// tests/host/test_gemv_plan.cu - CPU checks of the GEMV launch plans and
+// argument checks of tcore/patterns/gemv.cuh:
+//   * plan_gemv and plan_gemv_mma over row / column tile counts (boundaries
+//     of every doubling) and SM counts: ksplit a power of two, at most 16 and
+//     at most the column steps; whole row tiles per block, at most
+//     gemv_max_threads threads; every row tile in one block, no empty block;
+//   * plan_gemv_mma keeps plan_gemv's plan where that splits columns over
+//     fewer than 4 warps or rows have fewer than 16 K-steps (the K = 4
+//     shapes at n = 16), and otherwise gives row-major 1 row tile x
+//     max(ksplit, 8) warps, column-major 2 row tiles x min(ksplit, 8);
+//   * the plans its comment names for an H100 (132 SMs);
+//   * gemv_check refuses bad arguments with tcore::error (y overlapping x or
+//     A, y inside A's row padding, an lda whose storage overflows, lda below
+//     the row length, negative sizes, null pointers) and accepts y right
+//     before A's first or after its last element.
+#include "common/test_util.hpp"
+
+#include <tcore/patterns/gemv.cuh>
+
+#include <cstdio>
+#include <set>
+#include <vector>
+
+using namespace tcore;
+using detail::gemv_plan;
+
+namespace {
+
+test::tally T;
+
+bool same(const gemv_plan& a, const gemv_plan& b)
+{
+    return a.ksplit == b.ksplit && a.warps == b.warps && a.blocks == b.blocks;
+}
+
+/// What the tc/cc kernel needs of a plan (gemv_kernel: warps / ksplit row tiles
+/// per block, at most gemv_max_threads), and no warp without a K-step.
+bool valid_plan(const gemv_plan& p, long long row_tiles, long long col_tiles)
+{
+    const bool pow2 = p.ksplit >= 1 && (p.ksplit & (p.ksplit - 1)) == 0;
+    if (!pow2 || p.ksplit > 16 || p.ksplit > std::max(1LL, col_tiles)) return false;
+    if (p.warps < p.ksplit || p.warps % p.ksplit != 0 || 32 * p.warps > detail::gemv_max_threads) return false;
+    const long long rows = p.warps / p.ksplit;
+    return p.blocks * rows >= row_tiles && (p.blocks - 1) * rows < row_tiles;
+}
+
+void check_plans()
+{
+    const int sms_list[] = {1, 2, 16, 78, 108, 114, 132, 144};
+    int bad_plan = 0, bad_mma = 0, bad_shape = 0, cases = 0;
+    for (int sms : sms_list) {
+        std::set<long long> rows = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000000};
+        for (long long k = 1; k <= 16; k *= 2)
+            for (long long d = -1; d <= 1; ++d) {
+                rows.insert(32LL * sms / k + d);  // where ksplit stops doubling
+                rows.insert(sms * k + d);         // where rows per block halve
+            }
+        const long long cols_list[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 100, 1024, 1LL << 20};
+        for (long long rt : rows) {
+            if (rt < 1) continue;
+            for (long long ct : cols_list) {
+                const gemv_plan base = detail::plan_gemv(rt, ct, sms);
+                bad_plan += !valid_plan(base, rt, ct);
+                for (layout L : {layout::row_major, layout::col_major}) {
+                    ++cases;
+                    const gemv_plan p = detail::plan_gemv_mma(L, rt, ct, sms);
+                    bad_mma += !valid_plan(p, rt, ct);
+                    if (base.ksplit < 4 || ct < 16) {
+                        bad_shape += !same(p, base);
+                    } else if (L == layout::row_major) {
+                        bad_shape += p.ksplit != std::max(base.ksplit, 8) || p.warps != p.ksplit;
+                    } else {
+                        bad_shape += p.ksplit != std::min(base.ksplit, 8) || p.warps != 2 * p.ksplit;
+                    }
+                }
+            }
+        }
+    }
+    T.check(bad_plan == 0, "plan_gemv: %d plans break valid_plan", bad_plan);
+    T.check(bad_mma == 0, "plan_gemv_mma: %d plans break valid_plan", bad_mma);
+    T.check(bad_shape == 0, "plan_gemv_mma: %d of %d plans not the documented block shape", bad_shape, cases);
+}
+
+void check_named_plans()
+{
+    const int h100 = 132;
+    auto expect = [&](const char* what, const gemv_plan& p, int ksplit, int warps, long long blocks) {
+        T.check(same(p, gemv_plan{ksplit, warps, blocks}), "%s: ksplit %d, %d warps, %lld blocks (want %d, %d, %lld)",
+                what, p.ksplit, p.warps, p.blocks, ksplit, warps, blocks);
+    };
+    const auto R = layout::row_major, C = layout::col_major;
+    // m16n8k16, 1 GiB A (the sweep in plan_gemv_mma's comment)
+    expect("row 32768 x 4096", detail::plan_gemv_mma(R, 2048, 256, h100), 8, 8, 2048);
+    expect("row 32768 x 4096, plan_gemv", detail::plan_gemv(2048, 256, h100), 4, 8, 1024);
+    expect("col 4096 x 32768", detail::plan_gemv_mma(C, 256, 2048, h100), 8, 16, 128);
+    expect("col 4096 x 32768, plan_gemv", detail::plan_gemv(256, 2048, h100), 16, 16, 256);
+    expect("row 4096 x 32768", detail::plan_gemv_mma(R, 256, 2048, h100), 16, 16, 256);
+    expect("col 32768 x 4096", detail::plan_gemv_mma(C, 2048, 256, h100), 4, 8, 1024);
+    // K = 4 shapes at n = 16: 4 K-steps, plan_gemv's 4 warps per row tile
+    for (layout L : {R, C}) {
+        expect("m16n8k4 4096 x 16", detail::plan_gemv_mma(L, 256, 4, h100), 4, 4, 256);
+        expect("m8n8k4 4096 x 16", detail::plan_gemv_mma(L, 512, 4, h100), 4, 8, 256);
+        expect("m16n8k4 11264 x 16", detail::plan_gemv_mma(L, 704, 4, h100), 4, 8, 352);
+    }
+}
+
+void check_arguments()
+{
+    // gemv_check only compares addresses: host storage stands in for device memory
+    alignas(16) static double mem[8192];
+    double* const A = mem;
+    const double* const x = mem + 4096;
+    double* const y = mem + 6144;
+    const auto R = layout::row_major, C = layout::col_major;
+    const char* where = "tcore::gemv";
+    auto ok = [&](const char* what, auto f) {
+        try {
+            f();
+            T.check(true, "%s", what);
+        } catch (const tcore::error& e) {
+            T.check(false, "%s refused: %s", what, e.what());
+        }
+    };
+    ok("separate A, x, y", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, y); });
+    // row-major 4 x 4 with lda 8: A's storage is 3 x 8 + 4 = 28 elements
+    ok("y right after A (row-major)", [&] { detail::gemv_check(where, R, 4, 4, A, 8, x, A + 28); });
+    ok("y right before A", [&] { detail::gemv_check(where, R, 4, 4, A + 4, 8, x, A); });
+    // col-major 4 x 6 with lda 5: 5 x 5 + 4 = 29 elements
+    ok("y right after A (col-major)", [&] { detail::gemv_check(where, C, 4, 6, A, 5, x, A + 29); });
+    T.expect_error("y overlapping A", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, A + 60); }, "y overlaps A");
+    T.expect_error("y on A's last element (col-major)",
+                   [&] { detail::gemv_check(where, C, 4, 6, A, 5, x, A + 25); }, "y overlaps A");
+    T.expect_error("y in A's row padding", [&] { detail::gemv_check(where, R, 4, 4, A, 8, x, A + 4); }, "y overlaps A");
+    T.expect_error("y overlapping x", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, mem + 4100); }, "y overlaps x");
+    T.expect_error("an lda whose storage overflows",
+                   [&] { detail::gemv_check(where, R, 4, 4, A, 1LL << 59, x, y); }, "too large");
+    T.expect_error("row-major lda < n", [&] { detail::gemv_check(where, R, 8, 9, A, 8, x, y); }, "lda");
+    T.expect_error("col-major lda < m", [&] { detail::gemv_check(where, C, 9, 8, A, 8, x, y); }, "lda");
+    T.expect_error("a negative n", [&] { detail::gemv_check(where, R, 8, -1, A, 8, x, y); }, "negative");
+    T.expect_error("a null A", [&] { detail::gemv_check(where, R, 8, 8, nullptr, 8, x, y); }, "A is a null");
+    T.expect_error("a null y", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, nullptr); }, "y is a null");
+}
+
+}  // namespace
+
+int main()
+{
+    check_plans();
+    check_named_plans();
+    check_arguments();
+    return T.finish();
+}
