@@ -112,30 +112,33 @@ __global__ void __launch_bounds__(tcore::interp::staged_warps * 32,
         in, out, scale_x, scale_y, plan, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), interp_smem);
 }
 
-/// Resident blocks of 8 warps asked of ptxas for the gather kernels
-/// (tensor_core; the words of gather_prefetch + 1 tiles live in registers):
-/// 4 (at most 64 registers) for 4 words a lane per tile, 3 (80) for 8, 2
-/// (128) for 16, else 1 (bicubic with an 8-block window, 3x to 8x down).
+/// Resident blocks asked of ptxas for the gather kernels (tensor_core; the
+/// words of gather_prefetch + 1 tiles live in registers): 32 warps per SM
+/// (at most 64 registers) for 4 words a lane per tile, 24 (80) for 8, 16
+/// (128) for up to 24, else 8 (bicubic with an 8-block window).
 template <class Backend, filter F, int NK1>
 inline constexpr int gather_min_blocks = [] {
     constexpr int words = tcore::interp::taps<F> * NK1;
     if (!std::is_same_v<Backend, tcore::tensor_core>) return 1;
-    return words <= 4 ? 4 : (words <= 8 ? 3 : (words <= 16 ? 2 : 1));
+    constexpr int warps_per_sm = words <= 4 ? 32 : (words <= 8 ? 24 : (words <= 24 ? 16 : 8));
+    return warps_per_sm / tcore::interp::gather_block_warps<F, NK1>;
 }();
 
 /// tc / cc, FP16 shapes, RGBA 8-bit in and out, down-scaling: the gather
-/// path (tcore::interp::resample_gather_warp). Block (bx, by): warp w takes
-/// output columns 4 (8 bx + w) .. + 3 and `tiles` tiles of 8 rows from
-/// 8 tiles by.
-template <class Backend, class Shape, filter F, int NK1, int Vec>
-__global__ void __launch_bounds__(tcore::interp::gather_warps * 32, gather_min_blocks<Backend, F, NK1>)
+/// path (tcore::interp::resample_gather_warp). Block (bx, by) of W warps:
+/// warp w takes output columns 4 (W bx + w) .. + 3 and `tiles` tiles of 8
+/// rows from 8 tiles by.
+template <class Backend, class Shape, filter F, int NK1, bool Stream>
+__global__ void __launch_bounds__(tcore::interp::gather_block_warps<F, NK1> * 32, gather_min_blocks<Backend, F, NK1>)
     resample_gather_kernel(image_view in, image_out<unsigned char> out, float scale_x, float scale_y, int tiles)
 {
     namespace ti = tcore::interp;
+    constexpr int warps = ti::gather_block_warps<F, NK1>;
     const int warp = static_cast<int>(threadIdx.x >> 5);
-    const int ox0 = ti::gather_cols * (static_cast<int>(blockIdx.x) * ti::gather_warps + warp);
+    const int ox0 = ti::gather_cols * (static_cast<int>(blockIdx.x) * warps + warp);
     const int oy0 = ti::gather_rows * tiles * static_cast<int>(blockIdx.y);
-    ti::resample_gather_warp<Backend, Shape, F, NK1, Vec>(in, out, scale_x, scale_y, ox0, oy0, tiles);
+    ti::resample_gather_warp<Backend, Shape, F, NK1, ti::gather_vec(NK1), Stream>(in, out, scale_x, scale_y, ox0, oy0,
+                                                                                  tiles);
 }
 
 /// cce: one thread per output pixel; T = float or double arithmetic.
@@ -353,26 +356,36 @@ void launch_gather(const image_view& in, const image_out<unsigned char>& out, co
             "the gather path needs RGBA input rows 16-byte aligned (pitch * height < 2^31) and RGBA output rows "
             "4-byte aligned");
     require(plan.usable, "launch_gather", "plan is not usable (plan_gather found no window for these sizes)");
-    require((plan.k_blocks == 2 || plan.k_blocks == 4 || plan.k_blocks == 8) &&
-                plan.vec == (plan.k_blocks < 4 ? plan.k_blocks : 4),
+    require(plan.k_blocks >= 2 && plan.k_blocks <= 8 && plan.k_blocks % 2 == 0 &&
+                plan.vec == ti::gather_vec(plan.k_blocks),
             "launch_gather", "plan has " + std::to_string(plan.k_blocks) + " k blocks, vector " +
-                                 std::to_string(plan.vec) + " (kernels: 2/2, 4/4, 8/4)");
+                                 std::to_string(plan.vec) + " (kernels: 2/2, 4/4, 6/2, 8/4)");
     require(plan.tiles >= 0, "launch_gather", "plan has " + std::to_string(plan.tiles) + " tiles per warp");
+    require(!plan.streaming || F == filter::bicubic, "launch_gather", "streaming loads are for bicubic plans");
     const float sx = static_cast<float>(static_cast<double>(in.width) / out.width);
     const float sy = static_cast<float>(static_cast<double>(in.height) / out.height);
-    const int threads = ti::gather_warps * 32;
-    auto go = [&](auto kernel) {
-        // Blocks that fit on the device at once (no dynamic shared memory).
-        const long long resident = static_cast<long long>(tcore::detail::sm_count()) * tcore::detail::blocks_per_sm(kernel, threads);
-        const int tiles = plan.tiles > 0 ? plan.tiles : ti::gather_tiles(out.width, out.height, resident);
-        const int cols = ti::gather_cols * ti::gather_warps, rows = ti::gather_rows * tiles;
-        const dim3 grid((out.width + cols - 1) / cols, (out.height + rows - 1) / rows);
-        require(grid.y <= 65535, "launch_gather", "output too tall");
-        kernel<<<grid, threads, 0, stream>>>(in, out, sx, sy, tiles);
+    auto go = [&](auto nk1_) {
+        constexpr int NK1 = decltype(nk1_)::value;
+        constexpr int warps = ti::gather_block_warps<F, NK1>;
+        auto launch = [&](auto kernel) {
+            // Blocks that fit on the device at once (no dynamic shared memory).
+            const long long resident =
+                static_cast<long long>(tcore::detail::sm_count()) * tcore::detail::blocks_per_sm(kernel, warps * 32);
+            const int tiles = plan.tiles > 0 ? plan.tiles : ti::gather_tiles(out.width, out.height, resident, warps);
+            const int cols = ti::gather_cols * warps, rows = ti::gather_rows * tiles;
+            const dim3 grid((out.width + cols - 1) / cols, (out.height + rows - 1) / rows);
+            require(grid.y <= 65535, "launch_gather", "output too tall");
+            kernel<<<grid, warps * 32, 0, stream>>>(in, out, sx, sy, tiles);
+        };
+        if constexpr (F == filter::bicubic) {
+            if (plan.streaming) return launch(resample_gather_kernel<Backend, Shape, F, NK1, true>);
+        }
+        launch(resample_gather_kernel<Backend, Shape, F, NK1, false>);
     };
-    if (plan.k_blocks == 2) go(resample_gather_kernel<Backend, Shape, F, 2, 2>);
-    else if (plan.k_blocks == 4) go(resample_gather_kernel<Backend, Shape, F, 4, 4>);
-    else go(resample_gather_kernel<Backend, Shape, F, 8, 4>);
+    if (plan.k_blocks == 2) go(std::integral_constant<int, 2>{});
+    else if (plan.k_blocks == 4) go(std::integral_constant<int, 4>{});
+    else if (plan.k_blocks == 6) go(std::integral_constant<int, 6>{});
+    else go(std::integral_constant<int, 8>{});
     TCORE_CHECK_LAUNCH();
 }
 
@@ -389,7 +402,7 @@ void resample_mma(const image_view& in, const image_out<Out>& out, cudaStream_t 
         // The gather path for down-scaling by gather_min_scale or more (RGBA, aligned rows).
         const double sx = static_cast<double>(in.width) / out.width, sy = static_cast<double>(in.height) / out.height;
         if (sx >= gather_min_scale<F> && sy >= gather_min_scale<F> && gather_layouts(in, out)) {
-            const tcore::interp::gather_plan plan = tcore::interp::plan_gather<F>(in.width, out.width, out.height, 0);
+            const tcore::interp::gather_plan plan = tcore::interp::plan_gather<F>(in.width, in.height, out.width, out.height, 0);
             if (plan.usable) {
                 launch_gather<Backend, Shape, F>(in, out, plan, stream);
                 return;

@@ -285,12 +285,16 @@ int main()
         {"checker", 40, 40, 4, 120, 100},  // sharp edges, 3x up
         {"alpha", 333, 250, 4, 208, 156},  // 1.6x down (bilinear: gather path)
         {"checker", 257, 197, 4, 64, 49},  // ~4x down, odd sizes (gather path, clamped windows)
+        {"alpha", 2048, 2048, 4, 512, 512},  // 4x down: bicubic streams, several tiles per warp
+        {"smooth", 430, 300, 4, 100, 70},    // ~4.3x down: 6-k-block windows (bicubic)
+        {"alpha", 800, 600, 4, 100, 75},     // 8x down: 8-k-block windows, bicubic streams
     };
     if (!quick) {
         cases.push_back({"alpha", 256, 256, 4, 1024, 1024});  // 4x up
         cases.push_back({"checker", 1024, 768, 4, 300, 200});  // non-integer down
         cases.push_back({"alpha", 1600, 1200, 4, 1000, 750});  // 1.6x down
         cases.push_back({"smooth", 200, 150, 3, 640, 480});    // RGB up
+        cases.push_back({"checker", 4096, 2048, 4, 1024, 512}); // 4x down, 8 tiles per warp (132 SMs)
     }
     for (const test_case& c : cases) {
         run_case<filter::bilinear>(t, c);

@@ -783,7 +783,7 @@ int check_gather_model(tally& t, const ex::image& in, int wo, int ho, const char
     std::vector<double> ref, got(static_cast<std::size_t>(wo) * ho * in.channels, -1e9);
     ex::reference<F>(in, wo, ho, ref, 1);
     const std::vector<double> ref8 = ex::rounded_u8(ref);
-    const ti::gather_plan plan = ti::plan_gather<F>(in.width, wo, ho, tiles);
+    const ti::gather_plan plan = ti::plan_gather<F>(in.width, in.height, wo, ho, tiles);
     if (!plan.usable) std::printf("gather %s %s: no plan\n", ti::filter_name(F), what);
     t.check(plan.usable, "gather %s %s: no plan", ti::filter_name(F), what);
     if (!plan.usable) return 0;
@@ -816,9 +816,10 @@ void check_gather_models(tally& t, rng& r)
     struct sizes {
         int wi, hi, wo, ho;
     };
-    // 4x, 1.6x, 3.4x, 1.5x and 8.3x down, odd sizes; windows of 2, 4 and 8 k
-    // blocks (bilinear), 4 and 8 (bicubic).
-    const sizes cases[] = {{160, 120, 40, 30}, {160, 96, 100, 60}, {301, 203, 88, 59}, {90, 75, 60, 50}, {257, 64, 31, 9}};
+    // 4x, 1.6x, 3.4x, 1.5x, 8.3x and 4.3x down, odd sizes; windows of 2, 4
+    // and 8 k blocks (bilinear), 4, 6 and 8 (bicubic).
+    const sizes cases[] = {{160, 120, 40, 30}, {160, 96, 100, 60}, {301, 203, 88, 59},
+                           {90, 75, 60, 50},   {257, 64, 31, 9},    {300, 214, 70, 50}};
     std::set<int> windows;
     for (const sizes& s : cases) {
         const ex::image im = ex::alpha_image(s.wi, s.hi);
@@ -827,9 +828,10 @@ void check_gather_models(tally& t, rng& r)
         windows.insert(check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, im, s.wo, s.ho, what));
         check_gather_model<tcore::f16_m16n8k16_f16acc, F>(t, im, s.wo, s.ho, what, 3);
     }
-    t.check(windows.count(4) && windows.count(8) && (F == filter::bicubic || windows.count(2)),
-            "gather %s: the fixed cases miss a window size (2: %d, 4: %d, 8: %d)", ti::filter_name(F),
-            static_cast<int>(windows.count(2)), static_cast<int>(windows.count(4)), static_cast<int>(windows.count(8)));
+    t.check(windows.count(4) && windows.count(8) && (F == filter::bicubic ? windows.count(6) : windows.count(2)),
+            "gather %s: the fixed cases miss a window size (2: %d, 4: %d, 6: %d, 8: %d)", ti::filter_name(F),
+            static_cast<int>(windows.count(2)), static_cast<int>(windows.count(4)), static_cast<int>(windows.count(6)),
+            static_cast<int>(windows.count(8)));
     const ex::image chk = ex::checkerboard(64, 64, 4, 3);
     check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, chk, 16, 16, "checker 64->16", 1);
     // Random images at random sizes over the scales resample_mma sends to the
@@ -847,33 +849,53 @@ void check_gather_models(tally& t, rng& r)
         if (it % 2) check_gather_model<tcore::f16_m16n8k16_f16acc, F>(t, im, wo, ho, what, tiles);
         else check_gather_model<tcore::f16_m16n8k16_f32acc, F>(t, im, wo, ho, what, tiles);
     }
-    // Tiles per warp: 1024^2 in one wave of 512 blocks where 528 fit (8 tiles), a
-    // 2-tile column split in 2 warps, 2560^2 in 5 waves of 10 tiles (not 7 of 8),
-    // and one block at a time: long warps (at most 16 tiles).
-    t.check(ti::gather_tiles(1024, 1024, 528) == 8 && ti::gather_tiles(64, 16, 528) == 1 &&
-                ti::gather_tiles(2560, 2560, 528) == 10 && ti::gather_tiles(4000, 4000, 1) >= 12,
-            "gather_tiles: %d %d %d %d", ti::gather_tiles(1024, 1024, 528), ti::gather_tiles(64, 16, 528),
-            ti::gather_tiles(2560, 2560, 528), ti::gather_tiles(4000, 4000, 1));
+    // Tiles per warp: 1024^2 in one wave of 512 blocks of 8 warps where 528
+    // fit (8 tiles) or of 4 warps (16 tiles), a 2-tile column split in 2
+    // warps, 2560^2 in 5 waves of 10 tiles (not 7 of 8), and one block at a
+    // time: long warps (at most 16 tiles).
+    t.check(ti::gather_tiles(1024, 1024, 528, 8) == 8 && ti::gather_tiles(1024, 1024, 528, 4) == 16 &&
+                ti::gather_tiles(64, 16, 528, 8) == 1 && ti::gather_tiles(2560, 2560, 528, 8) == 10 &&
+                ti::gather_tiles(4000, 4000, 1, 8) >= 12,
+            "gather_tiles: %d %d %d %d %d", ti::gather_tiles(1024, 1024, 528, 8), ti::gather_tiles(1024, 1024, 528, 4),
+            ti::gather_tiles(64, 16, 528, 8), ti::gather_tiles(2560, 2560, 528, 8), ti::gather_tiles(4000, 4000, 1, 8));
     // A grid taller than 65535 blocks has no plan; two tiles per warp halve it.
-    t.check(!ti::plan_gather<F>(256, 64, 600000, 1).usable && ti::plan_gather<F>(256, 64, 600000, 2).usable,
+    t.check(!ti::plan_gather<F>(256, 2400000, 64, 600000, 1).usable && ti::plan_gather<F>(256, 2400000, 64, 600000, 2).usable,
             "plan_gather: usable with 75000 tile rows in one tile per warp, or not with 2");
+    // Streaming loads: bicubic where no texel or row is read twice (whole
+    // factors from 4x: disjoint 16- or 32-texel windows), never bilinear.
+    const bool bicubic = F == filter::bicubic;
+    struct stream_case {
+        int wi, hi, wo, ho;
+        bool streams;
+    };
+    const stream_case stream_cases[] = {{4096, 4096, 1024, 1024, bicubic}, {4096, 2048, 1024, 512, bicubic},
+                                        {8192, 800, 1024, 100, bicubic},    {4100, 3001, 1023, 749, false},
+                                        {3072, 3072, 1024, 1024, false},    {4096, 3072, 1024, 1024, false},
+                                        {4096, 4096, 1000, 1024, false}};
+    for (const stream_case& c : stream_cases) {
+        const ti::gather_plan p = ti::plan_gather<F>(c.wi, c.hi, c.wo, c.ho, 0);
+        t.check(p.usable && p.streaming == c.streams, "plan_gather %s %dx%d -> %dx%d: streaming %d (want %d, nk1 %d)",
+                ti::filter_name(F), c.wi, c.hi, c.wo, c.ho, p.streaming, c.streams, p.k_blocks);
+    }
 }
 
 /// Bad arguments to the host planners throw tcore::error naming them.
 template <filter F>
 void check_plan_arguments(tally& t)
 {
-    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(0, 16, 16, 0); }), "plan_gather: input width 0 accepted");
-    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 0, 16, 0); }), "plan_gather: output width 0 accepted");
-    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 16, -1, 0); }), "plan_gather: negative height accepted");
-    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 16, 16, -2); }), "plan_gather: negative tiles accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(0, 64, 16, 16, 0); }), "plan_gather: input width 0 accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 64, 0, 16, 0); }), "plan_gather: output width 0 accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 0, 16, 16, 0); }), "plan_gather: input height 0 accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 64, 16, -1, 0); }), "plan_gather: negative height accepted");
+    t.check(throws_from("plan_gather", [] { ti::plan_gather<F>(64, 64, 16, 16, -2); }), "plan_gather: negative tiles accepted");
     t.check(throws_from("plan_staged", [] { ti::plan_staged<F>(64, 0, 64, 16, 30 * 1024); }),
             "plan_staged: output width 0 accepted");
     t.check(throws_from("plan_staged", [] { ti::plan_staged<F>(64, 16, 0, 16, 30 * 1024); }),
             "plan_staged: input height 0 accepted");
-    t.check(throws_from("gather_tiles", [] { ti::gather_tiles(0, 64, 528); }), "gather_tiles: width 0 accepted");
+    t.check(throws_from("gather_tiles", [] { ti::gather_tiles(0, 64, 528, 8); }), "gather_tiles: width 0 accepted");
+    t.check(throws_from("gather_tiles", [] { ti::gather_tiles(64, 64, 528, 0); }), "gather_tiles: 0 warps per block accepted");
     // Good arguments do not throw.
-    t.check(!throws_from("plan_gather", [] { ti::plan_gather<F>(64, 16, 16, 0); }) &&
+    t.check(!throws_from("plan_gather", [] { ti::plan_gather<F>(64, 64, 16, 16, 0); }) &&
                 !throws_from("plan_staged", [] { ti::plan_staged<F>(64, 16, 64, 16, 30 * 1024); }),
             "%s planners throw on good arguments", ti::filter_name(F));
 }

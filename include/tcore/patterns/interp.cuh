@@ -1375,14 +1375,22 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
 // [x0, x0 + 4 nk1) with x0 the first tap of column ox0 rounded down to a
 // multiple of vec, must hold every tap of the 4 columns (plan_gather
 // checks every column group with the device's FP32 positions); windows
-// reaching past the image's edges load word by word, clamped.
+// reaching past the image's edges load word by word, clamped. Where no
+// texel is read by two warps (bicubic at whole scale factors such as 4x),
+// the loads stream: L1 is not allocated and L2 fetches 256 bytes, so the
+// neighbouring warps' halves of a DRAM burst arrive with it.
 
-inline constexpr int gather_warps = 8;  ///< warps per block (4 output columns each)
 /// Tiles a warp loads ahead (its words per tile taps x nk1: 4 -> 3 tiles,
-/// up to 16 -> 2, more -> 1), so that a block of 8 warps keeps 12-16 KiB of
-/// loads in flight; the words of D + 1 tiles live in registers.
+/// up to 16 -> 2, more -> 1), so that an SM keeps 12-16 KiB of loads in
+/// flight per 8 warps; the words of D + 1 tiles live in registers.
 template <filter F, int NK1>
 inline constexpr int gather_prefetch = taps<F> * NK1 <= 4 ? 3 : (taps<F> * NK1 <= 16 ? 2 : 1);
+/// Warps per block (4 output columns each): 4 for bicubic 16-texel windows,
+/// else 8 (H100, bicubic 4096^2 -> 1024^2: 0.0295 -> 0.0273 ms with 4-warp
+/// blocks at the same warps per SM, streaming loads; bilinear 1.6x down
+/// was 5% slower with 4).
+template <filter F, int NK1>
+inline constexpr int gather_block_warps = F == filter::bicubic && NK1 == 4 ? 4 : 8;
 inline constexpr int gather_cols = 4;   ///< output columns per warp
 inline constexpr int gather_rows = 8;   ///< output rows per tile
 
@@ -1400,24 +1408,48 @@ struct gather_plan {
     int k_blocks = 0;
     int vec = 0;
     int tiles = 0;
-    bool usable = false;  ///< false: no window size fits (use the staged path)
+    bool streaming = false;  ///< loads skip L1 (gather_streams)
+    bool usable = false;     ///< false: no window size fits (use the staged path)
 };
 
-/// The smallest of nk1 = 2, 4, 8 (vec = min(nk1, 4)) whose window holds every
-/// column group's taps, evaluated with the device's FP32 positions; tiles
-/// per warp as given (0: the launcher picks, gather_tiles).
+/// Vector width of an nk1-block window: 2 -> 2, 4 and 8 -> 4, 6 -> 2 (a
+/// lane's nk1 texels start at x0 + nk1 t, 4 vec-byte aligned).
+__host__ __device__ constexpr int gather_vec(int nk1) { return nk1 % 4 == 0 ? 4 : 2; }
+
+/// Whether the gather loads stream (L1::no_allocate, L2::256B): bicubic
+/// where every column group's window ends before the next one's starts and
+/// consecutive output rows share no image row, so no texel is read twice
+/// and L1 would only hold lines nobody reuses. Measured on an H100 (bicubic
+/// 4096^2 -> 1024^2, 8-warp blocks: 0.0309 -> 0.0286 ms); bilinear 4x down
+/// was 4% slower streamed, so it keeps L1.
 template <filter F>
-inline gather_plan plan_gather(int in_width, int out_width, int out_height, int tiles)
+inline bool gather_streams(int in_width, int in_height, int out_width, int out_height, int nk1, int vec)
 {
-    require(in_width > 0 && out_width > 0 && out_height > 0, "plan_gather",
-            "sizes must be positive (got width " + std::to_string(in_width) + " -> " + std::to_string(out_width) +
-                ", output height " + std::to_string(out_height) + ")");
+    if (F != filter::bicubic) return false;
+    const float sx = static_cast<float>(static_cast<double>(in_width) / out_width);
+    const float sy = static_cast<float>(static_cast<double>(in_height) / out_height);
+    for (int ox0 = gather_cols; ox0 < out_width; ox0 += gather_cols)
+        if (gather_x0<F>(ox0, sx, vec) < gather_x0<F>(ox0 - gather_cols, sx, vec) + 4 * nk1) return false;
+    for (int oy = 1; oy < out_height; ++oy)
+        if (locate<float>(oy, sy).i0 < locate<float>(oy - 1, sy).i0 + taps<F>) return false;
+    return true;
+}
+
+/// The smallest of nk1 = 2, 4, 6, 8 (vec = gather_vec(nk1)) whose window
+/// holds every column group's taps, evaluated with the device's FP32
+/// positions; tiles per warp as given (0: the launcher picks, gather_tiles).
+template <filter F>
+inline gather_plan plan_gather(int in_width, int in_height, int out_width, int out_height, int tiles)
+{
+    require(in_width > 0 && in_height > 0 && out_width > 0 && out_height > 0, "plan_gather",
+            "sizes must be positive (got " + std::to_string(in_width) + "x" + std::to_string(in_height) + " -> " +
+                std::to_string(out_width) + "x" + std::to_string(out_height) + ")");
     require(tiles >= 0, "plan_gather", "tiles per warp must be 0 (launcher picks) or positive (got " +
                                            std::to_string(tiles) + ")");
     gather_plan p;
     const float sx = static_cast<float>(static_cast<double>(in_width) / out_width);
-    for (int nk1 = 2; nk1 <= 8; nk1 *= 2) {
-        const int vec = nk1 < 4 ? nk1 : 4;
+    for (int nk1 = 2; nk1 <= 8; nk1 += 2) {
+        const int vec = gather_vec(nk1);
         bool fits = true;
         for (int ox0 = 0; ox0 < out_width && fits; ox0 += gather_cols) {
             const int last = ox0 + gather_cols - 1 < out_width ? ox0 + gather_cols - 1 : out_width - 1;
@@ -1428,6 +1460,7 @@ inline gather_plan plan_gather(int in_width, int out_width, int out_height, int 
         p.k_blocks = nk1;
         p.vec = vec;
         p.tiles = tiles;
+        p.streaming = gather_streams<F>(in_width, in_height, out_width, out_height, nk1, vec);
         const int rows = gather_rows * (tiles > 0 ? tiles : 1);  // the launcher's grid height at most
         p.usable = (out_height + rows - 1) / rows <= 65535;
         return p;
@@ -1531,6 +1564,32 @@ __device__ inline void gather_b1(unsigned w, unsigned& lo, unsigned& hi)
     }
 }
 
+/// Vec (1, 2, 4) words from p (4 Vec-byte aligned) into w: read-only
+/// loads through L1, or, Stream, ld.global.nc.L1::no_allocate.L2::256B.
+template <int Vec, bool Stream>
+__device__ inline void gather_load(const unsigned char* p, unsigned* w)
+{
+    if constexpr (!Stream) {
+        if constexpr (Vec == 4) {
+            const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
+            w[0] = q.x, w[1] = q.y, w[2] = q.z, w[3] = q.w;
+        } else if constexpr (Vec == 2) {
+            const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
+            w[0] = q.x, w[1] = q.y;
+        } else {
+            w[0] = __ldg(reinterpret_cast<const unsigned*>(p));
+        }
+    } else if constexpr (Vec == 4) {
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                     : "l"(p));
+    } else if constexpr (Vec == 2) {
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+    } else {
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+    }
+}
+
 /// One warp of the gather path: output columns ox0 .. ox0 + 3, `tiles`
 /// tiles of 8 output rows from oy_first. RGBA input with rows 4 Vec-byte
 /// aligned and in.pitch * in.height < 2^31, RGBA output with 4-byte aligned
@@ -1546,12 +1605,12 @@ __device__ inline void gather_b1(unsigned w, unsigned& lo, unsigned& hi)
 /// so rounding adds at most ~17 ulp(2048) = 0.004 of a level before D1 is
 /// rounded to FP16 for product 2 (ulp 0.25 at 256..512). FP16 accumulation
 /// could not hold 1024 + b to a level, so it subtracts 1024 first (HADD2).
-template <class Backend, class Shape, filter F, int NK1, int Vec>
+template <class Backend, class Shape, filter F, int NK1, int Vec, bool Stream>
 __device__ inline void resample_gather_warp(const image_view& in, const image_out<unsigned char>& out, float scale_x,
                                             float scale_y, int ox0, int oy_first, int tiles)
 {
     static_assert(tile<Shape>::is_half, "the gather path is FP16");
-    static_assert(NK1 % Vec == 0 && (Vec == 1 || Vec == 2 || Vec == 4), "whole vector loads");
+    static_assert(NK1 % Vec == 0 && (Vec == 2 || Vec == 4), "whole vector loads");
     constexpr int n_taps = taps<F>;
     constexpr bool offset = std::is_same_v<typename Shape::c_type, float>;
     const int lane = lane_id(), g = lane >> 2, t = lane & 3;
@@ -1594,21 +1653,10 @@ __device__ inline void resample_gather_warp(const image_view& in, const image_ou
                 const int y = gather_row<F>(nt, g, oy0, out.height, in.height, scale_y);
                 if constexpr (Inside) {
                     const unsigned char* row = lane_base + y * pitch;
-                    static_for<NK1 / Vec>([&](auto v) {
-                        const unsigned char* p = row + 4 * Vec * v;
-                        if constexpr (Vec == 4) {
-                            const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
-                            w[nt][4 * v] = q.x, w[nt][4 * v + 1] = q.y, w[nt][4 * v + 2] = q.z, w[nt][4 * v + 3] = q.w;
-                        } else if constexpr (Vec == 2) {
-                            const uint2 q = __ldg(reinterpret_cast<const uint2*>(p));
-                            w[nt][2 * v] = q.x, w[nt][2 * v + 1] = q.y;
-                        } else {
-                            w[nt][v] = __ldg(reinterpret_cast<const unsigned*>(p));
-                        }
-                    });
+                    static_for<NK1 / Vec>([&](auto v) { gather_load<Vec, Stream>(row + 4 * Vec * v, &w[nt][Vec * v]); });
                 } else {
                     const unsigned char* row = in.data + y * pitch;
-                    static_for<NK1>([&](auto kb) { w[nt][kb] = __ldg(reinterpret_cast<const unsigned*>(row + xoff[kb])); });
+                    static_for<NK1>([&](auto kb) { gather_load<1, Stream>(row + xoff[kb], &w[nt][kb]); });
                 }
             });
         };
@@ -1663,15 +1711,16 @@ __device__ inline void resample_gather_warp(const image_view& in, const image_ou
 }
 
 /// Tiles per warp for an output of out_width x out_height when `resident`
-/// blocks of the gather kernel fit on the device at once: the count (1..16)
+/// blocks of block_warps warps fit on the device at once: the count (1..16)
 /// that minimizes the waves of blocks times (tiles + 1/2, the warp's set-up
 /// as about half a tile), the larger on a tie; a last partial wave costs as
 /// much as a full one.
-inline int gather_tiles(int out_width, int out_height, long long resident)
+inline int gather_tiles(int out_width, int out_height, long long resident, int block_warps)
 {
     require(out_width > 0 && out_height > 0, "gather_tiles",
             "output size must be positive (got " + std::to_string(out_width) + "x" + std::to_string(out_height) + ")");
-    const long long block_cols = (out_width + gather_cols * gather_warps - 1) / (gather_cols * gather_warps);
+    require(block_warps > 0, "gather_tiles", "warps per block must be positive (got " + std::to_string(block_warps) + ")");
+    const long long block_cols = (out_width + gather_cols * block_warps - 1) / (gather_cols * block_warps);
     const long long row_tiles = (out_height + gather_rows - 1) / gather_rows;
     int best = 1;
     double best_cost = 0;
