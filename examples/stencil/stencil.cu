@@ -190,6 +190,9 @@ std::string cce_layout()
         using C = sd::t1_tile_default<S>;
         return std::to_string(C::tile_x) + "x" + std::to_string(C::tile_y) + " tiles, " + std::to_string(C::strip) +
                "-row register strips, " + std::to_string(C::buffers) + " region buffers";
+    } else if constexpr (S::dims == 2) {
+        using C = sd::config2d<S, T, tcore::stencil_cce>;
+        return std::to_string(C::strip) + "-row register strips, " + std::to_string(C::threads) + " threads";
     } else {
         return std::to_string(sd::cce_strip<S>()) + "-row register strips";
     }

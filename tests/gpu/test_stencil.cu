@@ -5,7 +5,8 @@
 // Dirichlet and periodic boundaries, odd grid sizes (smaller than a tile,
 // several tiles with tails, 3D grids split into z chunks; odd and even row
 // pitches, the latter taking the t = 1 kernels' 16-byte loads), two launches in a
-// row (2t steps; the second starts from the first's output).
+// row (2t steps; the second starts from the first's output), and a grid
+// whose tiles take the persistent blocks several rounds.
 //
 // Random inputs in [-1, 1) (halo included), random weights w/|S| with |w| < 1,
 // so values stay in [-1, 1]. Before each launch the destination's interior
@@ -22,6 +23,7 @@
 
 #include <tcore/patterns/stencil_tiled.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -132,6 +134,35 @@ void run_grids(std::uint64_t salt)
     }
 }
 
+/// One grid with more tiles than twice the resident blocks of the 2D tiled
+/// kernel (star2d1r, t = 3: 60x60 tiles) and of the t = 1 cce kernel, so
+/// that the persistent blocks take several rounds and prefetch tiles of
+/// later rounds. Resident blocks are bounded by the shared memory per SM
+/// (227 KB) over each kernel's, times the SMs; the grid has tails in x and y.
+void multi_round_grid()
+{
+    using S = star2d1r;
+    namespace sd = stencil_detail;
+    const long long sms = detail::sm_count();
+    auto bound = [&](std::size_t smem) { return sms * static_cast<long long>(227 * 1024 / smem); };
+    using C3 = sd::config2d<S, 3, stencil_cce>;
+    using C1 = sd::t1_tile_default<S>;
+    const long long tile3 = C3::geometry::tile_x * C3::geometry::tile_y, tile1 = C1::tile_x * C1::tile_y;
+    const long long need =
+        2 * std::max(bound(C3::smem_bytes) * tile3, std::max(bound(sd::config2d<S, 3>::smem_bytes) * tile3,
+                                                             bound(C1::smem_bytes) * tile1));
+    const long long nx = 1447;  // 24 tiles of 60 and a tail of 7
+    long long ny = (need + nx - 1) / nx;
+    ny += ny % 60 == 0 ? 13 : 0;  // a tail in y
+    const stencil_grid g{nx, ny, 1};
+    std::printf("multi-round grid %lldx%lld: %lld tiles of 60x60 (t = 3), %d SMs\n", nx, ny,
+                ((nx + 59) / 60) * ((ny + 59) / 60), static_cast<int>(sms));
+    run_case<S, stencil_cce, 3, boundary::dirichlet>(g, 2, 8000);
+    run_case<S, tensor_core, 3, boundary::dirichlet>(g, 2, 8001);
+    run_case<S, stencil_cce, 1, boundary::dirichlet>(g, 2, 8002);
+    run_case<S, stencil_cce, 3, boundary::periodic>(g, 2, 8003);
+}
+
 template <class S>
 void run_shape(std::uint64_t salt)
 {
@@ -179,5 +210,6 @@ int main()
     run_grids<star2d1r, stencil_cce, 2>(7100);
     run_grids<box3d1r, tensor_core, 2>(7200);
     run_grids<box3d1r, stencil_cce, 2>(7300);
+    multi_round_grid();
     return tally_.finish();
 }

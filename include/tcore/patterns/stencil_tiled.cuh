@@ -36,8 +36,9 @@
 // row pitch, 16-byte aligned input, even (t-1)r) and, in the tiled
 // kernels, where that measured faster (tiled_pair_loads), else 8 bytes at
 // a time.
-// Persistent 2D grids are sized so that every block gets the same number
-// of tiles (balanced_blocks); the 3D kernels launch min(items, resident).
+// The 2D t = 1 cce kernel's persistent grid is sized so that every block
+// gets the same number of tiles (balanced_blocks); the tiled kernels (2D
+// and 3D) and the 3D t = 1 kernel launch min(items, resident).
 //
 // MMA methods, 2D: the final step's 16x8 fragments are staged in shared
 // memory and written out as whole tile rows (the fragments' scattered 16-
@@ -226,8 +227,9 @@ namespace stencil_detail {
 /// t = 3, radius 1: tc and cce 6-14% faster in 2D, 2-9% in 3D (cc -1% to
 /// +3%); t = 1, star2d3r / box2d3r: tc 3% / 13% faster (cc -3% / +1%).
 /// Not used where they measured slower: t = 1 at radius 1 (2D tc 7-11%
-/// slower), t = 3 at radius 3 (4096^2 star2d3r tc 11% and cce 19% slower),
-/// t = 1 in 3D (tc 3% slower to 11% faster, 16% slower on box3d1r at
+/// slower), t = 3 at radius 3 (4096^2 star2d3r tc 11% and cce 19% slower,
+/// which was the block count of that run: see launch_tiled2d; the sweep
+/// behind tiled2d_knobs measured them 1-2% faster there), t = 1 in 3D (tc 3% slower to 11% faster, 16% slower on box3d1r at
 /// 1024^3). The t = 1 cce kernels always use them (their configurations
 /// were chosen with them).
 template <class S, int T>
@@ -329,8 +331,8 @@ __device__ inline void cce_strip_terms(double (&acc)[V], const double* base, con
 /// (0, 0) of that plane); the interior point (x, y) goes to x+h, y+h.
 /// Staged: the final step writes its region into dst.smem instead (the
 /// MMA fragments' scattered 16x8 rows are written out by the caller as
-/// whole tile rows).
-template <class S, class Method, int T, int Step, boundary BC, class G, int Threads, bool Staged, int NP>
+/// whole tile rows). V: rows per cce strip.
+template <class S, class Method, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
 __device__ inline void tile_step(const double* const (&src)[NP], step_target dst, const tile_frame& f,
                                  const stencil_args<S>& a, const stencil_lane<S>* lane_plan)
 {
@@ -361,7 +363,6 @@ __device__ inline void tile_step(const double* const (&src)[NP], step_target dst
     };
 
     if constexpr (std::is_same_v<Method, stencil_cce>) {
-        constexpr int V = cce_strip<S>();
         constexpr int W = hi_c - lo_c;
         constexpr int strips = (hi_r - lo_r + V - 1) / V;
         for (int it = threadIdx.x; it < W * strips; it += Threads) {
@@ -417,26 +418,65 @@ __host__ __device__ constexpr double mma_overhead(int tx, int ty, int T, int R)
     return static_cast<double>(blocks) * 128.0 / (static_cast<double>(tx) * ty * T);
 }
 
-template <class S, int T, class Method = tensor_core>
-struct config2d {
+/// The 2D tiled kernel's configuration: TX x TY output tiles, Threads per
+/// block, cce strips of Strip rows, 16-byte region copies compiled where
+/// Pairs (and used where pair_loads_apply).
+template <class S, int T, class Method, int TX, int TY, int Threads, int Strip, bool Pairs>
+struct tiled2d_config {
     static constexpr int R = S::radius;
-    // 64x64 (32x32 for large halos), or 64 - 2(t-1)r where that wastes less MMA work
-    static constexpr int big = T * R <= 12 ? 64 : 32;
-    static constexpr int aligned = big - 2 * (T - 1) * R;
-    static constexpr int tile =
-        aligned >= 32 && mma_overhead(aligned, aligned, T, R) < mma_overhead(big, big, T, R) ? aligned : big;
-    using geometry = tile_geometry<S, T, tile, tile>;
-    static constexpr int threads = 256;
+    using geometry = tile_geometry<S, T, TX, TY>;
+    static constexpr int threads = Threads, strip = Strip;
+    static constexpr bool pairs = Pairs;
     /// The MMA methods stage the final step's tile for row-wise stores: in
     /// the buffer step T does not read (t >= 2), or in a third buffer (t = 1).
     static constexpr bool staged = !std::is_same_v<Method, stencil_cce>;
     static constexpr int buffers = T >= 2 || staged ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double) * (buffers * geometry::plane + S::weight_count);
     static_assert(smem_bytes <= 227 * 1024, "2D tile does not fit in shared memory: lower T");
+    static_assert(Threads % 32 == 0 && Threads <= 1024, "whole warps, at most 1024 threads");
+    static_assert(TY >= Strip, "a tile holds at least one cce strip");
     /// Blocks per SM the registers are budgeted for: 2 where shared memory
     /// allows 2 (ptxas would otherwise assume 2 and spill the T >= 2 tiles).
     static constexpr int min_blocks = 2 * smem_bytes <= 227 * 1024 ? 2 : 1;
 };
+
+/// Default square 2D tile: 64x64 (32x32 for large halos), or 64 - 2(t-1)r
+/// where that wastes less MMA work.
+template <class S, int T>
+__host__ __device__ constexpr int default_tile2d()
+{
+    constexpr int R = S::radius;
+    constexpr int big = T * R <= 12 ? 64 : 32;
+    constexpr int aligned = big - 2 * (T - 1) * R;
+    return aligned >= 32 && mma_overhead(aligned, aligned, T, R) < mma_overhead(big, big, T, R) ? aligned : big;
+}
+
+/// Threads, cce strip rows and 16-byte copies of the default 2D tiles: 256
+/// threads, cce_strip rows and tiled_pair_loads, except at t = 3 where an
+/// H100 sweep of the knobs (2026-11-25, GStencil/s at 10240^2 / 4096^2 with
+/// one block per SM at 4096^2) measured faster ones:
+///   star2d3r cce: 512 threads, 8-row strips, 16-byte copies 209 / 196
+///     (from 176 / 166; 384 threads 206 / 195; 88x64 tiles 208 / 195);
+///   star2d3r tc: 512 threads 185 / 174 (from 163 / 154);
+///   star2d1r cce: 4-row strips 409 / 375 (from 380 / 372; 16 rows 409 / 367);
+///   box2d1r cce: 16-row strips 380 / 351 (from 361 / 335).
+template <class S, int T, class Method>
+struct tiled2d_knobs {
+    static constexpr bool cce = std::is_same_v<Method, stencil_cce>;
+    static constexpr bool star = S::kind == stencil_kind::star;
+    static constexpr bool star2d3r_t3 = S::dims == 2 && S::radius == 3 && star && T == 3;
+    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Method, cuda_core> ? 512 : 256;
+    static constexpr int strip = !cce || T != 3 ? cce_strip<S>()
+                                 : star2d3r_t3 ? 8
+                                 : S::radius == 1 ? (star ? 4 : 16)
+                                                  : cce_strip<S>();
+    static constexpr bool pairs = tiled_pair_loads<S, T>() || (star2d3r_t3 && cce);
+};
+
+template <class S, int T, class Method = tensor_core>
+using config2d = tiled2d_config<S, T, Method, default_tile2d<S, T>(), default_tile2d<S, T>(),
+                                tiled2d_knobs<S, T, Method>::threads, tiled2d_knobs<S, T, Method>::strip,
+                                tiled2d_knobs<S, T, Method>::pairs>;
 
 /// Shared memory of a 3D tile of tx x ty outputs (rings of planes, weights).
 template <class S, int T>
@@ -514,11 +554,9 @@ __host__ __device__ constexpr int min_blocks()
     return !std::is_same_v<Method, stencil_cce> && stencil_mma_plan<S>::slot_groups > 16 ? 1 : Config::min_blocks;
 }
 
-template <class S, class Method, int T, boundary BC>
-__global__ void __launch_bounds__(config2d<S, T, Method>::threads, (min_blocks<S, Method, config2d<S, T, Method>>()))
-    stencil2d_kernel(const stencil_args<S> a)
+template <class S, class Method, int T, boundary BC, class C = config2d<S, T, Method>>
+__global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) stencil2d_kernel(const stencil_args<S> a)
 {
-    using C = config2d<S, T, Method>;
     using G = typename C::geometry;
     constexpr int Threads = C::threads;
     extern __shared__ __align__(16) double smem[];
@@ -531,8 +569,7 @@ __global__ void __launch_bounds__(config2d<S, T, Method>::threads, (min_blocks<S
 
     auto load_tile = [&](double* buf, long long it) {
         const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
-        load_region<G, BC, Threads, tiled_pair_loads<S, T>()>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex,
-                                                              a.pair_loads);
+        load_region<G, BC, Threads, C::pairs>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
     };
     long long item = blockIdx.x;
     if (item < a.items) load_tile(smem, item);
@@ -554,7 +591,7 @@ __global__ void __launch_bounds__(config2d<S, T, Method>::threads, (min_blocks<S
             step_target dst{nullptr, nullptr};
             if constexpr (step == T && !C::staged) dst.global = a.out;
             else dst.smem = step % 2 == 1 ? work : cur;
-            tile_step<S, Method, T, step, BC, G, Threads, C::staged>(src, dst, f, a, &ln);
+            tile_step<S, Method, T, step, BC, G, Threads, C::staged, C::strip>(src, dst, f, a, &ln);
             __syncthreads();
         });
         if constexpr (C::staged) {
@@ -635,7 +672,7 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
                     // position by position: their frame has no interior.
                     const bool z_interior = BC == boundary::periodic || (z >= 0 && z < a.nz);
                     const tile_frame f = z_interior ? f_in : f_halo;
-                    tile_step<S, Method, T, stage, BC, G, Threads, false>(src, dst, f, a, &ln);
+                    tile_step<S, Method, T, stage, BC, G, Threads, false, cce_strip<S>()>(src, dst, f, a, &ln);
                 }
                 if (stage < T) __syncthreads();
             });
@@ -928,7 +965,7 @@ inline int prepare_kernel(Kernel kernel, std::size_t smem, int threads)
     return blocks;
 }
 
-template <class S, class Method, int T, boundary BC>
+template <class S, class Method, int T, boundary BC, class C>
 struct kernel_tag {};
 
 /// z planes per work item of the 3D kernel: a block streams zc planes plus
@@ -985,33 +1022,44 @@ inline bool pair_loads_apply(const stencil_args<S>& a, int steps)
            detail::aligned(a.in, 16);
 }
 
+/// Launches the 2D tiled kernel with configuration C (arguments checked).
+template <class S, class Method, int T, boundary BC, class C = config2d<S, T, Method>>
+void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                    cudaStream_t stream)
+{
+    using G = typename C::geometry;
+    stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
+    a.pair_loads = C::pairs && pair_loads_apply<S, BC>(a, T);
+    auto kernel = stencil2d_kernel<S, Method, T, BC, C>;
+    const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC, C>>(kernel, C::smem_bytes, C::threads);
+    a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
+    a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
+    a.zchunk = 1;
+    a.zchunks = 1;
+    a.items = a.tiles_x * a.tiles_y;
+    // min(items, resident), not balanced_blocks: at 4096^2 with 64x64 tiles
+    // the latter's 128 blocks (twice the tiles per row, so each block kept
+    // one tile column) ran star2d3r t = 3 at 133 GStencil/s against 165 on
+    // 132 blocks (130-131: 164-165, 124: 156; H100, 2026-11-25).
+    const long long blocks = std::min<long long>(a.items, static_cast<long long>(detail::sm_count()) * per_sm);
+    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+}
+
 /// Launches the tiled kernel (arguments already checked by stencil_apply).
 template <class S, class Method, int T, boundary BC>
 void launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                   cudaStream_t stream)
 {
-    stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
-    a.pair_loads = tiled_pair_loads<S, T>() && pair_loads_apply<S, BC>(a, T);
-    const int sms = detail::sm_count();
     if constexpr (S::dims == 2) {
-        using C = config2d<S, T, Method>;
-        using G = typename C::geometry;
-        auto kernel = stencil2d_kernel<S, Method, T, BC>;
-        const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC>>(
-            kernel, C::smem_bytes, C::threads);
-        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
-        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
-        a.zchunk = 1;
-        a.zchunks = 1;
-        a.items = a.tiles_x * a.tiles_y;
-        const long long blocks = balanced_blocks(a.items, static_cast<long long>(sms) * per_sm);
-        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+        launch_tiled2d<S, Method, T, BC>(in, out, grid, w, stream);
     } else {
+        stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
+        a.pair_loads = tiled_pair_loads<S, T>() && pair_loads_apply<S, BC>(a, T);
+        const int sms = detail::sm_count();
         using C = config3d<S, T>;
         using G = typename C::geometry;
         auto kernel = stencil3d_kernel<S, Method, T, BC>;
-        const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC>>(
-            kernel, C::smem_bytes, C::threads);
+        const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC, C>>(kernel, C::smem_bytes, C::threads);
         a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
         a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
         const long long tiles = a.tiles_x * a.tiles_y;
