@@ -27,7 +27,8 @@
 //
 // t = 1, cce, 3D: a streaming kernel instead (stencil_stream_kernel below):
 // one plane buffer per z step, the 2r+1 output planes each input plane
-// feeds accumulated in registers, five planes in flight per block.
+// feeds accumulated in registers, four planes in flight per block, rows
+// fetched by bulk copies (cp.async.bulk) where the arrays allow.
 // t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
 // regions with no work buffer. Both t = 1 kernels store with st.global.cs.
 //
@@ -692,6 +693,15 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
 /// shared memory once and the plane buffers need no z halo. Chosen over the
 /// tiled 3D kernel at t = 1 because it keeps more planes in flight per SM
 /// in the same shared memory.
+///
+/// Loads: where pair_loads_apply (Dirichlet, even row pitch, 16-byte aligned
+/// input) a plane's region is fetched as one bulk copy per row
+/// (cp.async.bulk, the copy engine of sm_90: each row is bw contiguous
+/// doubles starting at an even array column, so source, size and the
+/// shared row pitch are multiples of 16 bytes), completing on the ring
+/// slot's mbarrier; rows and columns past the array are not fetched (they
+/// only feed outputs that are not stored). Elsewhere 16-byte or 8-byte
+/// cp.async copies, one commit group per plane.
 template <class S, int SX, int SY, int V, int Ring, int MinBlocks>
 struct stream_config {
     static constexpr int R = S::radius;
@@ -700,25 +710,70 @@ struct stream_config {
     static constexpr int pitch = tile_pitch(bw);
     static constexpr int plane = bh * pitch;
     static constexpr int threads = SX * (SY / V);
-    static constexpr std::size_t smem_bytes = sizeof(double) * Ring * plane;
+    /// the plane ring, then one 8-byte mbarrier per ring slot
+    static constexpr std::size_t smem_bytes = sizeof(double) * Ring * plane + sizeof(unsigned long long) * Ring;
     static_assert(S::dims == 3, "the streaming kernel streams 3D grids along z");
     static_assert(SY % V == 0 && threads % 32 == 0 && threads <= 1024, "strips tile the plane");
     static_assert(Ring >= 2, "at least one plane in flight");
+    static_assert(bh <= 32 * 32, "one warp issues a plane's row copies");
 };
 
-/// Default streaming configuration: 128x32 tiles, strips of 16 rows (256
-/// threads), 6 buffers (5 planes in flight, 1 block of 215 KB per SM, no
-/// spills). Measured on an H100 (2026-11-25, 16-byte loads and streaming
-/// stores; GStencil/s, star3d1r / box3d1r at 512^3 and 1024^3): 138 / 136
-/// and 141 / 142, against 115-120 for 64x32 tiles with 8-row strips and 2
-/// blocks per SM (without 16-byte loads and streaming stores, the day
-/// before: 141 / 139 and 132 / 129), 129-132 for 128x16, 132-139 for
-/// 256x8 and 133-139 for 128x32 with 8-row strips. A 2D version streaming
-/// rows (sx = 512, 8 buffers) reached 142-144 on the radius-1 shapes at
-/// 10240^2, below the 2D tiled kernel's 150; it was not used and has been
-/// removed.
+/// Default streaming configuration: 256x16 tiles, strips of 16 rows (256
+/// threads), 5 buffers (4 planes in flight, 1 block of 183 KB per SM, no
+/// spills), rows fetched by bulk copies. From a sweep on an H200
+/// (2026-11-25, GStencil/s, star3d1r / box3d1r at 512^3 and 1024^3, the
+/// previous default 128x32 / 16-row strips / 6 buffers / 16-byte cp.async
+/// at 175 / 178 and 188 / 175-178): 256x16 with bulk copies 187 / 205 and
+/// 196 / 199; 256x16 with cp.async 187 / 174 and 198 / 178; 128x32 with
+/// bulk copies 208 / 173 and 192 / 175; 512x8 (8-row strips, 512 threads)
+/// 195 / 179 and 197 / 180; 256x32 (512 threads, spilling) 141 / 155 and
+/// 140 / 157; 2 blocks per SM (128x16, 256x8) 170-189; an even split of
+/// the (tile, z) planes over the blocks 156-181 (its XY neighbours drift
+/// apart in z, so the halo rows miss L2: 17% more DRAM reads); the L2
+/// 256-byte prefetch hint and plain stores mixed (-1% to +14%, noisy).
+/// Earlier (H100, 2026-11-25d): 128x32 with 16-row strips 136-142 against
+/// 115-120 for 64x32 / 8-row strips / 2 blocks per SM, 129-132 for 128x16
+/// and 132-139 for 256x8 (cp.async). A 2D version streaming rows (sx =
+/// 512, 8 buffers) reached 142-144 on the radius-1 shapes at 10240^2,
+/// below the 2D tiled kernel's 150; it was not used and has been removed.
 template <class S>
-using stream_default = stream_config<S, 128, 32, 16, 6, 1>;
+using stream_default = stream_config<S, 256, 16, 16, 5, 1>;
+
+/// mbarrier and bulk-copy primitives of the streaming kernel (PTX ISA:
+/// mbarrier, cp.async.bulk; sm_90).
+__device__ inline void stream_mbar_init(unsigned long long* bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+#endif
+}
+__device__ inline void stream_mbar_expect(unsigned long long* bar, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
+                 : "memory");
+#endif
+}
+__device__ inline void stream_mbar_wait(unsigned long long* bar, unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n .reg .pred done;\n STREAM_WAIT:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        " @!done bra STREAM_WAIT;\n}\n" ::"r"(smem_address(bar)),
+        "r"(parity)
+        : "memory");
+#endif
+}
+__device__ inline void stream_bulk_row(double* dst, const double* src, unsigned bytes, unsigned long long* bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_address(dst)),
+                 "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(smem_address(bar))
+                 : "memory");
+#endif
+}
 
 /// Does input row dr (relative to a strip of V outputs) at column offset dx
 /// feed any output of the strip, on any of the 2r+1 output planes?
@@ -739,6 +794,20 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
     const int tx = threadIdx.x % C::sx, ty0 = (threadIdx.x / C::sx) * V;
     const long long nz = a.nz, ny = a.ny;       // grid planes and rows
     const long long plane_elems = a.ex * a.ey;  // array stride of one z plane
+    unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + Ring * C::plane);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const bool bulk = BC == boundary::dirichlet && a.pair_loads;  // rows by cp.async.bulk (see stream_config)
+#else
+    const bool bulk = false;
+#endif
+    if (bulk && threadIdx.x == 0) {
+        for (int i = 0; i < Ring; ++i) stream_mbar_init(bars + i);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    // Planes streamed by this block before the current item: ring slot of
+    // plane p is (seq + p - q_begin) % Ring, and each use of a slot completes
+    // one phase of its mbarrier.
+    long long seq = 0;
 
     for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
         const long long tile = item / a.zchunks, chunk = item % a.zchunks;
@@ -765,10 +834,23 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
         }
         auto load_plane = [&](long long p) {
             if (p < q_end) {
-                double* buf = smem + static_cast<int>((p - q_begin) % Ring) * C::plane;
+                const int slot = static_cast<int>((seq + p - q_begin) % Ring);
+                double* buf = smem + slot * C::plane;
                 const long long ps = BC == boundary::periodic ? wrap(p, nz) : p + R;
                 const double* src = a.in + ps * plane_elems;
-                if (BC == boundary::dirichlet && C::bw % 2 == 0 && a.pair_loads) {
+                if (bulk) {
+                    // warp 0: lane 0 announces the plane's bytes, lanes copy rows
+                    if (warp == 0) {
+                        const long long rows_left = ny + 2 * R - y0, cols_left = a.ex - x0;
+                        const int rows = rows_left < C::bh ? static_cast<int>(rows_left) : C::bh;
+                        const int cols = cols_left < C::bw ? static_cast<int>(cols_left) : C::bw;
+                        if (lane == 0) stream_mbar_expect(bars + slot, static_cast<unsigned>(rows * cols) * 8u);
+                        __syncwarp();
+                        for (int by = lane; by < rows; by += 32)
+                            stream_bulk_row(buf + by * P, src + (y0 + by) * a.ex + x0, static_cast<unsigned>(cols) * 8u,
+                                            bars + slot);
+                    }
+                } else if (BC == boundary::dirichlet && C::bw % 2 == 0 && a.pair_loads) {
                     // 16-byte copies: plane column 2k is array column x0 + 2k (pair_loads_apply)
                     constexpr int pairs = C::bw / 2;
                     for (int i = threadIdx.x; i < C::bh * pairs; i += C::threads) {
@@ -792,7 +874,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
                     }
                 }
             }
-            cp_async_commit();  // one group per plane, empty or not
+            if (!bulk) cp_async_commit();  // one group per plane, empty or not
         };
 
         double q[Q][V];
@@ -806,11 +888,12 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
         __syncthreads();  // the previous item is done with every buffer
         for (int j = 0; j < Ring - 1; ++j) load_plane(q_begin + j);
         for (long long p = q_begin; p < q_end; ++p) {
-            cp_async_wait<Ring - 2>();
+            const long long s = seq + p - q_begin;
+            if (bulk) stream_mbar_wait(bars + static_cast<int>(s % Ring), static_cast<unsigned>((s / Ring) & 1));
+            else cp_async_wait<Ring - 2>();
             __syncthreads();            // plane p landed; everyone is done with plane p-1
             load_plane(p + Ring - 1);   // into plane p-1's buffer
-            const double* base =
-                smem + static_cast<int>((p - q_begin) % Ring) * C::plane + (ty0 + R) * P + tx + R;
+            const double* base = smem + static_cast<int>(s % Ring) * C::plane + (ty0 + R) * P + tx + R;
             static_for<V + 2 * R>([&](auto r_) {
                 constexpr int dr = decltype(r_)::value - R;
                 static_for<2 * R + 1>([&](auto x_) {
@@ -845,6 +928,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
 #pragma unroll
             for (int v = 0; v < V; ++v) q[Q - 1][v] = 0.0;
         }
+        seq += q_end - q_begin;
     }
     cp_async_wait<0>();
 }
