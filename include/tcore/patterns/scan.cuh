@@ -532,13 +532,22 @@ struct scan_block_tile {
 /// Copies elements [first, first + Elems) of in[0..n) into `tile`, zeros past
 /// n: 16-byte cp.async where in is 16-byte aligned (Vec), else element loads.
 /// Chunks that are not wholly inside the array are filled by plain code, so
-/// no copy names bytes past its end.
+/// no copy names bytes past its end. A whole tile skips the per-chunk checks
+/// (the checked loop kept the copies from being unrolled).
 template <class T, int Elems, int Threads, bool Vec>
 __device__ inline void load_block_tile(T* tile, const T* in, long long first, long long n)
 {
     const long long valid = n - first;
     if constexpr (Vec) {
         constexpr int per_chunk = 16 / static_cast<int>(sizeof(T));
+        if (valid >= Elems) {  // whole tile (block-uniform): unconditional copies, unrolled
+#pragma unroll
+            for (int c = threadIdx.x; c < Elems / per_chunk; c += Threads)
+                cp_async<16>(tile + c * per_chunk, in + first + c * per_chunk, 16);
+            cp_async_commit();
+            cp_async_wait<0>();
+            return;
+        }
         for (int c = threadIdx.x; c < Elems / per_chunk; c += Threads) {
             const long long left = valid - static_cast<long long>(c) * per_chunk;
             T* dst = tile + c * per_chunk;
@@ -557,13 +566,27 @@ __device__ inline void load_block_tile(T* tile, const T* in, long long first, lo
 }
 
 /// Stores tile[e] + carry[e / scan_tile] to out[first + e] for the elements
-/// before n: 16-byte stores where out is 16-byte aligned (Vec).
+/// before n: 16-byte stores where out is 16-byte aligned (Vec). A whole
+/// tile takes an unrolled loop without bounds checks: the checked loop had
+/// compiled to 8-byte stores in the tensor_core kernels (9-10% slower on an H200).
 template <class S, int Elems, int Threads, bool Vec>
 __device__ inline void store_block_tile(S* out, const S* tile, const S* carry, long long first, long long n)
 {
     const long long valid = n - first;
     if constexpr (Vec) {
         constexpr int per_chunk = 16 / static_cast<int>(sizeof(S));
+        if (valid >= Elems) {  // whole tile (block-uniform): one 16-byte store per chunk, unrolled
+#pragma unroll
+            for (int c = threadIdx.x; c < Elems / per_chunk; c += Threads) {
+                const int e = c * per_chunk;
+                S x[per_chunk];
+                vec_load<S, per_chunk>(x, tile + e);
+                const S add = carry[e / scan_tile];
+                for (int k = 0; k < per_chunk; ++k) x[k] += add;
+                vec_store<S, per_chunk>(out + first + e, x);
+            }
+            return;
+        }
         for (int c = threadIdx.x; c < Elems / per_chunk; c += Threads) {
             const int e = c * per_chunk;
             if (e >= valid) break;
