@@ -720,7 +720,11 @@ struct stream_config {
 
 /// Default streaming configuration: 256x16 tiles, strips of 16 rows (256
 /// threads), 5 buffers (4 planes in flight, 1 block of 183 KB per SM, no
-/// spills), rows fetched by bulk copies. From a sweep on an H200
+/// spills), rows fetched by bulk copies. H100 (2026-11-25, star3d1r /
+/// box3d1r at 512^3 and 1024^3): 147 / 144 and 148 / 144 GStencil/s
+/// against 138 / 137 and 141 / 142 for the previous default; the same
+/// tile with cp.async copies measured 148 / 145 and 149 / 149 there (1-3%
+/// ahead). From a sweep on an H200
 /// (2026-11-25, GStencil/s, star3d1r / box3d1r at 512^3 and 1024^3, the
 /// previous default 128x32 / 16-row strips / 6 buffers / 16-byte cp.async
 /// at 175 / 178 and 188 / 175-178): 256x16 with bulk copies 187 / 205 and
@@ -728,9 +732,9 @@ struct stream_config {
 /// bulk copies 208 / 173 and 192 / 175; 512x8 (8-row strips, 512 threads)
 /// 195 / 179 and 197 / 180; 256x32 (512 threads, spilling) 141 / 155 and
 /// 140 / 157; 2 blocks per SM (128x16, 256x8) 170-189; an even split of
-/// the (tile, z) planes over the blocks 156-181 (its XY neighbours drift
+/// the (tile, z) planes over the blocks 154-181 (its XY neighbours drift
 /// apart in z, so the halo rows miss L2: 17% more DRAM reads); the L2
-/// 256-byte prefetch hint and plain stores mixed (-1% to +14%, noisy).
+/// 256-byte prefetch hint -3% to +7%, plain stores 0 to +11%.
 /// Earlier (H100, 2026-11-25d): 128x32 with 16-row strips 136-142 against
 /// 115-120 for 64x32 / 8-row strips / 2 blocks per SM, 129-132 for 128x16
 /// and 132-139 for 256x8 (cp.async). A 2D version streaming rows (sx =

@@ -1,0 +1,10 @@
+#pragma once
+#include "common.cuh"
+std::vector<config_entry<star3d1r>> part0_star3d1r();
+std::vector<config_entry<box3d1r>> part0_box3d1r();
+std::vector<config_entry<star3d1r>> part1_star3d1r();
+std::vector<config_entry<box3d1r>> part1_box3d1r();
+std::vector<config_entry<star3d1r>> part2_star3d1r();
+std::vector<config_entry<box3d1r>> part2_box3d1r();
+std::vector<config_entry<star3d1r>> part3_star3d1r();
+std::vector<config_entry<box3d1r>> part3_box3d1r();
