@@ -9,6 +9,14 @@
 // returns once at most N of the thread's groups are pending. A barrier is
 // still needed before other threads read what a thread copied.
 // Host passes and targets below sm_80 copy synchronously.
+//
+// sm_90 bulk copies (PTX ISA "cp.async.bulk", "mbarrier"): one thread copies
+// a contiguous run of bytes (source, destination and size multiples of 16)
+// and the copy completes on a shared-memory mbarrier: a thread announces
+// the bytes a phase expects (mbarrier_expect_tx, which is also the phase's
+// one arrival), the copies count them down, and mbarrier_wait_parity
+// returns once the phase of the given parity has completed. These have no
+// fallback below sm_90: callers take another path there.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -56,6 +64,58 @@ __device__ inline void cp_async_wait()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+/// Initializes a shared-memory mbarrier for one arrival per phase (sm_90).
+/// After its inits a thread calls mbarrier_init_fence once, and a block
+/// barrier follows before other threads or copies use them.
+__device__ inline void mbarrier_init(unsigned long long* bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
+#endif
+}
+
+/// Makes this thread's mbarrier_init calls visible to the async proxy (sm_90).
+__device__ inline void mbarrier_init_fence()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+/// Arrives on `bar` and sets the bytes its current phase waits for (sm_90).
+__device__ inline void mbarrier_expect_tx(unsigned long long* bar, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
+                 : "memory");
+#endif
+}
+
+/// Waits until the phase of `bar` with the given parity (0, 1) has completed (sm_90).
+__device__ inline void mbarrier_wait_parity(unsigned long long* bar, unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n .reg .pred done;\n MBAR_WAIT:\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+        " @!done bra MBAR_WAIT;\n}\n" ::"r"(smem_address(bar)),
+        "r"(parity)
+        : "memory");
+#endif
+}
+
+/// Copies `bytes` (a multiple of 16) from global `src` to shared `dst`, both
+/// 16-byte aligned, completing on `bar`'s transaction count (sm_90).
+__device__ inline void cp_async_bulk(void* dst, const void* src, unsigned bytes, unsigned long long* bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_address(dst)),
+                 "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(smem_address(bar))
+                 : "memory");
 #endif
 }
 

@@ -743,42 +743,6 @@ struct stream_config {
 template <class S>
 using stream_default = stream_config<S, 256, 16, 16, 5, 1>;
 
-/// mbarrier and bulk-copy primitives of the streaming kernel (PTX ISA:
-/// mbarrier, cp.async.bulk; sm_90).
-__device__ inline void stream_mbar_init(unsigned long long* bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(bar)) : "memory");
-#endif
-}
-__device__ inline void stream_mbar_expect(unsigned long long* bar, unsigned bytes)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_address(bar)), "r"(bytes)
-                 : "memory");
-#endif
-}
-__device__ inline void stream_mbar_wait(unsigned long long* bar, unsigned parity)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile(
-        "{\n .reg .pred done;\n STREAM_WAIT:\n"
-        " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra STREAM_WAIT;\n}\n" ::"r"(smem_address(bar)),
-        "r"(parity)
-        : "memory");
-#endif
-}
-__device__ inline void stream_bulk_row(double* dst, const double* src, unsigned bytes, unsigned long long* bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     smem_address(dst)),
-                 "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(smem_address(bar))
-                 : "memory");
-#endif
-}
-
 /// Does input row dr (relative to a strip of V outputs) at column offset dx
 /// feed any output of the strip, on any of the 2r+1 output planes?
 template <class S, int V>
@@ -805,8 +769,8 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
     const bool bulk = false;
 #endif
     if (bulk && threadIdx.x == 0) {
-        for (int i = 0; i < Ring; ++i) stream_mbar_init(bars + i);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        for (int i = 0; i < Ring; ++i) mbarrier_init(bars + i);
+        mbarrier_init_fence();
     }
     // Planes streamed by this block before the current item: ring slot of
     // plane p is (seq + p - q_begin) % Ring, and each use of a slot completes
@@ -848,10 +812,10 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
                         const long long rows_left = ny + 2 * R - y0, cols_left = a.ex - x0;
                         const int rows = rows_left < C::bh ? static_cast<int>(rows_left) : C::bh;
                         const int cols = cols_left < C::bw ? static_cast<int>(cols_left) : C::bw;
-                        if (lane == 0) stream_mbar_expect(bars + slot, static_cast<unsigned>(rows * cols) * 8u);
+                        if (lane == 0) mbarrier_expect_tx(bars + slot, static_cast<unsigned>(rows * cols) * 8u);
                         __syncwarp();
                         for (int by = lane; by < rows; by += 32)
-                            stream_bulk_row(buf + by * P, src + (y0 + by) * a.ex + x0, static_cast<unsigned>(cols) * 8u,
+                            cp_async_bulk(buf + by * P, src + (y0 + by) * a.ex + x0, static_cast<unsigned>(cols) * 8u,
                                             bars + slot);
                     }
                 } else if (BC == boundary::dirichlet && C::bw % 2 == 0 && a.pair_loads) {
@@ -893,7 +857,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
         for (int j = 0; j < Ring - 1; ++j) load_plane(q_begin + j);
         for (long long p = q_begin; p < q_end; ++p) {
             const long long s = seq + p - q_begin;
-            if (bulk) stream_mbar_wait(bars + static_cast<int>(s % Ring), static_cast<unsigned>((s / Ring) & 1));
+            if (bulk) mbarrier_wait_parity(bars + static_cast<int>(s % Ring), static_cast<unsigned>((s / Ring) & 1));
             else cp_async_wait<Ring - 2>();
             __syncthreads();            // plane p landed; everyone is done with plane p-1
             load_plane(p + Ring - 1);   // into plane p-1's buffer
