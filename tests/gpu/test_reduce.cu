@@ -246,7 +246,7 @@ void check_segments(const std::vector<variant<T>>& variants, rng& r)
     for (long long seg : {0LL, 1LL, 7LL, 63LL, 64LL, 65LL, 128LL, 256LL, 512LL, 1000LL, 1024LL})
         for (long long count : {0LL, 1LL, 3LL, 5LL, 1001LL, -1LL}) {
             // count -1: a large array (the benchmark's regime), smaller for odd sizes
-            const long long budget = (seg == 64 || seg == 128 || seg == 1024) ? (quick ? 150000 : 1500000) : 200000;
+            const long long budget = (seg == 64 || seg == 128 || seg == 256 || seg == 1024) ? (quick ? 150000 : 1500000) : 200000;
             const long long ns = count >= 0 ? count : (seg ? budget / seg : 1000);
             const long long n = ns * seg;
             std::vector<T> h = random_vector<T>(r, n, false);

@@ -10,10 +10,15 @@
 // back in one process; the spread of cuBLAS's round medians is the
 // run-to-run spread.
 //
-// usage: hints <group: reg|bulk|all> [rounds] [reps] [warm_s]
+// usage: hints <group: reg|bulk|all|shapes> [rounds] [reps] [warm_s]
+// shapes: the header kernel on other block shapes, a column-part split
+// (2D grid, partial y per part, added in order by a second kernel), and a
+// column-part split inside thread block clusters (parts added through
+// distributed shared memory).
 #include <tcore/patterns/gemv.cuh>
 
 #include <cublas_v2.h>
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -378,6 +383,134 @@ __global__ void read_kernel(const double2* p, double* out)
 }
 
 // ---------------------------------------------------------------------------
+// ---------------------------------------------------------------------------
+// Column parts: block (x: row tiles, y: column part) writes partial y of its
+// K-step range; a second kernel adds the parts in order (deterministic).
+// Full tiles only (m and n multiples of 16, vector path).
+template <layout L>
+__global__ void __launch_bounds__(512, 1)
+    colpart_kernel(const double* A, long long lda, const double* x, double* ypart, long long m, long long n,
+                   int ksplit, long long steps_per_part)
+{
+    constexpr int M = Shape::m, K = Shape::k;
+    extern __shared__ double part[];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int rows_per_block = (blockDim.x >> 5) / ksplit;
+    const int kpart = warp % ksplit;
+    const long long tile0 = static_cast<long long>(blockIdx.x) * rows_per_block;
+    const long long r0 = (tile0 + warp / ksplit) * M;
+    const long long kbeg = blockIdx.y * steps_per_part;
+    const long long kend = min(n / K, kbeg + steps_per_part);
+    frag_c<Shape> acc;
+    fill(acc, 0.0);
+    const long long a_step = L == layout::row_major ? K : K * lda;
+    const double* a_lane = A + r0 * (L == layout::row_major ? lda : 1) + detail::gemv_a_offset<Shape, L>(lane, 0, lda);
+    const double* x_lane = x + G::x_elem(lane, 0);
+    long long kt = kbeg + kpart;
+#pragma unroll 1
+    for (; kt + ksplit < kend; kt += 2 * ksplit) {
+        frag_a<Shape> a0, a1;
+        frag_b<Shape> b0, b1;
+        detail::gemv_load_a_at<Shape, L>(a0, a_lane + kt * a_step, lda);
+        detail::gemv_load_x_at<Shape>(b0, x_lane + kt * K);
+        detail::gemv_load_a_at<Shape, L>(a1, a_lane + (kt + ksplit) * a_step, lda);
+        detail::gemv_load_x_at<Shape>(b1, x_lane + (kt + ksplit) * K);
+        mma<tensor_core>(acc, a0, b0, acc);
+        mma<tensor_core>(acc, a1, b1, acc);
+    }
+    if (kt < kend) {
+        frag_a<Shape> a0;
+        frag_b<Shape> b0;
+        detail::gemv_load_a_at<Shape, L>(a0, a_lane + kt * a_step, lda);
+        detail::gemv_load_x_at<Shape>(b0, x_lane + kt * K);
+        mma<tensor_core>(acc, a0, b0, acc);
+    }
+    if ((lane & 3) == 0) static_for<2>([&](auto q) { part[warp * M + G::y_row(lane, 2 * q)] = acc.x[2 * q]; });
+    __syncthreads();
+    for (int e = threadIdx.x; e < rows_per_block * M; e += blockDim.x) {
+        const int rt = e / M, r = e % M;
+        const long long row = (tile0 + rt) * M + r;
+        double s2 = part[(rt * ksplit) * M + r];
+        for (int p = 1; p < ksplit; ++p) s2 += part[(rt * ksplit + p) * M + r];
+        ypart[blockIdx.y * m + row] = s2;
+    }
+}
+
+__global__ void colpart_combine(const double* ypart, double* y, long long m, int parts)
+{
+    const long long row = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (row >= m) return;
+    double s = ypart[row];
+    for (int p = 1; p < parts; ++p) s += ypart[p * m + row];
+    y[row] = s;
+}
+
+// Column parts inside a thread block cluster: block `rank` of a cluster of
+// `parts` takes K-steps [rank * per, (rank + 1) * per); the parts' block sums
+// are added in rank order through distributed shared memory (no workspace).
+template <layout L>
+__global__ void __launch_bounds__(512, 1)
+    cluster_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n, int ksplit,
+                   long long steps_per_part)
+{
+    namespace cg = cooperative_groups;
+    constexpr int M = Shape::m, K = Shape::k;
+    extern __shared__ double part[];  // [warps][M], then [rows_per_block * M] block sums
+    cg::cluster_group cluster = cg::this_cluster();
+    const int parts = static_cast<int>(cluster.num_blocks());
+    const int rank = static_cast<int>(cluster.block_rank());
+    const int warps = blockDim.x >> 5;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int rows_per_block = warps / ksplit;
+    const int kpart = warp % ksplit;
+    const long long tile0 = static_cast<long long>(blockIdx.x / parts) * rows_per_block;
+    const long long r0 = (tile0 + warp / ksplit) * M;
+    const long long kbeg = rank * steps_per_part;
+    const long long kend = min(n / K, kbeg + steps_per_part);
+    frag_c<Shape> acc;
+    fill(acc, 0.0);
+    const long long a_step = L == layout::row_major ? K : K * lda;
+    const double* a_lane = A + r0 * (L == layout::row_major ? lda : 1) + detail::gemv_a_offset<Shape, L>(lane, 0, lda);
+    const double* x_lane = x + G::x_elem(lane, 0);
+    long long kt = kbeg + kpart;
+#pragma unroll 1
+    for (; kt + ksplit < kend; kt += 2 * ksplit) {
+        frag_a<Shape> a0, a1;
+        frag_b<Shape> b0, b1;
+        detail::gemv_load_a_at<Shape, L>(a0, a_lane + kt * a_step, lda);
+        detail::gemv_load_x_at<Shape>(b0, x_lane + kt * K);
+        detail::gemv_load_a_at<Shape, L>(a1, a_lane + (kt + ksplit) * a_step, lda);
+        detail::gemv_load_x_at<Shape>(b1, x_lane + (kt + ksplit) * K);
+        mma<tensor_core>(acc, a0, b0, acc);
+        mma<tensor_core>(acc, a1, b1, acc);
+    }
+    if (kt < kend) {
+        frag_a<Shape> a0;
+        frag_b<Shape> b0;
+        detail::gemv_load_a_at<Shape, L>(a0, a_lane + kt * a_step, lda);
+        detail::gemv_load_x_at<Shape>(b0, x_lane + kt * K);
+        mma<tensor_core>(acc, a0, b0, acc);
+    }
+    if ((lane & 3) == 0) static_for<2>([&](auto q) { part[warp * M + G::y_row(lane, 2 * q)] = acc.x[2 * q]; });
+    __syncthreads();
+    double* sums = part + warps * M;
+    const int rows = rows_per_block * M;
+    for (int e = threadIdx.x; e < rows; e += blockDim.x) {
+        const int rt = e / M, r = e % M;
+        double s2 = part[(rt * ksplit) * M + r];
+        for (int p = 1; p < ksplit; ++p) s2 += part[(rt * ksplit + p) * M + r];
+        sums[e] = s2;
+    }
+    cluster.sync();
+    // block `rank` adds rows rank, rank + parts, ... over the parts in order
+    for (int e = rank + parts * static_cast<int>(threadIdx.x); e < rows; e += parts * blockDim.x) {
+        double s2 = cluster.map_shared_rank(sums, 0)[e];
+        for (int p = 1; p < parts; ++p) s2 += cluster.map_shared_rank(sums, p)[e];
+        y[tile0 * M + e] = s2;
+    }
+    cluster.sync();  // keep every block's sums alive until they are read
+}
+
 struct cand {
     std::string name;
     std::function<void(cudaStream_t)> launch;
@@ -433,11 +566,12 @@ int main(int argc, char** argv)
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
     const long long big = 32768LL * 4096;
-    double *A, *x, *y, *yb;
+    double *A, *x, *y, *yb, *ypart;
     CK(cudaMalloc(&A, big * sizeof(double)));
     CK(cudaMalloc(&x, 32768 * sizeof(double)));
     CK(cudaMalloc(&y, 32768 * sizeof(double)));
     CK(cudaMalloc(&yb, 32768 * sizeof(double)));
+    CK(cudaMalloc(&ypart, 64 * 32768 * sizeof(double)));
     init_kernel<<<1024, 256>>>(A, big, 1);
     init_kernel<<<64, 256>>>(x, 32768, 2);
     CK(cudaDeviceSynchronize());
@@ -560,7 +694,82 @@ int main(int argc, char** argv)
                 BULK(LL, 2, 4, 4, 8, 1);
             }
         };
+        auto shapes_all = [&](auto Lc) {
+            constexpr layout LL = decltype(Lc)::value;
+            cands.push_back({"tc tcore::gemv (header)", [=](cudaStream_t s) {
+                                 tcore::gemv<tensor_core, f64_m16n8k16>(LL, m, n, A, lda, x, y, s);
+                             }});
+            auto k = detail::gemv_kernel<tensor_core, Shape, LL, true>;
+            const int shp[][2] = {{1, 4}, {1, 8}, {1, 16}, {2, 2}, {2, 4}, {2, 8}, {4, 2}, {4, 4}, {8, 1}, {8, 2}};
+            for (auto& rk : shp) {
+                const int rows = rk[0], ks = rk[1], warps = rows * ks;
+                if (ks > n / 16 / 2) continue;
+                const long long blocks = (m / 16 + rows - 1) / rows;
+                const size_t sm = ks > 1 ? size_t(warps) * 16 * 8 : 0;
+                int occ = 0;
+                CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, 32 * warps, sm));
+                char nm[160];
+                std::snprintf(nm, sizeof nm, "shape %d row tiles x %d warps: %lld blocks, %d per SM", rows, ks, blocks, occ);
+                cands.push_back({nm, [=](cudaStream_t s) {
+                                     k<<<(unsigned)blocks, 32 * warps, sm, s>>>(A, lda, x, y, m, n, ks);
+                                 }});
+            }
+            auto kc = colpart_kernel<LL>;
+            const int cp[][3] = {{2, 8, 2}, {2, 8, 4}, {2, 8, 33}, {1, 8, 4}, {1, 8, 33}, {2, 4, 33}, {1, 16, 33}};
+            for (auto& c3 : cp) {
+                const int rows = c3[0], ks = c3[1], parts = c3[2], warps = rows * ks;
+                const long long steps = n / 16, per = (steps + parts - 1) / parts;
+                if (per < 2 * ks) continue;
+                const long long blocks = m / 16 / rows;
+                const size_t sm = size_t(warps) * 16 * 8;
+                char nm[160];
+                std::snprintf(nm, sizeof nm, "colpart %d row tiles x %d warps x %d parts: %lld blocks", rows, ks, parts,
+                              blocks * parts);
+                cands.push_back({nm, [=](cudaStream_t s) {
+                                     kc<<<dim3((unsigned)blocks, (unsigned)parts), 32 * warps, sm, s>>>(A, lda, x, ypart, m, n, ks, per);
+                                     colpart_combine<<<(unsigned)((m + 255) / 256), 256, 0, s>>>(ypart, y, m, parts);
+                                 }});
+            }
+            auto kq = cluster_kernel<LL>;
+            CK(cudaFuncSetAttribute(kq, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+            const int cl[][3] = {{2, 4, 8}, {2, 8, 8}, {1, 8, 8}, {2, 4, 4}, {2, 2, 8}, {4, 2, 8}, {2, 4, 16}, {1, 8, 16}, {1, 4, 16}, {2, 2, 16}};
+            for (auto& c3 : cl) {
+                const int rows = c3[0], ks = c3[1], parts = c3[2], warps = rows * ks;
+                const long long steps = n / 16, per = (steps + parts - 1) / parts;
+                if (per < 2 * ks || (m / 16) % rows) continue;
+                const long long blocks = m / 16 / rows * parts;
+                const size_t sm = size_t(warps + rows) * 16 * 8;
+                cudaLaunchConfig_t cfg = {};
+                cfg.gridDim = dim3((unsigned)blocks);
+                cfg.blockDim = dim3(32 * warps);
+                cfg.dynamicSmemBytes = sm;
+                cudaLaunchAttribute at[1];
+                at[0].id = cudaLaunchAttributeClusterDimension;
+                at[0].val.clusterDim.x = parts;
+                at[0].val.clusterDim.y = 1;
+                at[0].val.clusterDim.z = 1;
+                cfg.attrs = at;
+                cfg.numAttrs = 1;
+                int nc = 0;
+                CK(cudaOccupancyMaxActiveClusters(&nc, kq, &cfg));
+                char nm[160];
+                std::snprintf(nm, sizeof nm, "cluster %d row tiles x %d warps x %d parts: %lld blocks, %d clusters at once",
+                              rows, ks, parts, blocks, nc);
+                if (nc == 0) continue;
+                cands.push_back({nm, [=](cudaStream_t s) {
+                                     cudaLaunchConfig_t c2 = cfg;
+                                     cudaLaunchAttribute a2[1] = {at[0]};
+                                     c2.attrs = a2;
+                                     c2.stream = s;
+                                     CK(cudaLaunchKernelEx(&c2, kq, A, lda, x, y, m, n, ks, per));
+                                 }});
+            }
+        };
         const bool want_reg = group == "reg" || group == "all", want_bulk = group == "bulk" || group == "all";
+        if (group == "shapes") {
+            if (row) shapes_all(std::integral_constant<layout, layout::row_major>{});
+            else shapes_all(std::integral_constant<layout, layout::col_major>{});
+        }
         if (row) {
             if (want_reg) reg_all(std::integral_constant<layout, layout::row_major>{});
             if (want_bulk) bulk_all(std::integral_constant<layout, layout::row_major>{});

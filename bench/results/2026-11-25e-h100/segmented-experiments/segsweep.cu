@@ -221,6 +221,7 @@ void add_reduce_all(std::vector<cand>& cs, const char* an, const double* in, dou
     add_reduce_h<Acc, Seg, 2, 4>(cs, an, in, out, nseg);
     add_reduce_h<Acc, Seg, 4, 2>(cs, an, in, out, nseg);
     add_reduce_h<Acc, Seg, 4, 3>(cs, an, in, out, nseg);
+    add_reduce_h<Acc, Seg, 8, 2>(cs, an, in, out, nseg);
 }
 
 // ---------------------------------------------------------------- scan candidate
