@@ -10,6 +10,9 @@
 //   tc          f64 m16n8k16: 16 rows x 16 columns per MMA
 //   tc-m8n8k4   the same on f64 m8n8k4 (the Cubie study's shape)
 //   cc, cc-m8n8k4  the tc kernels on the cuda_core backend
+//   (tc and cc call the temp-storage overload, which splits the columns
+//   into parts where the row tiles are too few for the device, as column-
+//   major 4096x32768; temp is allocated once per case, outside the timing)
 //   cce         plain dot products (row-major: lanes per row, 16-byte loads;
 //               column-major: two rows per lane, columns split over warps)
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
@@ -22,6 +25,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -68,6 +72,15 @@ struct variant {
     std::function<void(cudaStream_t)> launch;
 };
 
+/// Temp bytes the temp-storage gemv asks for on this problem.
+template <class Backend, class Shape>
+std::size_t gemv_temp_bytes(tcore::layout L, long long m, long long n)
+{
+    std::size_t bytes = 0;
+    tcore::gemv<Backend, Shape>(nullptr, bytes, L, m, n, nullptr, m, nullptr, nullptr);
+    return bytes;
+}
+
 void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n, tcore::layout L)
 {
     using namespace tcore;
@@ -101,10 +114,26 @@ void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n,
     device_array<double> dA(a.size()), dx(x.size()), dy(ref.size());
     TCORE_CHECK(cudaMemcpy(dA.ptr, a.data(), a.size() * sizeof(double), cudaMemcpyHostToDevice));
     TCORE_CHECK(cudaMemcpy(dx.ptr, x.data(), x.size() * sizeof(double), cudaMemcpyHostToDevice));
+    // Temp storage of the tc/cc kernels (column parts where the row tiles are
+    // too few for the device), sized for the largest of the four.
+    std::size_t temp_bytes = 0;
+    for (std::size_t b : {gemv_temp_bytes<tensor_core, f64_m16n8k16>(L, m, n),
+                          gemv_temp_bytes<tensor_core, f64_m8n8k4>(L, m, n),
+                          gemv_temp_bytes<cuda_core, f64_m16n8k16>(L, m, n),
+                          gemv_temp_bytes<cuda_core, f64_m8n8k4>(L, m, n)})
+        temp_bytes = std::max(temp_bytes, b);
+    device_array<double> temp(temp_bytes / sizeof(double));
+    void* pt = temp.ptr;
     const double* pA = dA.ptr;
     const double* px = dx.ptr;
     double* py = dy.ptr;
     cublasHandle_t h = cublas.h;
+    auto mma = [=](auto backend, auto shape) {
+        return [=](cudaStream_t s) {
+            std::size_t b = temp_bytes;
+            tcore::gemv<decltype(backend), decltype(shape)>(pt, b, L, m, n, pA, lda, px, py, s);
+        };
+    };
     const std::vector<variant> variants = {
         {"base", tb::peak::fp64_cc, row ? "cublasDgemv, CUBLAS_OP_T on the column-major view" : "cublasDgemv, CUBLAS_OP_N",
          [=](cudaStream_t s) {
@@ -118,13 +147,13 @@ void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n,
                                                static_cast<int>(lda), px, 1, &zero, py, 1));
          }},
         {"tc", tb::peak::fp64_tc, "x broadcast into B, column 0 of D; f64 m16n8k16",
-         [=](cudaStream_t s) { tcore::gemv<tensor_core, f64_m16n8k16>(L, m, n, pA, lda, px, py, s); }},
+         mma(tensor_core{}, f64_m16n8k16{})},
         {"tc-m8n8k4", tb::peak::fp64_tc, "x broadcast into B, column 0 of D; f64 m8n8k4",
-         [=](cudaStream_t s) { tcore::gemv<tensor_core, f64_m8n8k4>(L, m, n, pA, lda, px, py, s); }},
+         mma(tensor_core{}, f64_m8n8k4{})},
         {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
-         [=](cudaStream_t s) { tcore::gemv<cuda_core, f64_m16n8k16>(L, m, n, pA, lda, px, py, s); }},
+         mma(cuda_core{}, f64_m16n8k16{})},
         {"cc-m8n8k4", tb::peak::fp64_cc, "tc-m8n8k4's kernel on the cuda_core backend",
-         [=](cudaStream_t s) { tcore::gemv<cuda_core, f64_m8n8k4>(L, m, n, pA, lda, px, py, s); }},
+         mma(cuda_core{}, f64_m8n8k4{})},
         {"cce", tb::peak::fp64_cc, row ? "dot products, lanes per row, 16-byte loads"
                                        : "dot products, two rows per lane, columns split over warps",
          [=](cudaStream_t s) { tcore::gemv_cce(L, m, n, pA, lda, px, py, s); }},

@@ -2,7 +2,10 @@
 // reference (dot products accumulated in long double).
 //
 // Variants: tc (tensor_core) on m16n8k16, m16n8k8, m16n8k4 and m8n8k4, cc
-// (cuda_core) on m16n8k16, cce. Shapes m x n from empty and 1 x 1 through
+// (cuda_core) on m16n8k16, cce, and the temp-storage overload (tc m16n8k16
+// and m8n8k4, cc m16n8k16), which splits the columns into parts where the
+// row tiles are too few for the device (here 257 x 4099, 1000 x 1000,
+// 40 x 5000, 33 x 40000 and 2048 x 2048; its temp is poisoned first). Shapes m x n from empty and 1 x 1 through
 // sizes that are not multiples of the tiles (7 x 3, 17 x 15, 63 x 65, 257 x
 // 4099) to the benchmark's tall-skinny kinds (4096 x 16, 4096 x 32, 11264 x
 // 16) and wide ones (33 x 40000, 2048 x 2048), and 9000 x 300, 17000 x 300,
@@ -22,6 +25,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
@@ -50,11 +54,29 @@ variant mma_variant(const std::string& name)
                      cudaStream_t s) { gemv<Backend, Shape>(L, m, n, A, lda, x, y, s); }};
 }
 
+/// The temp-storage overload (column parts where plan_gemv_split makes
+/// them); the temp buffer is poisoned (NaN) before each run.
+template <class Backend, class Shape>
+variant temp_variant(const std::string& name)
+{
+    return {name, [](layout L, long long m, long long n, const double* A, long long lda, const double* x, double* y,
+                     cudaStream_t s) {
+                std::size_t bytes = 0;
+                gemv<Backend, Shape>(nullptr, bytes, L, m, n, A, lda, x, y, s);
+                device_buffer<double> temp((bytes + 7) / 8);
+                temp.poison();
+                gemv<Backend, Shape>(temp.ptr, bytes, L, m, n, A, lda, x, y, s);
+                TCORE_CHECK(cudaStreamSynchronize(s));
+            }};
+}
+
 std::vector<variant> variants()
 {
     return {mma_variant<tensor_core, f64_m16n8k16>("tc m16n8k16"), mma_variant<tensor_core, f64_m16n8k8>("tc m16n8k8"),
             mma_variant<tensor_core, f64_m16n8k4>("tc m16n8k4"), mma_variant<tensor_core, f64_m8n8k4>("tc m8n8k4"),
             mma_variant<cuda_core, f64_m16n8k16>("cc m16n8k16"),
+            temp_variant<tensor_core, f64_m16n8k16>("tc m16n8k16 temp"),
+            temp_variant<tensor_core, f64_m8n8k4>("tc m8n8k4 temp"), temp_variant<cuda_core, f64_m16n8k16>("cc m16n8k16 temp"),
             {"cce", [](layout L, long long m, long long n, const double* A, long long lda, const double* x, double* y,
                        cudaStream_t s) { gemv_cce(L, m, n, A, lda, x, y, s); }}};
 }
@@ -158,6 +180,32 @@ void check_nan_x(const std::vector<variant>& vs, rng& r)
         }
 }
 
+/// The column-part split adds its parts in a fixed order: two runs agree bit for bit.
+void check_split_repeatable(rng& r)
+{
+    const long long m = 1000, n = 20000;  // col-major: 32 blocks of 2 row tiles, split into parts
+    std::vector<double> a(static_cast<std::size_t>(m * n)), x(static_cast<std::size_t>(n));
+    for (auto& v : a) v = random_value(r, false);
+    for (auto& v : x) v = random_value(r, false);
+    device_buffer<double> dA(a.size()), dx(x.size()), dy(m);
+    dA.upload(a);
+    dx.upload(x);
+    std::size_t bytes = 0;
+    gemv<tensor_core>(nullptr, bytes, layout::col_major, m, n, dA.ptr, m, dx.ptr, dy.ptr);
+    device_buffer<double> temp(bytes / 8);
+    std::vector<double> first;
+    bool same = true;
+    for (int run = 0; run < 3; ++run) {
+        dy.poison();
+        gemv<tensor_core>(temp.ptr, bytes, layout::col_major, m, n, dA.ptr, m, dx.ptr, dy.ptr);
+        TCORE_CHECK(cudaDeviceSynchronize());
+        const std::vector<double> y = dy.download();
+        if (run == 0) first = y;
+        else same = same && std::memcmp(first.data(), y.data(), y.size() * sizeof(double)) == 0;
+    }
+    checks.check(same && bytes > 8, "tc gemv col %lld x %lld in column parts: bitwise identical over 3 runs", m, n);
+}
+
 void check_arguments()
 {
     device_buffer<double> A(64 * 64), x(64), y(64);
@@ -177,6 +225,30 @@ void check_arguments()
                           y.ptr);
     });
     checks.expect_error("cce: a null A", [&] { gemv_cce(C, 8, 8, nullptr, 8, x.ptr, y.ptr); });
+    // The temp-storage overload: col-major 64 x 2048 splits into column parts.
+    {
+        device_buffer<double> wA(64 * 2048), wx(2048), wy(64);
+        std::size_t need = 0;
+        gemv<tensor_core>(nullptr, need, C, 64, 2048, wA.ptr, 64, wx.ptr, wy.ptr);
+        checks.check(need > 8 && need % (64 * sizeof(double)) == 0, "temp query for col 64 x 2048: %zu bytes (parts x m doubles)", need);
+        device_buffer<double> temp(need / 8 + 1);
+        std::size_t small = need - 8, fine = need;
+        checks.expect_error("temp below the queried size",
+                            [&] { gemv<tensor_core>(temp.ptr, small, C, 64, 2048, wA.ptr, 64, wx.ptr, wy.ptr); });
+        checks.expect_error("temp not 8-byte aligned", [&] {
+            gemv<tensor_core>(reinterpret_cast<char*>(temp.ptr) + 4, fine, C, 64, 2048, wA.ptr, 64, wx.ptr, wy.ptr);
+        });
+        checks.expect_error("temp overlapping A",
+                            [&] { gemv<tensor_core>(wA.ptr, fine, C, 64, 2048, wA.ptr, 64, wx.ptr, wy.ptr); });
+        checks.expect_error("temp overlapping y", [&] {
+            gemv<tensor_core>(wy.ptr, fine, C, 64, 2048, wA.ptr, 64, wx.ptr, wy.ptr);
+        });
+        checks.expect_error("temp query with a negative m", [&] {
+            gemv<tensor_core>(nullptr, need, C, -1, 2048, wA.ptr, 64, wx.ptr, wy.ptr);
+        });
+        checks.expect_error("temp overload: a null x",
+                            [&] { gemv<tensor_core>(temp.ptr, fine, C, 64, 2048, wA.ptr, 64, nullptr, wy.ptr); });
+    }
     checks.expect_error("cce: lda < m", [&] { gemv_cce(C, 9, 8, A.ptr, 8, x.ptr, y.ptr); });
     // Empty products: m = 0 touches nothing, n = 0 gives y = 0.
     gemv<tensor_core>(R, 0, 8, nullptr, 8, nullptr, nullptr);
@@ -200,7 +272,7 @@ int main()
     const auto vs = variants();
     std::vector<problem> shapes = {{1, 1},     {7, 3},     {16, 16},   {17, 15},   {63, 65},    {100, 1},
                                    {1, 100},   {4096, 16}, {4096, 32}, {11264, 16}, {257, 4099}, {1000, 1000},
-                                   {9000, 300}, {17000, 300}};
+                                   {9000, 300}, {17000, 300}, {40, 5000}};
     if (!quick) {
         shapes.push_back({33, 40000});
         shapes.push_back({2048, 2048});
@@ -217,5 +289,6 @@ int main()
             }
         }
     check_nan_x(vs, r);
+    check_split_repeatable(r);
     return checks.finish();
 }

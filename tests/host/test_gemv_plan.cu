@@ -8,7 +8,8 @@
 //     fewer than 4 warps or rows have fewer than 16 K-steps (the K = 4
 //     shapes at n = 16), and otherwise gives row-major 1 row tile x
 //     max(ksplit, 8) warps, column-major 2 row tiles x min(ksplit, 8);
-//   * the plans its comment names for an H100 (132 SMs);
+//   * plan_gemv_split (valid_split below) over the same counts;
+//   * the plans the comments name for an H100 (132 SMs);
 //   * gemv_check refuses bad arguments with tcore::error (y overlapping x or
 //     A, y inside A's row padding, an lda whose storage overflows, lda below
 //     the row length, negative sizes, null pointers) and accepts y right
@@ -44,10 +45,25 @@ bool valid_plan(const gemv_plan& p, long long row_tiles, long long col_tiles)
     return p.blocks * rows >= row_tiles && (p.blocks - 1) * rows < row_tiles;
 }
 
+/// plan_gemv_split: plan_gemv_mma's plan where that has a block per SM or
+/// more, or where fewer than 2 parts fit; otherwise 2 x 4 (column-major) or
+/// 1 x 8 (row-major) blocks over every row tile, parts of at least
+/// 2 ksplit K-steps that cover the columns with no empty part, no more parts
+/// than 32 blocks per SM need.
+bool valid_split(const gemv_plan& q, const gemv_plan& mma, layout L, long long row_tiles, long long col_tiles, int sms)
+{
+    if (q.parts == 1) return same(q, mma) && (mma.blocks >= sms || col_tiles / (2LL * (L == layout::col_major ? 4 : 8)) < 2);
+    if (mma.blocks >= sms || q.parts < 2 || !valid_plan(q, row_tiles, col_tiles)) return false;
+    const bool shape = L == layout::col_major ? q.ksplit == 4 && q.warps == 8 : q.ksplit == 8 && q.warps == 8;
+    const bool cover = q.part_steps * q.parts >= col_tiles && (q.parts - 1) * q.part_steps < col_tiles;
+    const bool sizes = q.part_steps >= 2 * q.ksplit && q.blocks * (q.parts - 1) < 32LL * sms && q.parts <= 65535;
+    return shape && cover && sizes;
+}
+
 void check_plans()
 {
     const int sms_list[] = {1, 2, 16, 78, 108, 114, 132, 144};
-    int bad_plan = 0, bad_mma = 0, bad_shape = 0, cases = 0;
+    int bad_plan = 0, bad_mma = 0, bad_shape = 0, bad_split = 0, cases = 0;
     for (int sms : sms_list) {
         std::set<long long> rows = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000000};
         for (long long k = 1; k <= 16; k *= 2)
@@ -72,6 +88,8 @@ void check_plans()
                     } else {
                         bad_shape += p.ksplit != std::min(base.ksplit, 8) || p.warps != 2 * p.ksplit;
                     }
+                    const gemv_plan q = detail::plan_gemv_split(L, rt, ct, sms);
+                    bad_split += !valid_split(q, p, L, rt, ct, sms);
                 }
             }
         }
@@ -79,6 +97,7 @@ void check_plans()
     T.check(bad_plan == 0, "plan_gemv: %d plans break valid_plan", bad_plan);
     T.check(bad_mma == 0, "plan_gemv_mma: %d plans break valid_plan", bad_mma);
     T.check(bad_shape == 0, "plan_gemv_mma: %d of %d plans not the documented block shape", bad_shape, cases);
+    T.check(bad_split == 0, "plan_gemv_split: %d of %d plans break valid_split", bad_split, cases);
 }
 
 void check_named_plans()
@@ -96,6 +115,16 @@ void check_named_plans()
     expect("col 4096 x 32768, plan_gemv", detail::plan_gemv(256, 2048, h100), 16, 16, 256);
     expect("row 4096 x 32768", detail::plan_gemv_mma(R, 256, 2048, h100), 16, 16, 256);
     expect("col 32768 x 4096", detail::plan_gemv_mma(C, 2048, 256, h100), 4, 8, 1024);
+    // column parts: col 4096 x 32768 in 33 parts of 63 K-steps (the sweep in plan_gemv_split's comment)
+    const gemv_plan split = detail::plan_gemv_split(C, 256, 2048, h100);
+    T.check(split.ksplit == 4 && split.warps == 8 && split.blocks == 128 && split.parts == 33 && split.part_steps == 63,
+            "col 4096 x 32768 split: ksplit %d, %d warps, %lld blocks, %d parts of %lld steps (want 4, 8, 128, 33, 63)",
+            split.ksplit, split.warps, split.blocks, split.parts, split.part_steps);
+    for (layout L : {R, C}) {
+        const gemv_plan whole = detail::plan_gemv_split(L, 2048, 256, h100);  // 32768 x 4096: enough row tiles
+        T.check(whole.parts == 1 && same(whole, detail::plan_gemv_mma(L, 2048, 256, h100)),
+                "32768 x 4096 (%s): no column parts", L == R ? "row" : "col");
+    }
     // K = 4 shapes at n = 16: 4 K-steps, plan_gemv's 4 warps per row tile
     for (layout L : {R, C}) {
         expect("m16n8k4 4096 x 16", detail::plan_gemv_mma(L, 256, 4, h100), 4, 4, 256);

@@ -25,6 +25,9 @@
 // Large problems split each row tile's columns over `ksplit` warps of a
 // block, which take K-steps kpart, kpart + ksplit, ... two at a time; their
 // partial y are added in a fixed order in shared memory (deterministic).
+// With temp storage, problems of too few row tiles to fill the device also
+// split the K-steps into parts over a second grid dimension; a second kernel
+// adds the parts' partial y in order (plan_gemv_split).
 // Where columns are split over 4+ warps, the block shape follows the layout
 // (plan_gemv_mma): row-major, one row tile and 8-16 warps per block, so a
 // block reads each row in long runs; column-major, two row tiles (2M-row
@@ -238,10 +241,13 @@ namespace detail {
 
 inline constexpr int gemv_max_threads = 512;
 
-/// tc/cc: block = (warps / ksplit) row tiles x ksplit warps per tile.
+/// tc/cc: block = (warps / ksplit) row tiles x ksplit warps per tile, on
+/// K-steps [blockIdx.y * part_steps, (blockIdx.y + 1) * part_steps); its
+/// rows of y go to y + blockIdx.y * m (the part's partial y when gridDim.y > 1).
 template <class Backend, class Shape, layout L, bool Vec>
 __global__ void __launch_bounds__(gemv_max_threads, 1)
-    gemv_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n, int ksplit)
+    gemv_kernel(const double* A, long long lda, const double* x, double* y, long long m, long long n, int ksplit,
+                long long part_steps)
 {
     using G = gemv_tile<Shape>;
     constexpr int M = Shape::m, K = Shape::k;
@@ -251,15 +257,17 @@ __global__ void __launch_bounds__(gemv_max_threads, 1)
     const int kpart = warp % ksplit;
     const long long tile0 = static_cast<long long>(blockIdx.x) * rows_per_block;
     const long long r0 = (tile0 + warp / ksplit) * M;
-    const long long ktiles = ceil_div(n, K);
+    const long long kbegin = blockIdx.y * part_steps;
+    const long long kend = min(ceil_div(n, K), kbegin + part_steps);
+    y += blockIdx.y * m;
     frag_c<Shape> acc;
     fill(acc, 0.0);
     if (r0 < m) {  // warp-uniform
-        long long kt = kpart;
+        long long kt = kbegin + kpart;
         if (Vec && r0 + M <= m) {
             // Steps kt and kt + ksplit both inside n: one pointer per lane and
             // fixed distances (fewer address registers than gemv_load_a).
-            const long long kfull = n / K;
+            const long long kfull = min(n / K, kend);
             const long long a_step = L == layout::row_major ? K : K * lda;
             const double* a_lane = A + r0 * (L == layout::row_major ? lda : 1) + gemv_a_offset<Shape, L>(lane, 0, lda);
             const double* x_lane = x + G::x_elem(lane, 0);
@@ -275,9 +283,9 @@ __global__ void __launch_bounds__(gemv_max_threads, 1)
                 mma<Backend>(acc, a1, b1, acc);
             }
         }
-        for (; kt < ktiles; kt += 2 * ksplit) {  // the rest, with bounds
+        for (; kt < kend; kt += 2 * ksplit) {  // the rest, with bounds
             const long long kt1 = kt + ksplit;
-            const bool two = kt1 < ktiles;  // warp-uniform
+            const bool two = kt1 < kend;  // warp-uniform
             frag_a<Shape> a0, a1;
             frag_b<Shape> b0, b1;
             gemv_load_a<Shape, L, Vec>(a0, A, lda, r0, kt * K, m, n);
@@ -309,6 +317,16 @@ __global__ void __launch_bounds__(gemv_max_threads, 1)
         for (int p = 1; p < ksplit; ++p) s += part[(rt * ksplit + p) * M + r];
         y[row] = s;
     }
+}
+
+/// y[row] = sum over p of parts[p * m + row], p in order (deterministic).
+__global__ void __launch_bounds__(256) gemv_add_parts_kernel(const double* parts, double* y, long long m, int count)
+{
+    const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (row >= m) return;
+    double s = parts[row];
+    for (int p = 1; p < count; ++p) s += parts[p * m + row];
+    y[row] = s;
 }
 
 /// cce row-major: `lpr` lanes per row, each a strided share of the dot product.
@@ -387,7 +405,9 @@ __global__ void __launch_bounds__(gemv_max_threads, 1)
 /// Warps per row tile and per block for `row_tiles` tiles of `col_tiles` column steps.
 struct gemv_plan {
     int ksplit = 1, warps = 1;
-    long long blocks = 1;
+    long long blocks = 1;  ///< blocks per column part
+    int parts = 1;         ///< column parts (grid y); more than 1 needs parts x m doubles of temp storage
+    long long part_steps = 0;  ///< K-steps per part (parts > 1)
 };
 
 /// On a device of `sms` multiprocessors.
@@ -442,6 +462,36 @@ inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tile
     return plan_gemv_mma(L, row_tiles, col_tiles, sm_count());
 }
 
+/// With temp storage: plan_gemv_mma, unless its blocks are fewer than the
+/// multiprocessors (few, long rows of tiles). Then the K-steps are split
+/// into parts, each run by blocks of 2 row tiles x 4 warps (column-major)
+/// or 1 x 8 (row-major), about 32 blocks per SM in all and at least 2 K-steps
+/// per warp and part; a second kernel adds the parts' partial y in order.
+/// On an H100, column-major 4096 x 32768 (m16n8k16: 128 blocks of
+/// plan_gemv_mma on 132 SMs, 0.98-0.99x cuBLAS) ran 1.003-1.008x cuBLAS in
+/// 33 parts; other block shapes and part counts were slower.
+inline gemv_plan plan_gemv_split(layout L, long long row_tiles, long long col_tiles, int sms)
+{
+    const gemv_plan whole = plan_gemv_mma(L, row_tiles, col_tiles, sms);
+    if (whole.blocks >= sms) return whole;
+    gemv_plan p;
+    const int rows = L == layout::col_major ? 2 : 1;
+    p.ksplit = L == layout::col_major ? 4 : 8;
+    p.warps = rows * p.ksplit;
+    p.blocks = ceil_div(row_tiles, rows);
+    const long long parts = std::min(ceil_div(32LL * sms, p.blocks), col_tiles / (2LL * p.ksplit));
+    if (parts < 2) return whole;
+    p.part_steps = ceil_div(col_tiles, parts);
+    p.parts = static_cast<int>(ceil_div(col_tiles, p.part_steps));  // no empty part
+    return p;
+}
+
+/// On the current device.
+inline gemv_plan plan_gemv_split(layout L, long long row_tiles, long long col_tiles)
+{
+    return plan_gemv_split(L, row_tiles, col_tiles, sm_count());
+}
+
 inline void gemv_check(const char* where, layout L, long long m, long long n, const double* A, long long lda,
                        const double* x, double* y)
 {
@@ -469,6 +519,42 @@ inline void gemv_check(const char* where, layout L, long long m, long long n, co
     require(ye <= ab || ae <= yb, where, "y overlaps A");
 }
 
+/// Runs plan p: into y directly, or (p.parts > 1) into the parts' partial y
+/// at `partial` (p.parts x m doubles), then adds them into y.
+template <class Backend, class Shape>
+inline void gemv_run(const gemv_plan& p, layout L, long long m, long long n, const double* A, long long lda,
+                     const double* x, double* y, double* partial, cudaStream_t stream)
+{
+    const bool vec = aligned(A, 16) && aligned(x, 16) && lda % 2 == 0;
+    const std::size_t smem = p.ksplit > 1 ? static_cast<std::size_t>(p.warps) * Shape::m * sizeof(double) : 0;
+    const dim3 grid(static_cast<unsigned>(p.blocks), static_cast<unsigned>(p.parts));
+    const long long part_steps = p.parts > 1 ? p.part_steps : ceil_div(n, Shape::k);
+    double* out = p.parts > 1 ? partial : y;
+    auto run = [&](auto kernel) {
+        kernel<<<grid, 32 * p.warps, smem, stream>>>(A, lda, x, out, m, n, p.ksplit, part_steps);
+        TCORE_CHECK_LAUNCH();
+    };
+    if (L == layout::row_major) {
+        if (vec) run(gemv_kernel<Backend, Shape, layout::row_major, true>);
+        else run(gemv_kernel<Backend, Shape, layout::row_major, false>);
+    } else {
+        if (vec) run(gemv_kernel<Backend, Shape, layout::col_major, true>);
+        else run(gemv_kernel<Backend, Shape, layout::col_major, false>);
+    }
+    if (p.parts > 1) {
+        gemv_add_parts_kernel<<<static_cast<unsigned>(ceil_div(m, 256)), 256, 0, stream>>>(partial, y, m, p.parts);
+        TCORE_CHECK_LAUNCH();
+    }
+}
+
+/// Rejects a byte range [b, b + bytes) that overlaps [c, c + c_bytes).
+inline void require_disjoint(const void* b, std::size_t bytes, const void* c, std::size_t c_bytes, const char* where,
+                             const char* what)
+{
+    const auto b0 = reinterpret_cast<std::uintptr_t>(b), c0 = reinterpret_cast<std::uintptr_t>(c);
+    require(b0 + bytes <= c0 || c0 + c_bytes <= b0, where, what);
+}
+
 }  // namespace detail
 
 /// y = A x, A m x n FP64 in layout L with leading dimension lda, on the MMA
@@ -480,28 +566,57 @@ template <class Backend = default_backend, class Shape = f64_m16n8k16>
 inline void gemv(layout L, long long m, long long n, const double* A, long long lda, const double* x, double* y,
                  cudaStream_t stream = 0)
 {
-    const char* where = "tcore::gemv";
-    detail::gemv_check(where, L, m, n, A, lda, x, y);
+    detail::gemv_check("tcore::gemv", L, m, n, A, lda, x, y);
     if (m == 0) return;
     if (n == 0) {
         TCORE_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(m) * sizeof(double), stream));
         return;
     }
-    const bool vec = detail::aligned(A, 16) && detail::aligned(x, 16) && lda % 2 == 0;
     const detail::gemv_plan p =
         detail::plan_gemv_mma(L, detail::ceil_div(m, Shape::m), detail::ceil_div(n, Shape::k));
-    const std::size_t smem = p.ksplit > 1 ? static_cast<std::size_t>(p.warps) * Shape::m * sizeof(double) : 0;
-    auto run = [&](auto kernel) {
-        kernel<<<static_cast<unsigned>(p.blocks), 32 * p.warps, smem, stream>>>(A, lda, x, y, m, n, p.ksplit);
-        TCORE_CHECK_LAUNCH();
-    };
-    if (L == layout::row_major) {
-        if (vec) run(detail::gemv_kernel<Backend, Shape, layout::row_major, true>);
-        else run(detail::gemv_kernel<Backend, Shape, layout::row_major, false>);
-    } else {
-        if (vec) run(detail::gemv_kernel<Backend, Shape, layout::col_major, true>);
-        else run(detail::gemv_kernel<Backend, Shape, layout::col_major, false>);
+    detail::gemv_run<Backend, Shape>(p, L, m, n, A, lda, x, y, nullptr, stream);
+}
+
+/// The same with temp storage, CUB-style: with temp == nullptr only sets
+/// temp_bytes (at least 8; for the current device). Where plan_gemv_split
+/// splits the columns (fewer row blocks than multiprocessors, e.g.
+/// column-major 4096 x 32768), the parts' partial y go to temp and are added
+/// in order (deterministic). temp: 8-byte aligned, temp_bytes at least the
+/// queried size, not overlapping A, x or y.
+template <class Backend = default_backend, class Shape = f64_m16n8k16>
+inline void gemv(void* temp, std::size_t& temp_bytes, layout L, long long m, long long n, const double* A,
+                 long long lda, const double* x, double* y, cudaStream_t stream = 0)
+{
+    const char* where = "tcore::gemv";
+    detail::require_size(m, where, "m");
+    detail::require_size(n, where, "n");
+    const detail::gemv_plan p = m > 0 && n > 0 ? detail::plan_gemv_split(L, detail::ceil_div(m, Shape::m),
+                                                                          detail::ceil_div(n, Shape::k))
+                                               : detail::gemv_plan{};
+    const std::size_t need = std::max<std::size_t>(8, static_cast<std::size_t>(p.parts > 1 ? p.parts : 0) *
+                                                          static_cast<std::size_t>(m) * sizeof(double));
+    if (temp == nullptr) {
+        temp_bytes = need;
+        return;
     }
+    detail::gemv_check(where, L, m, n, A, lda, x, y);
+    require(temp_bytes >= need, where,
+            "temp_bytes (" + std::to_string(temp_bytes) + ") is below the queried size (" + std::to_string(need) + ")");
+    require(detail::aligned(temp, alignof(double)), where, "temp is not 8-byte aligned");
+    if (m == 0) return;
+    if (n == 0) {
+        TCORE_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(m) * sizeof(double), stream));
+        return;
+    }
+    if (p.parts > 1) {
+        const std::size_t y_bytes = static_cast<std::size_t>(m) * sizeof(double);
+        const long long a_rows = L == layout::row_major ? m : n, a_cols = L == layout::row_major ? n : m;
+        const std::size_t a_bytes = static_cast<std::size_t>((a_rows - 1) * lda + a_cols) * sizeof(double);
+        detail::require_disjoint(temp, need, y, y_bytes, where, "temp overlaps y");
+        detail::require_disjoint(temp, need, x, static_cast<std::size_t>(n) * sizeof(double), where, "temp overlaps x");
+        detail::require_disjoint(temp, need, A, a_bytes, where, "temp overlaps A");
+    }
+    detail::gemv_run<Backend, Shape>(p, L, m, n, A, lda, x, y, static_cast<double*>(temp), stream);
 }
 
 /// cce: y = A x as plain dot products on CUDA cores.
