@@ -6,7 +6,9 @@
 // several tiles with tails, 3D grids split into z chunks; odd and even row
 // pitches, the latter taking the t = 1 kernels' 16-byte loads), two launches in a
 // row (2t steps; the second starts from the first's output), and a grid
-// whose tiles take the persistent blocks several rounds.
+// whose tiles take the persistent blocks several rounds; the warp streaming
+// kernel (cce, star2d1r, t = 2 and 3, Dirichlet, even nx) on grids of one
+// strip, several strips and several bands of rows.
 //
 // Random inputs in [-1, 1) (halo included), random weights w/|S| with |w| < 1,
 // so values stay in [-1, 1]. Before each launch the destination's interior
@@ -59,7 +61,9 @@ bool is_halo(long long i, const stencil_grid& g, boundary bc)
     return x < r || x >= e.ex - r || y < r || y >= e.ey - r || zh;
 }
 
-template <class S, class M, int T, boundary BC>
+/// Direct: launch the warp streaming kernel itself (star2d1r, cce,
+/// Dirichlet), whatever stencil_apply would pick for the grid.
+template <class S, class M, int T, boundary BC, bool Direct = false>
 void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
 {
     const stencil_extent e = stencil_array_extent<S>(g, BC);
@@ -80,12 +84,18 @@ void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
     std::vector<double> ref = host, tmp(count);
     const std::string name = S::name() + " " + method_name<M>() + " t=" + std::to_string(T) + " " +
                              boundary_name(BC) + " " + std::to_string(g.nx) + "x" + std::to_string(g.ny) +
-                             (S::dims == 3 ? "x" + std::to_string(g.nz) : std::string());
+                             (S::dims == 3 ? "x" + std::to_string(g.nz) : std::string()) +
+                             (Direct ? " (warp stream)" : "");
     double* src = d0.ptr;
     double* dst = d1.ptr;
     for (int l = 1; l <= launches; ++l) {
         TCORE_CHECK(cudaMemcpy(dst, poison.data(), count * sizeof(double), cudaMemcpyHostToDevice));
-        stencil_apply<S, M, T, BC>(src, dst, g, w);
+        if constexpr (Direct) {
+            stencil_detail::launch_warp_stream<T>(src, dst, g, w, 0);
+            TCORE_CHECK(cudaGetLastError());
+        } else {
+            stencil_apply<S, M, T, BC>(src, dst, g, w);
+        }
         TCORE_CHECK(cudaDeviceSynchronize());
         for (int s = 0; s < T; ++s) {
             stencil_reference_step<S>(ref.data(), tmp.data(), g, BC, w);
@@ -163,6 +173,31 @@ void multi_round_grid()
     run_case<S, stencil_cce, 3, boundary::periodic>(g, 2, 8003);
 }
 
+/// The warp streaming kernel (cce, star2d1r, t = 2 and 3, Dirichlet, even
+/// nx), launched directly: the smallest grid, one strip with few rows, a
+/// strip plus a tail, several strips and bands of rows (1000 x 777: 9
+/// strips, 7 bands of 128 rows). Then, at full size, a grid large enough
+/// that stencil_apply itself takes it (warp_stream_fits).
+void warp_stream_grids()
+{
+    namespace sd = stencil_detail;
+    std::vector<stencil_grid> grids = {{2, 1, 1}, {122, 3, 1}, {124, 130, 1}, {1000, 777, 1}};
+    std::uint64_t salt = 9000;
+    for (const stencil_grid& g : grids) {
+        run_case<star2d1r, stencil_cce, 3, boundary::dirichlet, true>(g, 2, salt++);
+        run_case<star2d1r, stencil_cce, 2, boundary::dirichlet, true>(g, 2, salt++);
+    }
+    if (quick) return;
+    // 16 strips (2 blocks of them; nx even) and enough 128-row bands to fill the device once, plus a tail
+    const long long strip_blocks = 2;
+    const stencil_grid big{16 * sd::ws_valid(3) - 6, sd::ws_min_band * ((sd::warp_stream_resident<3>() + 1) / strip_blocks) + 13, 1};
+    device_buffer<double> probe(16);
+    tally_.check(sd::warp_stream_fits<3>(probe.ptr, probe.ptr, big) && !sd::warp_stream_fits<3>(probe.ptr, probe.ptr, {4096, 4096, 1}),
+                 "warp_stream_fits takes %lldx%lld and leaves 4096x4096 to the tiled kernel", big.nx, big.ny);
+    std::printf("warp stream grid %lldx%lld\n", big.nx, big.ny);
+    run_case<star2d1r, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
+}
+
 template <class S>
 void run_shape(std::uint64_t salt)
 {
@@ -211,5 +246,6 @@ int main()
     run_grids<box3d1r, tensor_core, 2>(7200);
     run_grids<box3d1r, stencil_cce, 2>(7300);
     multi_round_grid();
+    warp_stream_grids();
     return tally_.finish();
 }

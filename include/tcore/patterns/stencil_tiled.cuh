@@ -31,6 +31,9 @@
 // fetched by bulk copies (cp.async.bulk) where the arrays allow.
 // t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
 // regions with no work buffer. Both t = 1 kernels store with st.global.cs.
+// t = 2 or 3, cce, star2d1r, Dirichlet (even row pitch, aligned arrays,
+// large grids): warps stream down the rows in registers instead
+// (stencil_warp_stream.cuh).
 //
 // Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
 // allocation) where the arrays allow it (pair_loads_apply: Dirichlet, even
@@ -66,6 +69,7 @@
 #include "../check.cuh"
 #include "launch.cuh"
 #include "stencil.cuh"
+#include "stencil_warp_stream.cuh"
 
 #include <cuda_runtime.h>
 
@@ -1124,6 +1128,15 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
     }
 }
 
+/// Where stencil_apply takes the warp streaming kernel (given
+/// warp_stream_fits at run time): cce, star2d1r, T = 2 or 3, Dirichlet.
+template <class S, class Method, int T, boundary BC>
+constexpr bool warp_stream_shape()
+{
+    return std::is_same_v<Method, stencil_cce> && std::is_same_v<S, star2d1r> && (T == 2 || T == 3) &&
+           BC == boundary::dirichlet;
+}
+
 template <class S, boundary BC, class C>
 struct t1_tag {};
 
@@ -1166,7 +1179,8 @@ void launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, co
 }
 }  // namespace stencil_detail
 
-/// Shared memory (bytes) one block of stencil_apply<S, Method, T> uses.
+/// Shared memory (bytes) one block of stencil_apply<S, Method, T> uses
+/// (where the warp streaming kernel applies instead, it uses none).
 template <class S, int T, class Method = tensor_core>
 constexpr std::size_t stencil_smem_bytes()
 {
@@ -1211,10 +1225,16 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
                 "t = 1 cce in 3D needs rows of at most 2^31 - 1 array elements (nx + 2r for Dirichlet), got " +
                     std::to_string(e.ex));
         stencil_detail::launch_stream<S, BC, stencil_detail::stream_default<S>>(in, out, grid, w, stream);
-    } else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1)
+    } else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1) {
         stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
-    else
+    } else if constexpr (stencil_detail::warp_stream_shape<S, Method, T, BC>()) {
+        if (stencil_detail::warp_stream_fits<T>(in, out, grid))
+            stencil_detail::launch_warp_stream<T>(in, out, grid, w, stream);
+        else
+            stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
+    } else {
         stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
+    }
     TCORE_CHECK_LAUNCH();
 }
 
