@@ -12,15 +12,17 @@
 // y-k+1 (just computed). The west and east neighbours come from the next
 // lanes by shuffles; the strip's outer T columns on each side see wrong
 // neighbours and are not stored (a margin of 3 columns on each side for
-// T = 2 and 3, 122 stored columns; strips overlap by 6). The Dirichlet halo (array rows and columns 0 and n+1) is reset
-// to the input at every step, which also stops the wrong values there. No
-// shared memory and no barriers: the only reuse is in registers.
+// T = 2 and 3, 122 stored columns; strips overlap by 6). The Dirichlet halo
+// (array rows and columns 0 and n+1) is reset to the input at every step,
+// which also stops the wrong values there. No shared memory and no
+// barriers: the only reuse is in registers.
 //
 // Against the tiled kernel of stencil_tiled.cuh (60x60 tiles, redundant
 // halo work 1.10x, a block barrier per step), the warps read 4.9% more
 // (the overlap) and compute 1.05x; on 10240^2, T = 3, they ran star2d1r at
-// 505 GStencil/s on an H200 (tiled: 432) and 411 on an H100 (388), one
-// process each (bench/results/2026-11-25f-h100/stencil-stream2d).
+// 505 GStencil/s on an H200 (tiled: 427-435) and 399-400 on an H100
+// (tiled: 395-411) (bench/results/2026-11-25f-h100/stencil-stream2d,
+// bench/results/2026-11-25f-h200-stencil).
 //
 // Applies to stencil_cce, star2d1r, T = 2 or 3, Dirichlet, an even row
 // pitch (nx even), 16-byte aligned arrays and grids large enough to fill
