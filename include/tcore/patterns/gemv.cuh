@@ -492,6 +492,22 @@ inline gemv_plan plan_gemv_split(layout L, long long row_tiles, long long col_ti
     return plan_gemv_split(L, row_tiles, col_tiles, sm_count());
 }
 
+/// Rejects a byte range [b, b + bytes) that overlaps [c, c + c_bytes).
+inline void require_disjoint(const void* b, std::size_t bytes, const void* c, std::size_t c_bytes, const char* where,
+                             const char* what)
+{
+    const auto b0 = reinterpret_cast<std::uintptr_t>(b), c0 = reinterpret_cast<std::uintptr_t>(c);
+    require(b0 + bytes <= c0 || c0 + c_bytes <= b0, where, what);
+}
+
+/// Bytes of A's storage: (rows - 1) lda + cols elements, rows of lda (so a
+/// range inside A's row padding counts as overlapping A).
+inline std::size_t gemv_a_bytes(layout L, long long m, long long n, long long lda)
+{
+    const long long a_rows = L == layout::row_major ? m : n, a_cols = L == layout::row_major ? n : m;
+    return static_cast<std::size_t>((a_rows - 1) * lda + a_cols) * sizeof(double);
+}
+
 inline void gemv_check(const char* where, layout L, long long m, long long n, const double* A, long long lda,
                        const double* x, double* y)
 {
@@ -506,17 +522,13 @@ inline void gemv_check(const char* where, layout L, long long m, long long n, co
     if (n == 0) return;
     require_pointer(A, where, "A");
     require_pointer(x, where, "x");
-    const auto yb = reinterpret_cast<std::uintptr_t>(y), ye = yb + static_cast<std::uintptr_t>(m) * sizeof(double);
-    const auto xb = reinterpret_cast<std::uintptr_t>(x), xe = xb + static_cast<std::uintptr_t>(n) * sizeof(double);
-    require(ye <= xb || xe <= yb, where, "y overlaps x");
-    // A's storage: (rows - 1) lda + cols elements, rows of lda (a y inside A's padding counts as overlapping)
+    const std::size_t y_bytes = static_cast<std::size_t>(m) * sizeof(double);
+    require_disjoint(y, y_bytes, x, static_cast<std::size_t>(n) * sizeof(double), where, "y overlaps x");
     const long long a_rows = L == layout::row_major ? m : n, a_cols = L == layout::row_major ? n : m;
     constexpr long long max_elems = 1LL << 60;
     require(a_rows == 1 || lda <= (max_elems - a_cols) / (a_rows - 1), where,
             "A's storage ((rows - 1) x lda + cols elements, lda " + std::to_string(lda) + ") is too large");
-    const auto ab = reinterpret_cast<std::uintptr_t>(A),
-               ae = ab + static_cast<std::uintptr_t>((a_rows - 1) * lda + a_cols) * sizeof(double);
-    require(ye <= ab || ae <= yb, where, "y overlaps A");
+    require_disjoint(y, y_bytes, A, gemv_a_bytes(L, m, n, lda), where, "y overlaps A");
 }
 
 /// Runs plan p: into y directly, or (p.parts > 1) into the parts' partial y
@@ -545,14 +557,6 @@ inline void gemv_run(const gemv_plan& p, layout L, long long m, long long n, con
         gemv_add_parts_kernel<<<static_cast<unsigned>(ceil_div(m, 256)), 256, 0, stream>>>(partial, y, m, p.parts);
         TCORE_CHECK_LAUNCH();
     }
-}
-
-/// Rejects a byte range [b, b + bytes) that overlaps [c, c + c_bytes).
-inline void require_disjoint(const void* b, std::size_t bytes, const void* c, std::size_t c_bytes, const char* where,
-                             const char* what)
-{
-    const auto b0 = reinterpret_cast<std::uintptr_t>(b), c0 = reinterpret_cast<std::uintptr_t>(c);
-    require(b0 + bytes <= c0 || c0 + c_bytes <= b0, where, what);
 }
 
 }  // namespace detail
@@ -609,12 +613,9 @@ inline void gemv(void* temp, std::size_t& temp_bytes, layout L, long long m, lon
         return;
     }
     if (p.parts > 1) {
-        const std::size_t y_bytes = static_cast<std::size_t>(m) * sizeof(double);
-        const long long a_rows = L == layout::row_major ? m : n, a_cols = L == layout::row_major ? n : m;
-        const std::size_t a_bytes = static_cast<std::size_t>((a_rows - 1) * lda + a_cols) * sizeof(double);
-        detail::require_disjoint(temp, need, y, y_bytes, where, "temp overlaps y");
+        detail::require_disjoint(temp, need, y, static_cast<std::size_t>(m) * sizeof(double), where, "temp overlaps y");
         detail::require_disjoint(temp, need, x, static_cast<std::size_t>(n) * sizeof(double), where, "temp overlaps x");
-        detail::require_disjoint(temp, need, A, a_bytes, where, "temp overlaps A");
+        detail::require_disjoint(temp, need, A, detail::gemv_a_bytes(L, m, n, lda), where, "temp overlaps A");
     }
     detail::gemv_run<Backend, Shape>(p, L, m, n, A, lda, x, y, static_cast<double*>(temp), stream);
 }

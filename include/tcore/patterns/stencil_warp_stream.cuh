@@ -183,7 +183,8 @@ inline long long warp_stream_resident()
 template <int T>
 inline bool warp_stream_fits(const double* in, const double* out, const stencil_grid& g)
 {
-    if ((g.nx + 2) % 2 != 0 || !detail::aligned(in, 16) || !detail::aligned(out, 16)) return false;
+    const stencil_extent e = stencil_array_extent<star2d1r>(g, boundary::dirichlet);
+    if (e.ex % 2 != 0 || !detail::aligned(in, 16) || !detail::aligned(out, 16)) return false;
     const long long strip_blocks = detail::ceil_div(detail::ceil_div(g.nx, ws_valid(T)), ws_warps);
     return strip_blocks * (g.ny / ws_min_band) >= warp_stream_resident<T>();
 }
@@ -199,8 +200,9 @@ void launch_warp_stream(const double* in, double* out, const stencil_grid& g, co
     a.out = out;
     a.nx = g.nx;
     a.ny = g.ny;
-    a.ex = g.nx + 2;
-    a.ey = g.ny + 2;
+    const stencil_extent e = stencil_array_extent<star2d1r>(g, boundary::dirichlet);
+    a.ex = e.ex;
+    a.ey = e.ey;
     a.strips = detail::ceil_div(g.nx, ws_valid(T));
     a.wn = w.at(0, -1, 0);
     a.ww = w.at(0, 0, -1);
