@@ -61,7 +61,7 @@ bool is_halo(long long i, const stencil_grid& g, boundary bc)
     return x < r || x >= e.ex - r || y < r || y >= e.ey - r || zh;
 }
 
-/// Direct: launch the warp streaming kernel itself (star2d1r, cce,
+/// Direct: launch the warp streaming kernel itself (2D stars, cce,
 /// Dirichlet), whatever stencil_apply would pick for the grid.
 template <class S, class M, int T, boundary BC, bool Direct = false>
 void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
@@ -91,7 +91,7 @@ void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
     for (int l = 1; l <= launches; ++l) {
         TCORE_CHECK(cudaMemcpy(dst, poison.data(), count * sizeof(double), cudaMemcpyHostToDevice));
         if constexpr (Direct) {
-            stencil_detail::launch_warp_stream<T>(src, dst, g, w, 0);
+            stencil_detail::launch_warp_stream<S, T>(src, dst, g, w, 0);
             TCORE_CHECK(cudaGetLastError());
         } else {
             stencil_apply<S, M, T, BC>(src, dst, g, w);
@@ -173,29 +173,31 @@ void multi_round_grid()
     run_case<S, stencil_cce, 3, boundary::periodic>(g, 2, 8003);
 }
 
-/// The warp streaming kernel (cce, star2d1r, t = 2 and 3, Dirichlet, even
+/// The warp streaming kernel (cce, 2D stars, t = 2 and 3, Dirichlet, even
 /// nx), launched directly: the smallest grid, one strip with few rows, a
-/// strip plus a tail, several strips and bands of rows (1000 x 777: 9
+/// strip plus a tail, several strips and bands of rows (1000 x 777: 9 or 10
 /// strips, 7 bands of 128 rows). Then, at full size, a grid large enough
 /// that stencil_apply itself takes it (warp_stream_fits).
-void warp_stream_grids()
+template <class S>
+void warp_stream_grids(std::uint64_t salt)
 {
     namespace sd = stencil_detail;
-    std::vector<stencil_grid> grids = {{2, 1, 1}, {122, 3, 1}, {124, 130, 1}, {1000, 777, 1}};
-    std::uint64_t salt = 9000;
+    constexpr int R = S::radius;
+    const long long valid = sd::ws_valid(3, R);
+    std::vector<stencil_grid> grids = {{2, 1, 1}, {valid, 3, 1}, {valid + 2, 130, 1}, {1000, 777, 1}};
     for (const stencil_grid& g : grids) {
-        run_case<star2d1r, stencil_cce, 3, boundary::dirichlet, true>(g, 2, salt++);
-        run_case<star2d1r, stencil_cce, 2, boundary::dirichlet, true>(g, 2, salt++);
+        run_case<S, stencil_cce, 3, boundary::dirichlet, true>(g, 2, salt++);
+        run_case<S, stencil_cce, 2, boundary::dirichlet, true>(g, 2, salt++);
     }
     if (quick) return;
     // 16 strips (2 blocks of them; nx even) and enough 128-row bands to fill the device once, plus a tail
     const long long strip_blocks = 2;
-    const stencil_grid big{16 * sd::ws_valid(3) - 6, sd::ws_min_band * ((sd::warp_stream_resident<3>() + 1) / strip_blocks) + 13, 1};
+    const stencil_grid big{16 * valid - 6, sd::ws_min_band * ((sd::warp_stream_resident<R, 3>() + 1) / strip_blocks) + 13, 1};
     device_buffer<double> probe(16);
-    tally_.check(sd::warp_stream_fits<3>(probe.ptr, probe.ptr, big) && !sd::warp_stream_fits<3>(probe.ptr, probe.ptr, {4096, 4096, 1}),
-                 "warp_stream_fits takes %lldx%lld and leaves 4096x4096 to the tiled kernel", big.nx, big.ny);
+    tally_.check(sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, big) && !sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, {big.nx + 1, big.ny, 1}),
+                 "%s: warp_stream_fits takes %lldx%lld and leaves an odd nx to the tiled kernel", S::name().c_str(), big.nx, big.ny);
     std::printf("warp stream grid %lldx%lld\n", big.nx, big.ny);
-    run_case<star2d1r, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
+    run_case<S, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
 }
 
 template <class S>
@@ -246,6 +248,7 @@ int main()
     run_grids<box3d1r, tensor_core, 2>(7200);
     run_grids<box3d1r, stencil_cce, 2>(7300);
     multi_round_grid();
-    warp_stream_grids();
+    warp_stream_grids<star2d1r>(9000);
+    warp_stream_grids<star2d3r>(9100);
     return tally_.finish();
 }

@@ -1129,11 +1129,12 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
 }
 
 /// Where stencil_apply takes the warp streaming kernel (given
-/// warp_stream_fits at run time): cce, star2d1r, T = 2 or 3, Dirichlet.
+/// warp_stream_fits at run time): cce, 2D stars of radius 1..3, T = 2 or 3,
+/// Dirichlet.
 template <class S, class Method, int T, boundary BC>
 constexpr bool warp_stream_shape()
 {
-    return std::is_same_v<Method, stencil_cce> && std::is_same_v<S, star2d1r> && (T == 2 || T == 3) &&
+    return std::is_same_v<Method, stencil_cce> && warp_stream_star<S> && (T == 2 || T == 3) &&
            BC == boundary::dirichlet;
 }
 
@@ -1228,8 +1229,8 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
     } else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1) {
         stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
     } else if constexpr (stencil_detail::warp_stream_shape<S, Method, T, BC>()) {
-        if (stencil_detail::warp_stream_fits<T>(in, out, grid))
-            stencil_detail::launch_warp_stream<T>(in, out, grid, w, stream);
+        if (stencil_detail::warp_stream_fits<S, T>(in, out, grid))
+            stencil_detail::launch_warp_stream<S, T>(in, out, grid, w, stream);
         else
             stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
     } else {
