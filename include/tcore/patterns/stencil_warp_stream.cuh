@@ -8,19 +8,23 @@
 //
 //   input row y -> step 1 row y-r -> step 2 row y-2r -> ... -> step T row y-Tr
 //
-// so step k needs step k-1's rows y-kr-r .. y-kr+r: the newest was just
-// computed, the 2r before it are kept in registers (a window per step; the
-// input keeps 2r+1 rows, which also hold the input rows y-r and y-2r that
-// the Dirichlet halo of steps 1 and 2 is reset to). The r west and east
-// neighbours of a lane's 4 columns come from the next lanes by shuffles; the
-// strip's outer Tr columns on each side see wrong neighbours and are not
-// stored: a margin of Tr (rounded to r's parity, so that the strip starts
-// at an even array column and its 16-byte pairs stay aligned) on each side,
-// 122 stored columns for r = 1 and 110 for r = 3. The Dirichlet halo (r
-// array rows and columns on each side) is reset to the input at every step,
-// which also stops the wrong values there. No shared memory and no
-// barriers: the only reuse is in registers (about 80 per thread at r = 1,
-// 3 blocks of 8 warps per SM; up to 255 at r = 3, 1 block per SM).
+// so step k needs step k-1's rows y-kr-r .. y-kr+r, all computed by now.
+// Each step keeps its last 2r+1 rows in a ring of registers, and so does the
+// input (whose rows y-r and y-2r are also what the Dirichlet halo of steps 1
+// and 2 is reset to); the row loop is unrolled over the ring's 2r+1 slots,
+// so no row is moved. The r west and east neighbours of a lane's 4 columns
+// come from the next lanes by shuffles; the strip's outer Tr columns on
+// each side see wrong neighbours and are not stored: a margin of Tr
+// (rounded to r's parity, so that the strip starts at an even array column
+// and its 16-byte pairs stay aligned) on each side, 122 stored columns for
+// r = 1 and 110 for r = 3. The Dirichlet halo (r array rows and columns on
+// each side) is reset to the input at every step, which also stops the
+// wrong values there. No shared memory and no barriers: the only reuse is
+// in registers (about 110 per thread at r = 1, 2 blocks of 8 warps per SM;
+// 255 at r = 3, 1 block per SM). Row tests run on 32-bit row counts and
+// addresses advance by a row pitch, so that a row costs little beyond its
+// arithmetic: the kernel is bound by instruction issue (13 FMAs per point
+// and step at r = 3).
 //
 // Against the tiled kernel of stencil_tiled.cuh (60x60 tiles at r = 1, a
 // block barrier per step), the warps read 4.9% (r = 1) or 16% (r = 3) more
@@ -50,9 +54,10 @@ inline constexpr int ws_warps = 8;                  ///< warps (strips) per bloc
 inline constexpr long long ws_min_band = 128;       ///< output rows per warp, at least
 inline constexpr int ws_max_radius = 3;             ///< the weight arrays below hold 2 * 3 + 1
 
-/// Blocks per SM the kernel is compiled for: 3 at r = 1 (80 registers), 1
-/// at r = 2, 3 (windows of 2r rows per step: up to 255 registers).
-__host__ __device__ constexpr int ws_min_blocks(int radius) { return radius == 1 ? 3 : 1; }
+/// Blocks per SM the kernel is compiled for: 2 at r = 1 (128 registers;
+/// the rings take about 110), 1 at r = 2, 3 (rings of 2r + 1 rows per step:
+/// up to 255 registers).
+__host__ __device__ constexpr int ws_min_blocks(int radius) { return radius == 1 ? 2 : 1; }
 
 /// Columns left of a strip's first output column: at least T r (the reach
 /// of the wrong neighbours at its edges) and of r's parity, so that the
@@ -64,6 +69,9 @@ __host__ __device__ constexpr int ws_margin(int steps, int radius)
 }
 /// Output columns of a strip for T steps (the margin on both sides).
 __host__ __device__ constexpr int ws_valid(int steps, int radius) { return ws_width - 2 * ws_margin(steps, radius); }
+
+/// Slot of the row `back` rows before the one in slot u, in a ring of p slots.
+__host__ __device__ constexpr int ws_slot(int u, int back, int p) { return ((u - back) % p + p) % p; }
 
 /// The shapes the kernel computes: 2D stars of radius 1..3.
 template <class S>
@@ -92,91 +100,112 @@ __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(w
     const long long strip_x = strip * valid + R - margin;
     const long long col0 = strip_x + C * lane;  // even: pairs never straddle the (even) row end
     const long long y_lo = R + blockIdx.y * a.band, y_hi = min(a.ny + R, y_lo + a.band);  // output rows
+    // Masks of the lane's columns (bit c: array column col0 + c), from 32-bit
+    // counts: halo columns x < r or x >= ex - r; stored columns inside the
+    // strip's valid range and the grid (x < nx + r).
+    auto clamp_cols = [](long long v) { return static_cast<int>(v < 0 ? 0 : v > C ? C : v); };
+    const int inner_from = clamp_cols(R - col0), inner_to = clamp_cols(a.ex - R - col0);
+    const int grid_end = clamp_cols(a.nx + R - col0), lane_col = C * lane;
     int halo_cols = 0, store_cols = 0;
+#pragma unroll
     for (int c = 0; c < C; ++c) {
-        const long long x = col0 + c;
-        if (x < R || x >= a.ex - R) halo_cols |= 1 << c;
-        if (x >= strip_x + margin && x < strip_x + margin + valid && x < a.nx + R) store_cols |= 1 << c;
+        if (c < inner_from || c >= inner_to) halo_cols |= 1 << c;
+        if (lane_col + c >= margin && lane_col + c < margin + valid && c < grid_end) store_cols |= 1 << c;
     }
+    // Opaque from here on: otherwise the compiler recomputes the masks in
+    // the row loop (some 50 instructions a row at r = 1) to save 2 registers.
+    asm("" : "+r"(halo_cols), "+r"(store_cols));
     const bool pair0 = col0 >= 0 && col0 < a.ex, pair1 = col0 + 2 >= 0 && col0 + 2 < a.ex;
-    auto load_row = [&](long long y, double (&v)[C]) {  // zeros outside the array
-        const bool row = y >= 0 && y < a.ey;
-        auto at = [&](long long x) { return reinterpret_cast<const double2*>(a.in + y * a.ex + x); };
-        const double2 q0 = row && pair0 ? __ldg(at(col0)) : make_double2(0, 0);
-        const double2 q1 = row && pair1 ? __ldg(at(col0 + 2)) : make_double2(0, 0);
+    // Rows counted from y_first in 32 bits (i = y - y_first; a band has fewer
+    // than 2^30 rows): the row tests below compare i with bounds clamped to
+    // [-2^24, rows + 2^24], which keeps every such test exact.
+    const long long y_first = y_lo - T * R;
+    const int rows = static_cast<int>(y_hi - y_lo) + 2 * T * R;  // row iterations: input rows y_first ..
+    auto rel = [&](long long y) {
+        const long long i = y - y_first;
+        return static_cast<int>(i < -(1 << 24) ? -(1 << 24) : i > rows + (1 << 24) ? rows + (1 << 24) : i);
+    };
+    const int load_lo = rel(0), load_hi = rel(a.ey);          // rows inside the array
+    const int inner_lo = rel(R), inner_hi = rel(a.ey - R);    // rows between the halos
+    const int store_from = 2 * T * R;                         // the first output row y_lo
+    long long offset = y_first * a.ex + col0;                 // element (y, col0); may lie outside the array
+    auto load_row = [&](int i, long long at, double (&v)[C]) {  // row y_first + i at `at`; zeros outside
+        const bool row = i >= load_lo && i < load_hi;
+        const double2* p = reinterpret_cast<const double2*>(a.in + at);
+        const double2 q0 = row && pair0 ? __ldg(p) : make_double2(0, 0);
+        const double2 q1 = row && pair1 ? __ldg(p + 1) : make_double2(0, 0);
         v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
     };
-    // One step on a row: older[j] is the row dy = j - r of the step before
-    // (older[r] the centre), newest the row dy = +r. Sums the rows above, the
-    // centre row, then the rows below (for r = 1: north, west, centre, east, south).
-    auto step_row = [&](const double (&older)[W][C], const double (&newest)[C], double (&out)[C]) {
+    // The rows live in rings of P = 2r + 1 slots, one for the input and one
+    // per step k < T: iteration y writes input row y and step k's row y - k r
+    // into slot u = (y - y_first) mod P. The row loop is unrolled P times, so
+    // u and every slot index are constants: no row is ever moved.
+    constexpr int P = W + 1;
+    // One step on a row whose newest input row is in slot u of `ring`: the
+    // row dy = j - r sits in slot (u - 2r + j) mod P. Sums the rows above,
+    // the centre row, then the rows below (r = 1: north, west, centre, east, south).
+    auto step_row = [&](const double (&ring)[P][C], int u, double (&out)[C]) {
+        const double(&m)[C] = ring[ws_slot(u, R, P)];
         double row[C + W];  // the centre row, columns -r .. C-1+r: r from lane - 1, C own, r from lane + 1
 #pragma unroll
-        for (int c = 0; c < C; ++c) row[R + c] = older[R][c];
+        for (int c = 0; c < C; ++c) row[R + c] = m[c];
 #pragma unroll
         for (int o = 1; o <= R; ++o) {
-            row[R - o] = __shfl_up_sync(0xffffffffu, older[R][C - o], 1);
-            row[R + C - 1 + o] = __shfl_down_sync(0xffffffffu, older[R][o - 1], 1);
+            row[R - o] = __shfl_up_sync(0xffffffffu, m[C - o], 1);
+            row[R + C - 1 + o] = __shfl_down_sync(0xffffffffu, m[o - 1], 1);
         }
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-            double acc = a.wy[0] * older[0][c];
+            double acc = a.wy[0] * ring[ws_slot(u, W, P)][c];
 #pragma unroll
-            for (int j = 1; j < R; ++j) acc = fma(a.wy[j], older[j][c], acc);
+            for (int j = 1; j < R; ++j) acc = fma(a.wy[j], ring[ws_slot(u, W - j, P)][c], acc);
 #pragma unroll
             for (int i = 0; i <= W; ++i) acc = fma(a.wx[i], row[c + i], acc);  // dx = i - r
 #pragma unroll
-            for (int j = R + 1; j < W; ++j) acc = fma(a.wy[j], older[j][c], acc);
-            out[c] = fma(a.wy[W], newest[c], acc);
+            for (int j = R + 1; j <= W; ++j) acc = fma(a.wy[j], ring[ws_slot(u, W - j, P)][c], acc);
+            out[c] = acc;
         }
     };
-    auto reset_halo = [&](long long y, const double (&input)[C], double (&r)[C]) {
-        const bool row = y < R || y >= a.ey - R;
+    auto reset_halo = [&](int i, const double (&input)[C], double (&r)[C]) {  // row y_first + i
+        const bool row = i < inner_lo || i >= inner_hi;
+        if (row || halo_cols != 0) {  // rare: the first and last bands, the outer lanes of the outer strips
 #pragma unroll
-        for (int c = 0; c < C; ++c)
-            if (row || (halo_cols >> c & 1)) r[c] = input[c];
+            for (int c = 0; c < C; ++c)
+                if (row || (halo_cols >> c & 1)) r[c] = input[c];
+        }
     };
-    auto push = [](double (&window)[W][C], const double (&row)[C]) {  // drop the oldest row, append row
-#pragma unroll
-        for (int j = 0; j < W; ++j)
-#pragma unroll
-            for (int c = 0; c < C; ++c) window[j][c] = j + 1 < W ? window[j + 1][c] : row[c];
-    };
-    double in_old[W][C] = {};       // input rows y-2r .. y-1
-    double in_new[C] = {};          // input row y
-    double prev[T - 1][W][C] = {};  // step k (1..T-1): rows y-kr-2r .. y-kr-1 before step k+1 of row y
-    const long long y_first = y_lo - T * R, y_last = y_hi - 1 + T * R;
+    double in_ring[P][C] = {};           // input rows y-2r .. y
+    double step_ring[T - 1][P][C] = {};  // step k (1..T-1): rows y-kr-2r .. y-kr
+    const long long out_delta = -static_cast<long long>(T * R) * a.ex;  // row y - T r
     double next[C];
-    load_row(y_first, next);
+    load_row(0, offset, next);
 #pragma unroll 1
-    for (long long y = y_first; y <= y_last; ++y) {
-        push(in_old, in_new);
+    for (int i_base = 0; i_base < rows; i_base += P) {
 #pragma unroll
-        for (int c = 0; c < C; ++c) in_new[c] = next[c];
-        load_row(y + 1, next);  // in flight while this row is computed
-        double below[C];        // the newest row of the step before (row y - (k-1) r)
-        step_row(in_old, in_new, below);  // step 1, row y - r
-        reset_halo(y - R, in_old[R], below);
+        for (int u = 0; u < P; ++u) {
+            const int i = i_base + u;  // input row y = y_first + i
+            if (i >= rows) break;
 #pragma unroll
-        for (int k = 2; k < T; ++k) {  // step k, row y - k r (input row y - k r is in_old[2r - k r])
+            for (int c = 0; c < C; ++c) in_ring[u][c] = next[c];
+            load_row(i + 1, offset + a.ex, next);  // in flight while this row is computed
+            step_row(in_ring, u, step_ring[0][u]);  // step 1, row y - r
+            reset_halo(i - R, in_ring[ws_slot(u, R, P)], step_ring[0][u]);
+#pragma unroll
+            for (int k = 2; k < T; ++k) {  // step k, row y - k r
+                step_row(step_ring[k - 2], u, step_ring[k - 1][u]);
+                reset_halo(i - k * R, in_ring[ws_slot(u, k * R, P)], step_ring[k - 1][u]);
+            }
+            // step T, row y - T r: interior rows and columns only
             double r[C];
-            step_row(prev[k - 2], below, r);
-            reset_halo(y - k * R, in_old[W - k * R], r);
-            push(prev[k - 2], below);
-#pragma unroll
-            for (int c = 0; c < C; ++c) below[c] = r[c];
-        }
-        // step T, row y - T r: interior rows and columns only
-        const long long yo = y - T * R;
-        double r[C];
-        step_row(prev[T - 2], below, r);
-        push(prev[T - 2], below);
-        if (yo >= y_lo && yo < y_hi && store_cols != 0) {
-            double* p = a.out + yo * a.ex + col0;
-            if ((store_cols & 3) == 3) __stcs(reinterpret_cast<double2*>(p), make_double2(r[0], r[1]));
-            else if (store_cols & 3) __stcs(p + ((store_cols & 1) ? 0 : 1), (store_cols & 1) ? r[0] : r[1]);
-            if ((store_cols & 12) == 12) __stcs(reinterpret_cast<double2*>(p + 2), make_double2(r[2], r[3]));
-            else if (store_cols & 12) __stcs(p + ((store_cols & 4) ? 2 : 3), (store_cols & 4) ? r[2] : r[3]);
+            step_row(step_ring[T - 2], u, r);
+            if (i >= store_from && store_cols != 0) {
+                double* p = a.out + offset + out_delta;
+                if ((store_cols & 3) == 3) __stcs(reinterpret_cast<double2*>(p), make_double2(r[0], r[1]));
+                else if (store_cols & 3) __stcs(p + ((store_cols & 1) ? 0 : 1), (store_cols & 1) ? r[0] : r[1]);
+                if ((store_cols & 12) == 12) __stcs(reinterpret_cast<double2*>(p + 2), make_double2(r[2], r[3]));
+                else if (store_cols & 12) __stcs(p + ((store_cols & 4) ? 2 : 3), (store_cols & 4) ? r[2] : r[3]);
+            }
+            offset += a.ex;
         }
     }
 }
@@ -236,6 +265,7 @@ warp_stream_args warp_stream_setup(const double* in, double* out, const stencil_
     }
     a.band = band > 0 ? band : warp_stream_band(g.ny, a.strips, resident);
     require(detail::ceil_div(g.ny, a.band) <= 65535, "stencil_apply", "too many rows for the warp streaming kernel's grid");
+    require(a.band < (1LL << 30), "stencil_apply", "bands of 2^30 rows or more for the warp streaming kernel");
     return a;
 }
 

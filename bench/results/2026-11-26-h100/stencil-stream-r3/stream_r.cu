@@ -110,7 +110,7 @@ void run_shape(cudaStream_t st, std::mt19937_64& rng, const std::vector<long lon
              }},
         };
         constexpr int mb = sd::ws_min_blocks(R);
-        for (long long band : {0LL, 64LL, 128LL, 256LL, 512LL})
+        for (long long band : {0LL, 128LL, 256LL, 512LL})
             cs.push_back({"stream mb" + std::to_string(mb) + " band " + (band ? std::to_string(band) : "auto"),
                           stream_with<S, mb>(g, w, band)});
         cs.push_back({"stream mb" + std::to_string(mb + 1) + " band auto", stream_with<S, mb + 1>(g, w, 0)});
