@@ -22,6 +22,10 @@
 //     3D t = 1 cce kernel cannot index, before any CUDA call;
 //   * make_frame's per-tile bounds agree with a direct interior / halo /
 //     outside classification of every buffer position, and its global index;
+//   * the warp streaming kernel's strips: margins of at least T r with r's
+//     parity (an even first array column), the stored columns, ring slots
+//     that visit every slot once per period, and bands that fill the
+//     resident blocks in one wave;
 //   * the CPU reference on a hand-checked case and its periodic wrap.
 #include "common/test_util.hpp"
 
@@ -353,6 +357,41 @@ void check_zchunks()
         }
 }
 
+void check_warp_stream()
+{
+    namespace sd = stencil_detail;
+    for (int r = 1; r <= sd::ws_max_radius; ++r)
+        for (int t = 2; t <= 3; ++t) {
+            const int m = sd::ws_margin(t, r), v = sd::ws_valid(t, r);
+            T.check(m >= t * r && m <= t * r + 1 && (r - m) % 2 == 0,
+                    "ws_margin(%d, %d) = %d: at least T r, at most one more, first column r - margin even", t, r, m);
+            T.check(v == sd::ws_width - 2 * m && v > 0 && v % 2 == 0, "ws_valid(%d, %d) = %d", t, r, v);
+        }
+    T.check(sd::ws_valid(3, 1) == 122 && sd::ws_valid(2, 1) == 122 && sd::ws_valid(3, 3) == 110,
+            "stored columns: r = 1: 122, r = 3, T = 3: 110");
+    for (int p = 3; p <= 7; p += 2)
+        for (int u = 0; u < p; ++u) {
+            unsigned seen = 0;
+            for (int back = 0; back < p; ++back) {
+                const int s = sd::ws_slot(u, back, p);
+                T.check(s >= 0 && s < p && (s + back) % p == u, "ws_slot(%d, %d, %d) = %d", u, back, p, s);
+                seen |= 1u << s;
+            }
+            T.check(seen == (1u << p) - 1, "ws_slot(%d, 0..%d, %d) misses a slot", u, p - 1, p);
+        }
+    // 10240^2, r = 3, T = 3: 94 strips in 12 blocks; 132 resident blocks: 11 bands of 931 rows
+    T.check(sd::warp_stream_band(10240, 94, 132) == 931, "band 10240^2 r = 3: %lld", sd::warp_stream_band(10240, 94, 132));
+    for (long long ny : {1LL, 777LL, 4096LL, 10240LL, 100000LL})
+        for (long long strips : {1LL, 38LL, 94LL, 840LL})
+            for (long long resident : {132LL, 264LL}) {
+                const long long band = sd::warp_stream_band(ny, strips, resident);
+                const long long blocks = detail::ceil_div(strips, sd::ws_warps) * detail::ceil_div(ny, band);
+                T.check(band >= sd::ws_min_band && (blocks <= resident || band == sd::ws_min_band ||
+                                                    detail::ceil_div(ny, band) == 1),
+                        "warp_stream_band(%lld, %lld, %lld) = %lld: %lld blocks", ny, strips, resident, band, blocks);
+            }
+}
+
 void check_balanced_blocks()
 {
     using stencil_detail::balanced_blocks;
@@ -519,6 +558,7 @@ int main()
     check_frames<stencil_detail::config3d<box3d1r, 3>::geometry, boundary::dirichlet>();
     check_frames<stencil_detail::config3d<star3d1r, 1>::geometry, boundary::periodic>();
     check_zchunks();
+    check_warp_stream();
     check_balanced_blocks();
     check_pair_rule();
     check_apply_arguments();
