@@ -21,7 +21,7 @@ if [ "${BENCH:-1}" = 1 ]; then
   # the measured ceilings of earlier sets (copy bandwidth), cached beside the results folder
   mkdir -p /tmp/bench "$out/bench"
   cp bench/results/2026-11-25b-h100/ceilings-*.json bench/results/2026-11-25e-h200-stencil/ceilings-*.json /tmp/bench/
-  "$bin/tcore-bench-stencil" --case "${CASES:-star2d3r 10240^2 t=3,star2d3r 4096^2 t=3,star2d1r 10240^2 t=3,star2d1r 4096^2 t=3}" \
+  "$bin/tcore-bench-stencil" --case "${CASES:-star2d3r 10240^2 t=3,star2d3r 4096^2 t=3,star2d1r 10240^2 t=3,star2d1r 4096^2 t=3,box2d3r 10240^2 t=1,box2d3r 4096^2 t=1}" \
     --out /tmp/bench/results > "$out/bench.log" 2>&1; echo "exit $?" >> "$out/bench.log"
   cp /tmp/bench/results/summary.md /tmp/bench/results/results.csv "$out/bench/"
   tail -n 30 "$out/bench.log"

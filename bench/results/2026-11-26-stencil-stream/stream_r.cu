@@ -1,6 +1,6 @@
-// stream_r.cu - the radius-generic warp streaming kernel
-// (stencil_warp_stream.cuh) against the kit's tiled kernels, t = 3,
-// Dirichlet: star2d3r (new) and star2d1r (as before the generalisation).
+// stream_r.cu - the warp streaming kernels (stencil_warp_stream.cuh)
+// against the kit's tiled kernels, Dirichlet: t = 3 on star2d3r and
+// star2d1r, t = 1 (the partial-sum kernel) on the four 2D shapes.
 //
 // Every candidate is first checked element by element against 3 steps of
 // tcore::stencil_reference_step on the timed grid, its output poisoned (NaN
@@ -23,7 +23,6 @@
 
 using namespace tcore;
 namespace sd = tcore::stencil_detail;
-constexpr int T = 3;
 
 using runner = std::function<void(const double*, double*, cudaStream_t)>;
 struct cand {
@@ -58,11 +57,11 @@ double time_median(cudaStream_t st, const std::function<void()>& f)
 }
 
 /// The kit kernel with MinBlocks blocks per SM and band `band` (0: auto).
-template <class S, int MinBlocks>
+template <class S, int T, int MinBlocks>
 runner stream_with(const stencil_grid& g, const stencil_weights<S>& w, long long band)
 {
     return [=](const double* in, double* out, cudaStream_t st) {
-        auto kernel = sd::warp_stream_kernel<S::radius, T, MinBlocks>;
+        auto kernel = sd::warp_stream_kernel_for<S, T, MinBlocks>();
         const long long resident = static_cast<long long>(detail::sm_count()) * detail::blocks_per_sm(kernel, 32 * sd::ws_warps);
         const sd::warp_stream_args a = sd::warp_stream_setup<S, T>(in, out, g, w, band, resident);
         const dim3 grid(static_cast<unsigned>(detail::ceil_div(a.strips, sd::ws_warps)),
@@ -71,7 +70,7 @@ runner stream_with(const stencil_grid& g, const stencil_weights<S>& w, long long
     };
 }
 
-template <class S>
+template <class S, int T>
 void run_shape(cudaStream_t st, std::mt19937_64& rng, const std::vector<long long>& sizes)
 {
     std::uniform_real_distribution<double> uw(-0.3, 0.3), uv(-2, 2);
@@ -99,8 +98,11 @@ void run_shape(cudaStream_t st, std::mt19937_64& rng, const std::vector<long lon
         TCORE_CHECK(cudaMalloc(&dout, count * 8));
         TCORE_CHECK(cudaMemcpy(din, h.data(), count * 8, cudaMemcpyHostToDevice));
         std::vector<cand> cs = {
-            {"cce tiled (launch_tiled)", [&](const double* i, double* o, cudaStream_t s) {
-                 sd::launch_tiled<S, stencil_cce, T, boundary::dirichlet>(i, o, g, w, s);
+            {T == 1 ? "cce t1 tiles (launch_t1_tiles)" : "cce tiled (launch_tiled)", [&](const double* i, double* o, cudaStream_t s) {
+                 if constexpr (T == 1)
+                     sd::launch_t1_tiles<S, boundary::dirichlet, sd::t1_tile_default<S>>(i, o, g, w, s);
+                 else
+                     sd::launch_tiled<S, stencil_cce, T, boundary::dirichlet>(i, o, g, w, s);
              }},
             {"tc stencil_apply", [&](const double* i, double* o, cudaStream_t s) {
                  stencil_apply<S, tensor_core, T, boundary::dirichlet>(i, o, g, w, s);
@@ -112,8 +114,9 @@ void run_shape(cudaStream_t st, std::mt19937_64& rng, const std::vector<long lon
         constexpr int mb = sd::ws_min_blocks(R);
         for (long long band : {0LL, 128LL, 256LL, 512LL})
             cs.push_back({"stream mb" + std::to_string(mb) + " band " + (band ? std::to_string(band) : "auto"),
-                          stream_with<S, mb>(g, w, band)});
-        cs.push_back({"stream mb" + std::to_string(mb + 1) + " band auto", stream_with<S, mb + 1>(g, w, 0)});
+                          stream_with<S, T, mb>(g, w, band)});
+        cs.push_back({"stream mb" + std::to_string(mb + 1) + " band auto", stream_with<S, T, mb + 1>(g, w, 0)});
+        if constexpr (mb > 1) cs.push_back({"stream mb" + std::to_string(mb - 1) + " band auto", stream_with<S, T, mb - 1>(g, w, 0)});
         std::printf("\n%s t=%d dirichlet %lld x %lld (warp_stream_fits: %d)\n", S::name().c_str(), T, g.nx, g.ny,
                     static_cast<int>(sd::warp_stream_fits<S, T>(din, dout, g)));
         std::vector<double> got(count);
@@ -140,8 +143,9 @@ void run_shape(cudaStream_t st, std::mt19937_64& rng, const std::vector<long lon
                 continue;
             }
             const double ms = time_median(st, [&] { c.run(din, dout, st); });
-            std::printf("  %-28s %8.4f ms  %7.1f GStencil/s  max error %.2e\n", c.name.c_str(), ms,
-                        static_cast<double>(g.nx) * g.ny * T / ms / 1e6, err);
+            const double points = static_cast<double>(g.nx) * g.ny;
+            std::printf("  %-28s %8.4f ms  %7.1f GStencil/s  %6.0f GB/s (16 B a point)  max error %.2e\n", c.name.c_str(),
+                        ms, points * T / ms / 1e6, points * 16 / ms / 1e6, err);
         }
         TCORE_CHECK(cudaFree(din));
         TCORE_CHECK(cudaFree(dout));
@@ -156,7 +160,11 @@ int main()
     cudaStream_t st;
     TCORE_CHECK(cudaStreamCreate(&st));
     std::mt19937_64 rng(42);
-    run_shape<star2d3r>(st, rng, {1000, 4096, 10240});
-    run_shape<star2d1r>(st, rng, {1000, 4096, 10240});
+    run_shape<box2d3r, 1>(st, rng, {1000, 4096, 10240});
+    run_shape<star2d3r, 1>(st, rng, {1000, 4096, 10240});
+    run_shape<box2d1r, 1>(st, rng, {1000, 4096, 10240});
+    run_shape<star2d1r, 1>(st, rng, {1000, 4096, 10240});
+    run_shape<star2d3r, 3>(st, rng, {1000, 10240});
+    run_shape<star2d1r, 3>(st, rng, {1000, 10240});
     return 0;
 }

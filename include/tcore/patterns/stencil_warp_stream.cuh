@@ -82,60 +82,116 @@ struct warp_stream_args {
     double* out;
     long long nx, ny, ex, ey;  ///< grid, and array extents with the halo
     long long strips, band;    ///< strips across the grid; output rows per warp
-    double wy[2 * ws_max_radius + 1];  ///< weights of column dx = 0, dy = -r..r (wy[r] unused)
-    double wx[2 * ws_max_radius + 1];  ///< weights of row dy = 0, dx = -r..r (the centre at wx[r])
+    /// dense weights, w[(dy + r) (2r + 1) + dx + r]
+    double w[(2 * ws_max_radius + 1) * (2 * ws_max_radius + 1)];
 };
 
+/// One lane's share of a strip for T fused steps of radius R: its 4 array
+/// columns, which of them are halo or stored, and the band's rows counted
+/// in 32 bits from the first input row y_first (i = y - y_first; a band has
+/// fewer than 2^30 rows). Row tests compare i with bounds clamped to
+/// [-2^24, rows + 2^24], which keeps every such test exact; addresses
+/// advance by the row pitch.
+template <int R, int T>
+struct ws_lane {
+    static constexpr int C = ws_cols, margin = ws_margin(T, R), valid = ws_valid(T, R);
+    long long col0;         ///< array column of the lane's first column (even)
+    long long offset;       ///< element (y_first, col0); may lie outside the array
+    int rows;               ///< input rows of the band: y_hi - y_lo + 2 T r
+    int load_lo, load_hi;   ///< rows inside the array
+    int inner_lo, inner_hi; ///< rows between the halos
+    int halo_cols, store_cols;  ///< bit c: column col0 + c is halo / is stored
+    bool pair0, pair1;      ///< the two 16-byte column pairs lie inside a row
+
+    __device__ ws_lane(const warp_stream_args& a, long long strip, int lane)
+    {
+        // Strip s stores array columns r + s * valid ...; its first margin columns lie to the left.
+        const long long strip_x = strip * valid + R - margin;
+        col0 = strip_x + C * lane;  // even: pairs never straddle the (even) row end
+        const long long y_lo = R + blockIdx.y * a.band, y_hi = min(a.ny + R, y_lo + a.band);  // output rows
+        const long long y_first = y_lo - T * R;
+        rows = static_cast<int>(y_hi - y_lo) + 2 * T * R;
+        auto rel = [&](long long y) {
+            const long long i = y - y_first;
+            return static_cast<int>(i < -(1 << 24) ? -(1 << 24) : i > rows + (1 << 24) ? rows + (1 << 24) : i);
+        };
+        load_lo = rel(0), load_hi = rel(a.ey);
+        inner_lo = rel(R), inner_hi = rel(a.ey - R);
+        offset = y_first * a.ex + col0;
+        // column masks from 32-bit counts: halo x < r or x >= ex - r; stored
+        // inside the strip's valid range and the grid (x < nx + r)
+        auto clamp_cols = [](long long v) { return static_cast<int>(v < 0 ? 0 : v > C ? C : v); };
+        const int inner_from = clamp_cols(R - col0), inner_to = clamp_cols(a.ex - R - col0);
+        const int grid_end = clamp_cols(a.nx + R - col0), lane_col = C * lane;
+        halo_cols = 0, store_cols = 0;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            if (c < inner_from || c >= inner_to) halo_cols |= 1 << c;
+            if (lane_col + c >= margin && lane_col + c < margin + valid && c < grid_end) store_cols |= 1 << c;
+        }
+        // Opaque from here on: otherwise the compiler recomputes the masks in
+        // the row loop (some 50 instructions a row at r = 1) to save 2 registers.
+        asm("" : "+r"(halo_cols), "+r"(store_cols));
+        pair0 = col0 >= 0 && col0 < a.ex, pair1 = col0 + 2 >= 0 && col0 + 2 < a.ex;
+    }
+    /// The first output row, y_lo: the output lags the input by T r rows.
+    static constexpr int store_from = 2 * T * R;
+
+    /// Row y_first + i of `in`, at element `at`; zeros outside the array.
+    __device__ void load_row(const double* in, int i, long long at, double (&v)[C]) const
+    {
+        const bool row = i >= load_lo && i < load_hi;
+        const double2* p = reinterpret_cast<const double2*>(in + at);
+        const double2 q0 = row && pair0 ? __ldg(p) : make_double2(0, 0);
+        const double2 q1 = row && pair1 ? __ldg(p + 1) : make_double2(0, 0);
+        v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
+    }
+    /// The stored columns of r at element `at` (16-byte pairs where both are stored).
+    __device__ void store_row(double* out, long long at, const double (&r)[C]) const
+    {
+        double* p = out + at;
+        if ((store_cols & 3) == 3) __stcs(reinterpret_cast<double2*>(p), make_double2(r[0], r[1]));
+        else if (store_cols & 3) __stcs(p + ((store_cols & 1) ? 0 : 1), (store_cols & 1) ? r[0] : r[1]);
+        if ((store_cols & 12) == 12) __stcs(reinterpret_cast<double2*>(p + 2), make_double2(r[2], r[3]));
+        else if (store_cols & 12) __stcs(p + ((store_cols & 4) ? 2 : 3), (store_cols & 4) ? r[2] : r[3]);
+    }
+    /// Resets the halo points of step row y_first + i to the input.
+    __device__ void reset_halo(int i, const double (&input)[C], double (&r)[C]) const
+    {
+        const bool row = i < inner_lo || i >= inner_hi;
+        if (row || halo_cols != 0) {  // rare: the first and last bands, the outer lanes of the outer strips
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+                if (row || (halo_cols >> c & 1)) r[c] = input[c];
+        }
+    }
+};
+
+/// A lane's 4 columns m with r neighbours on each side, columns -r .. 3+r:
+/// r from lane - 1, 4 own, r from lane + 1 (the outer lanes get wrong ones).
+template <int R>
+__device__ void ws_extend(const double (&m)[ws_cols], double (&row)[ws_cols + 2 * R])
+{
+    constexpr int C = ws_cols;
+#pragma unroll
+    for (int c = 0; c < C; ++c) row[R + c] = m[c];
+#pragma unroll
+    for (int o = 1; o <= R; ++o) {
+        row[R - o] = __shfl_up_sync(0xffffffffu, m[C - o], 1);
+        row[R + C - 1 + o] = __shfl_down_sync(0xffffffffu, m[o - 1], 1);
+    }
+}
+
+/// T = 2 or 3 steps of the 2D star of radius R.
 template <int R, int T, int MinBlocks = ws_min_blocks(R)>
 __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(warp_stream_args a)
 {
     static_assert(R >= 1 && R <= ws_max_radius, "radius 1..3 (the lane's 4 columns hold its neighbours' reach)");
     static_assert(T == 2 || T == 3, "T = 2 or 3: step k < T resets its halo from input row y - k r, kept for k <= 2");
-    constexpr int C = ws_cols, W = 2 * R;  // W: rows of a window before its newest
-    const int lane = threadIdx.x & 31;
+    constexpr int C = ws_cols, W = 2 * R, D = 2 * R + 1;  // W: rows of a window before its newest
     const long long strip = static_cast<long long>(blockIdx.x) * ws_warps + (threadIdx.x >> 5);
     if (strip >= a.strips) return;  // warp-uniform; no barriers below
-    // Strip s stores array columns r + s * valid ...; its first margin columns lie to the left.
-    constexpr int margin = ws_margin(T, R), valid = ws_valid(T, R);
-    const long long strip_x = strip * valid + R - margin;
-    const long long col0 = strip_x + C * lane;  // even: pairs never straddle the (even) row end
-    const long long y_lo = R + blockIdx.y * a.band, y_hi = min(a.ny + R, y_lo + a.band);  // output rows
-    // Masks of the lane's columns (bit c: array column col0 + c), from 32-bit
-    // counts: halo columns x < r or x >= ex - r; stored columns inside the
-    // strip's valid range and the grid (x < nx + r).
-    auto clamp_cols = [](long long v) { return static_cast<int>(v < 0 ? 0 : v > C ? C : v); };
-    const int inner_from = clamp_cols(R - col0), inner_to = clamp_cols(a.ex - R - col0);
-    const int grid_end = clamp_cols(a.nx + R - col0), lane_col = C * lane;
-    int halo_cols = 0, store_cols = 0;
-#pragma unroll
-    for (int c = 0; c < C; ++c) {
-        if (c < inner_from || c >= inner_to) halo_cols |= 1 << c;
-        if (lane_col + c >= margin && lane_col + c < margin + valid && c < grid_end) store_cols |= 1 << c;
-    }
-    // Opaque from here on: otherwise the compiler recomputes the masks in
-    // the row loop (some 50 instructions a row at r = 1) to save 2 registers.
-    asm("" : "+r"(halo_cols), "+r"(store_cols));
-    const bool pair0 = col0 >= 0 && col0 < a.ex, pair1 = col0 + 2 >= 0 && col0 + 2 < a.ex;
-    // Rows counted from y_first in 32 bits (i = y - y_first; a band has fewer
-    // than 2^30 rows): the row tests below compare i with bounds clamped to
-    // [-2^24, rows + 2^24], which keeps every such test exact.
-    const long long y_first = y_lo - T * R;
-    const int rows = static_cast<int>(y_hi - y_lo) + 2 * T * R;  // row iterations: input rows y_first ..
-    auto rel = [&](long long y) {
-        const long long i = y - y_first;
-        return static_cast<int>(i < -(1 << 24) ? -(1 << 24) : i > rows + (1 << 24) ? rows + (1 << 24) : i);
-    };
-    const int load_lo = rel(0), load_hi = rel(a.ey);          // rows inside the array
-    const int inner_lo = rel(R), inner_hi = rel(a.ey - R);    // rows between the halos
-    const int store_from = 2 * T * R;                         // the first output row y_lo
-    long long offset = y_first * a.ex + col0;                 // element (y, col0); may lie outside the array
-    auto load_row = [&](int i, long long at, double (&v)[C]) {  // row y_first + i at `at`; zeros outside
-        const bool row = i >= load_lo && i < load_hi;
-        const double2* p = reinterpret_cast<const double2*>(a.in + at);
-        const double2 q0 = row && pair0 ? __ldg(p) : make_double2(0, 0);
-        const double2 q1 = row && pair1 ? __ldg(p + 1) : make_double2(0, 0);
-        v[0] = q0.x, v[1] = q0.y, v[2] = q1.x, v[3] = q1.y;
-    };
+    const ws_lane<R, T> lane(a, strip, threadIdx.x & 31);
     // The rows live in rings of P = 2r + 1 slots, one for the input and one
     // per step k < T: iteration y writes input row y and step k's row y - k r
     // into slot u = (y - y_first) mod P. The row loop is unrolled P times, so
@@ -145,66 +201,96 @@ __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(w
     // row dy = j - r sits in slot (u - 2r + j) mod P. Sums the rows above,
     // the centre row, then the rows below (r = 1: north, west, centre, east, south).
     auto step_row = [&](const double (&ring)[P][C], int u, double (&out)[C]) {
-        const double(&m)[C] = ring[ws_slot(u, R, P)];
-        double row[C + W];  // the centre row, columns -r .. C-1+r: r from lane - 1, C own, r from lane + 1
-#pragma unroll
-        for (int c = 0; c < C; ++c) row[R + c] = m[c];
-#pragma unroll
-        for (int o = 1; o <= R; ++o) {
-            row[R - o] = __shfl_up_sync(0xffffffffu, m[C - o], 1);
-            row[R + C - 1 + o] = __shfl_down_sync(0xffffffffu, m[o - 1], 1);
-        }
+        double row[C + W];
+        ws_extend<R>(ring[ws_slot(u, R, P)], row);
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-            double acc = a.wy[0] * ring[ws_slot(u, W, P)][c];
+            double acc = a.w[R] * ring[ws_slot(u, W, P)][c];
 #pragma unroll
-            for (int j = 1; j < R; ++j) acc = fma(a.wy[j], ring[ws_slot(u, W - j, P)][c], acc);
+            for (int j = 1; j < R; ++j) acc = fma(a.w[j * D + R], ring[ws_slot(u, W - j, P)][c], acc);
 #pragma unroll
-            for (int i = 0; i <= W; ++i) acc = fma(a.wx[i], row[c + i], acc);  // dx = i - r
+            for (int i = 0; i <= W; ++i) acc = fma(a.w[R * D + i], row[c + i], acc);  // dx = i - r
 #pragma unroll
-            for (int j = R + 1; j <= W; ++j) acc = fma(a.wy[j], ring[ws_slot(u, W - j, P)][c], acc);
+            for (int j = R + 1; j <= W; ++j) acc = fma(a.w[j * D + R], ring[ws_slot(u, W - j, P)][c], acc);
             out[c] = acc;
-        }
-    };
-    auto reset_halo = [&](int i, const double (&input)[C], double (&r)[C]) {  // row y_first + i
-        const bool row = i < inner_lo || i >= inner_hi;
-        if (row || halo_cols != 0) {  // rare: the first and last bands, the outer lanes of the outer strips
-#pragma unroll
-            for (int c = 0; c < C; ++c)
-                if (row || (halo_cols >> c & 1)) r[c] = input[c];
         }
     };
     double in_ring[P][C] = {};           // input rows y-2r .. y
     double step_ring[T - 1][P][C] = {};  // step k (1..T-1): rows y-kr-2r .. y-kr
     const long long out_delta = -static_cast<long long>(T * R) * a.ex;  // row y - T r
+    long long offset = lane.offset;
     double next[C];
-    load_row(0, offset, next);
+    lane.load_row(a.in, 0, offset, next);
 #pragma unroll 1
-    for (int i_base = 0; i_base < rows; i_base += P) {
+    for (int i_base = 0; i_base < lane.rows; i_base += P) {
 #pragma unroll
         for (int u = 0; u < P; ++u) {
             const int i = i_base + u;  // input row y = y_first + i
-            if (i >= rows) break;
+            if (i >= lane.rows) break;
 #pragma unroll
             for (int c = 0; c < C; ++c) in_ring[u][c] = next[c];
-            load_row(i + 1, offset + a.ex, next);  // in flight while this row is computed
-            step_row(in_ring, u, step_ring[0][u]);  // step 1, row y - r
-            reset_halo(i - R, in_ring[ws_slot(u, R, P)], step_ring[0][u]);
+            lane.load_row(a.in, i + 1, offset + a.ex, next);  // in flight while this row is computed
+            step_row(in_ring, u, step_ring[0][u]);           // step 1, row y - r
+            lane.reset_halo(i - R, in_ring[ws_slot(u, R, P)], step_ring[0][u]);
 #pragma unroll
             for (int k = 2; k < T; ++k) {  // step k, row y - k r
                 step_row(step_ring[k - 2], u, step_ring[k - 1][u]);
-                reset_halo(i - k * R, in_ring[ws_slot(u, k * R, P)], step_ring[k - 1][u]);
+                lane.reset_halo(i - k * R, in_ring[ws_slot(u, k * R, P)], step_ring[k - 1][u]);
             }
             // step T, row y - T r: interior rows and columns only
             double r[C];
             step_row(step_ring[T - 2], u, r);
-            if (i >= store_from && store_cols != 0) {
-                double* p = a.out + offset + out_delta;
-                if ((store_cols & 3) == 3) __stcs(reinterpret_cast<double2*>(p), make_double2(r[0], r[1]));
-                else if (store_cols & 3) __stcs(p + ((store_cols & 1) ? 0 : 1), (store_cols & 1) ? r[0] : r[1]);
-                if ((store_cols & 12) == 12) __stcs(reinterpret_cast<double2*>(p + 2), make_double2(r[2], r[3]));
-                else if (store_cols & 12) __stcs(p + ((store_cols & 4) ? 2 : 3), (store_cols & 4) ? r[2] : r[3]);
+            if (i >= lane.store_from && lane.store_cols != 0) lane.store_row(a.out, offset + out_delta, r);
+            offset += a.ex;
+        }
+    }
+}
+
+/// One step (t = 1) of a 2D shape S of radius r <= 3 (star or box). Each
+/// input row is read once and, widened by its r neighbours on each side,
+/// added into the 2r + 1 output rows it feeds (partial sums in a ring of
+/// 2r + 1 rows; output row y - r is complete after input row y). No halo
+/// resets: an interior output only reads array points, and what the zeros
+/// outside the array feed is never stored.
+template <class S, int MinBlocks = ws_min_blocks(S::radius)>
+__global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_t1_kernel(warp_stream_args a)
+{
+    constexpr int R = S::radius, C = ws_cols, D = 2 * R + 1, P = D;
+    static_assert(S::dims == 2 && R <= ws_max_radius, "2D shapes of radius 1..3");
+    const long long strip = static_cast<long long>(blockIdx.x) * ws_warps + (threadIdx.x >> 5);
+    if (strip >= a.strips) return;  // warp-uniform; no barriers below
+    const ws_lane<R, 1> lane(a, strip, threadIdx.x & 31);
+    // Sums of output row o in slot (o - y_first + r) mod P: at input row y =
+    // y_first + i (slot u = i mod P), row y + r - j (dy = j - r) is in slot
+    // (u - 1 - j) mod P; j = 0 starts it, j = 2r completes it.
+    double sums[P][C] = {};
+    const long long out_delta = -static_cast<long long>(R) * a.ex;  // row y - r
+    long long offset = lane.offset;
+    double next[C];
+    lane.load_row(a.in, 0, offset, next);
+#pragma unroll 1
+    for (int i_base = 0; i_base < lane.rows; i_base += P) {
+#pragma unroll
+        for (int u = 0; u < P; ++u) {
+            const int i = i_base + u;
+            if (i >= lane.rows) break;
+            double row[C + 2 * R];
+            ws_extend<R>(next, row);
+            lane.load_row(a.in, i + 1, offset + a.ex, next);  // in flight while this row is added
+#pragma unroll
+            for (int j = 0; j < D; ++j) {  // output row y - dy, dy = j - r: weights of row dy
+                double(&acc)[C] = sums[ws_slot(u, 1 + j, P)];
+                bool first = j == 0;
+#pragma unroll
+                for (int dx = -R; dx <= R; ++dx) {
+                    if (!S::contains(0, j - R, dx)) continue;
+                    const double wv = a.w[j * D + dx + R];
+#pragma unroll
+                    for (int c = 0; c < C; ++c) acc[c] = first ? wv * row[c + dx + R] : fma(wv, row[c + dx + R], acc[c]);
+                    first = false;
+                }
             }
+            if (i >= lane.store_from && lane.store_cols != 0) lane.store_row(a.out, offset + out_delta, sums[u]);
             offset += a.ex;
         }
     }
@@ -219,27 +305,37 @@ inline long long warp_stream_band(long long ny, long long strips, long long resi
     return std::max(ws_min_band, detail::ceil_div(ny, bands));
 }
 
-/// Resident blocks of warp_stream_kernel<R, T> on the current device.
-template <int R, int T>
+/// The kernel for T steps of S: warp_stream_t1_kernel at T = 1, else
+/// warp_stream_kernel (stars only).
+template <class S, int T, int MinBlocks = ws_min_blocks(S::radius)>
+constexpr auto warp_stream_kernel_for()
+{
+    static_assert(S::dims == 2 && S::radius <= ws_max_radius, "the warp streaming kernels take 2D shapes of radius 1..3");
+    static_assert(T == 1 || warp_stream_star<S>, "at T = 2, 3 the warp streaming kernel takes stars only");
+    if constexpr (T == 1) return warp_stream_t1_kernel<S, MinBlocks>;
+    else return warp_stream_kernel<S::radius, T, MinBlocks>;
+}
+
+/// Resident blocks of the warp streaming kernel for T steps of S on the current device.
+template <class S, int T>
 inline long long warp_stream_resident()
 {
-    return static_cast<long long>(detail::sm_count()) * detail::blocks_per_sm(warp_stream_kernel<R, T>, 32 * ws_warps);
+    return static_cast<long long>(detail::sm_count()) * detail::blocks_per_sm(warp_stream_kernel_for<S, T>(), 32 * ws_warps);
 }
 
 /// stencil_apply's run-time test: an even row pitch, 16-byte aligned arrays,
 /// and a grid with enough strips x bands of ws_min_band rows to fill the
 /// resident blocks once. Smaller grids keep the tiled kernel: at 4096^2
-/// (star2d1r: 5 blocks of strips, 160 blocks of 128-row bands for 396
-/// resident) the warps ran 4-13% behind it on an H200 and an H100.
+/// (star2d1r, T = 3: 5 blocks of strips, 160 blocks of 128-row bands for
+/// 264 resident) the warps ran 8% behind it on an H100 and level on an H200.
 template <class S, int T>
 inline bool warp_stream_fits(const double* in, const double* out, const stencil_grid& g)
 {
-    static_assert(warp_stream_star<S>, "the warp streaming kernel computes 2D stars of radius 1..3");
     constexpr int R = S::radius;
     const stencil_extent e = stencil_array_extent<S>(g, boundary::dirichlet);
     if (e.ex % 2 != 0 || !detail::aligned(in, 16) || !detail::aligned(out, 16)) return false;
     const long long strip_blocks = detail::ceil_div(detail::ceil_div(g.nx, ws_valid(T, R)), ws_warps);
-    return strip_blocks * (g.ny / ws_min_band) >= warp_stream_resident<R, T>();
+    return strip_blocks * (g.ny / ws_min_band) >= warp_stream_resident<S, T>();
 }
 
 /// Fills the kernel's arguments (sizes checked by stencil_apply); band 0
@@ -248,7 +344,6 @@ template <class S, int T>
 warp_stream_args warp_stream_setup(const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
                                    long long band, long long resident)
 {
-    static_assert(warp_stream_star<S>, "the warp streaming kernel computes 2D stars of radius 1..3");
     constexpr int R = S::radius;
     warp_stream_args a{};
     a.in = in;
@@ -259,27 +354,24 @@ warp_stream_args warp_stream_setup(const double* in, double* out, const stencil_
     a.ex = e.ex;
     a.ey = e.ey;
     a.strips = detail::ceil_div(g.nx, ws_valid(T, R));
-    for (int d = -R; d <= R; ++d) {
-        a.wy[d + R] = d == 0 ? 0.0 : w.at(0, d, 0);
-        a.wx[d + R] = w.at(0, 0, d);
-    }
+    for (int dy = -R; dy <= R; ++dy)
+        for (int dx = -R; dx <= R; ++dx) a.w[(dy + R) * (2 * R + 1) + dx + R] = w.at(0, dy, dx);
     a.band = band > 0 ? band : warp_stream_band(g.ny, a.strips, resident);
     require(detail::ceil_div(g.ny, a.band) <= 65535, "stencil_apply", "too many rows for the warp streaming kernel's grid");
     require(a.band < (1LL << 30), "stencil_apply", "bands of 2^30 rows or more for the warp streaming kernel");
     return a;
 }
 
-/// Launches the warp streaming kernel (arguments checked by stencil_apply);
-/// band 0 picks warp_stream_band's.
+/// Launches the warp streaming kernel for T steps of S (arguments checked
+/// by stencil_apply); band 0 picks warp_stream_band's.
 template <class S, int T>
 void launch_warp_stream(const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
                         cudaStream_t stream, long long band = 0)
 {
-    constexpr int R = S::radius;
-    const warp_stream_args a = warp_stream_setup<S, T>(in, out, g, w, band, warp_stream_resident<R, T>());
+    const warp_stream_args a = warp_stream_setup<S, T>(in, out, g, w, band, warp_stream_resident<S, T>());
     const dim3 grid(static_cast<unsigned>(detail::ceil_div(a.strips, ws_warps)),
                     static_cast<unsigned>(detail::ceil_div(g.ny, a.band)));
-    warp_stream_kernel<R, T><<<grid, 32 * ws_warps, 0, stream>>>(a);
+    warp_stream_kernel_for<S, T>()<<<grid, 32 * ws_warps, 0, stream>>>(a);
 }
 
 }  // namespace stencil_detail
