@@ -11,7 +11,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 echo "== stream_r"
-"$bin/stream_r" 2>&1 | tee "$out/stream_r.log"
+"$bin/stream_r" ${STREAM_ARGS:-} 2>&1 | tee "$out/stream_r.log"
 echo "== gpu_test_stencil (full)"
 "$bin/gpu_test_stencil" > "$out/gpu_test_stencil.log" 2>&1; echo "exit $?" >> "$out/gpu_test_stencil.log"
 tail -n 4 "$out/gpu_test_stencil.log"

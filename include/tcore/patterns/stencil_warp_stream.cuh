@@ -28,10 +28,10 @@
 //
 // Against the tiled kernel of stencil_tiled.cuh (60x60 tiles at r = 1, a
 // block barrier per step), the warps read 4.9% (r = 1) or 16% (r = 3) more
-// (the overlap of the strips) and compute as much more. Measured (10240^2,
-// T = 3): star2d1r 505 GStencil/s on an H200 (tiled: 427-435) and 399-400
-// on an H100 (tiled: 395-411) (bench/results/2026-11-25f-h100/
-// stencil-stream2d, bench/results/2026-11-25f-h200-stencil).
+// (the overlap of the strips) and compute as much more. Measured at
+// 10240^2, T = 3 (bench/results/2026-11-26-stencil-stream): star2d3r 410
+// GStencil/s on an H200 and 372-374 on an H100 (tiled: 209 on both),
+// star2d1r 516 on an H200 and 409-411 on an H100 (tiled: 431 and 385-391).
 //
 // Applies to stencil_cce, star shapes of radius 1..3, T = 2 or 3,
 // Dirichlet, an even row pitch (nx even), 16-byte aligned arrays and grids
@@ -264,10 +264,11 @@ __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_t1_kerne
     // y_first + i (slot u = i mod P), row y + r - j (dy = j - r) is in slot
     // (u - 1 - j) mod P; j = 0 starts it, j = 2r completes it.
     double sums[P][C] = {};
+    double ahead[P][C];  // input rows y .. y + P - 1: P rows in flight a warp
     const long long out_delta = -static_cast<long long>(R) * a.ex;  // row y - r
     long long offset = lane.offset;
-    double next[C];
-    lane.load_row(a.in, 0, offset, next);
+#pragma unroll
+    for (int u = 0; u < P; ++u) lane.load_row(a.in, u, offset + u * a.ex, ahead[u]);
 #pragma unroll 1
     for (int i_base = 0; i_base < lane.rows; i_base += P) {
 #pragma unroll
@@ -275,8 +276,8 @@ __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_t1_kerne
             const int i = i_base + u;
             if (i >= lane.rows) break;
             double row[C + 2 * R];
-            ws_extend<R>(next, row);
-            lane.load_row(a.in, i + 1, offset + a.ex, next);  // in flight while this row is added
+            ws_extend<R>(ahead[u], row);
+            lane.load_row(a.in, i + P, offset + P * a.ex, ahead[u]);  // in flight for the next P rows
 #pragma unroll
             for (int j = 0; j < D; ++j) {  // output row y - dy, dy = j - r: weights of row dy
                 double(&acc)[C] = sums[ws_slot(u, 1 + j, P)];
