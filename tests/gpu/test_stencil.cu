@@ -200,26 +200,6 @@ void warp_stream_grids(std::uint64_t salt)
     run_case<S, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
 }
 
-/// The t = 1 warp streaming kernel (cce, any 2D shape, Dirichlet, even nx),
-/// launched directly on the grids above (126 or 122 stored columns a strip);
-/// for box2d3r, which stencil_apply sends to it, also a grid large enough
-/// that stencil_apply takes it.
-template <class S>
-void warp_stream_t1_grids(std::uint64_t salt)
-{
-    namespace sd = stencil_detail;
-    const long long valid = sd::ws_valid(1, S::radius);
-    const std::vector<stencil_grid> grids = {{2, 1, 1}, {valid, 3, 1}, {valid + 2, 130, 1}, {1000, 777, 1}};
-    for (const stencil_grid& g : grids) run_case<S, stencil_cce, 1, boundary::dirichlet, true>(g, 2, salt++);
-    if (quick || !sd::warp_stream_t1_shape<S, stencil_cce, 1, boundary::dirichlet>()) return;
-    const stencil_grid big{16 * valid - 6, sd::ws_min_band * ((sd::warp_stream_resident<S, 1>() + 1) / 2) + 13, 1};
-    device_buffer<double> probe(16);
-    tally_.check(sd::warp_stream_fits<S, 1>(probe.ptr, probe.ptr, big), "%s t=1: warp_stream_fits takes %lldx%lld",
-                 S::name().c_str(), big.nx, big.ny);
-    std::printf("warp stream grid %lldx%lld\n", big.nx, big.ny);
-    run_case<S, stencil_cce, 1, boundary::dirichlet>(big, 1, salt++);
-}
-
 template <class S>
 void run_shape(std::uint64_t salt)
 {
@@ -270,9 +250,5 @@ int main()
     multi_round_grid();
     warp_stream_grids<star2d1r>(9000);
     warp_stream_grids<star2d3r>(9100);
-    warp_stream_t1_grids<star2d1r>(9200);
-    warp_stream_t1_grids<box2d1r>(9300);
-    warp_stream_t1_grids<star2d3r>(9400);
-    warp_stream_t1_grids<box2d3r>(9500);
     return tally_.finish();
 }

@@ -31,9 +31,9 @@
 // fetched by bulk copies (cp.async.bulk) where the arrays allow.
 // t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
 // regions with no work buffer. Both t = 1 kernels store with st.global.cs.
-// t = 2 or 3, cce, star2d1r and star2d3r, and t = 1, cce, box2d3r,
-// Dirichlet (even row pitch, aligned arrays, large grids): warps stream down
-// the rows in registers instead (stencil_warp_stream.cuh).
+// t = 2 or 3, cce, star2d1r and star2d3r, Dirichlet (even row pitch,
+// aligned arrays, large grids): warps stream down the rows in registers
+// instead (stencil_warp_stream.cuh).
 //
 // Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
 // allocation) where the arrays allow it (pair_loads_apply: Dirichlet, even
@@ -1138,14 +1138,6 @@ constexpr bool warp_stream_shape()
            BC == boundary::dirichlet;
 }
 
-/// Where stencil_apply takes the t = 1 warp streaming kernel (given
-/// warp_stream_fits at run time): cce, box2d3r, Dirichlet.
-template <class S, class Method, int T, boundary BC>
-constexpr bool warp_stream_t1_shape()
-{
-    return std::is_same_v<Method, stencil_cce> && std::is_same_v<S, box2d3r> && T == 1 && BC == boundary::dirichlet;
-}
-
 template <class S, boundary BC, class C>
 struct t1_tag {};
 
@@ -1234,11 +1226,6 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
                 "t = 1 cce in 3D needs rows of at most 2^31 - 1 array elements (nx + 2r for Dirichlet), got " +
                     std::to_string(e.ex));
         stencil_detail::launch_stream<S, BC, stencil_detail::stream_default<S>>(in, out, grid, w, stream);
-    } else if constexpr (stencil_detail::warp_stream_t1_shape<S, Method, T, BC>()) {
-        if (stencil_detail::warp_stream_fits<S, T>(in, out, grid))
-            stencil_detail::launch_warp_stream<S, T>(in, out, grid, w, stream);
-        else
-            stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
     } else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1) {
         stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
     } else if constexpr (stencil_detail::warp_stream_shape<S, Method, T, BC>()) {

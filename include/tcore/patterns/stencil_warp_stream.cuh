@@ -246,57 +246,6 @@ __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(w
     }
 }
 
-/// One step (t = 1) of a 2D shape S of radius r <= 3 (star or box). Each
-/// input row is read once and, widened by its r neighbours on each side,
-/// added into the 2r + 1 output rows it feeds (partial sums in a ring of
-/// 2r + 1 rows; output row y - r is complete after input row y). No halo
-/// resets: an interior output only reads array points, and what the zeros
-/// outside the array feed is never stored.
-template <class S, int MinBlocks = ws_min_blocks(S::radius)>
-__global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_t1_kernel(warp_stream_args a)
-{
-    constexpr int R = S::radius, C = ws_cols, D = 2 * R + 1, P = D;
-    static_assert(S::dims == 2 && R <= ws_max_radius, "2D shapes of radius 1..3");
-    const long long strip = static_cast<long long>(blockIdx.x) * ws_warps + (threadIdx.x >> 5);
-    if (strip >= a.strips) return;  // warp-uniform; no barriers below
-    const ws_lane<R, 1> lane(a, strip, threadIdx.x & 31);
-    // Sums of output row o in slot (o - y_first + r) mod P: at input row y =
-    // y_first + i (slot u = i mod P), row y + r - j (dy = j - r) is in slot
-    // (u - 1 - j) mod P; j = 0 starts it, j = 2r completes it.
-    double sums[P][C] = {};
-    double ahead[P][C];  // input rows y .. y + P - 1: P rows in flight a warp
-    const long long out_delta = -static_cast<long long>(R) * a.ex;  // row y - r
-    long long offset = lane.offset;
-#pragma unroll
-    for (int u = 0; u < P; ++u) lane.load_row(a.in, u, offset + u * a.ex, ahead[u]);
-#pragma unroll 1
-    for (int i_base = 0; i_base < lane.rows; i_base += P) {
-#pragma unroll
-        for (int u = 0; u < P; ++u) {
-            const int i = i_base + u;
-            if (i >= lane.rows) break;
-            double row[C + 2 * R];
-            ws_extend<R>(ahead[u], row);
-            lane.load_row(a.in, i + P, offset + P * a.ex, ahead[u]);  // in flight for the next P rows
-#pragma unroll
-            for (int j = 0; j < D; ++j) {  // output row y - dy, dy = j - r: weights of row dy
-                double(&acc)[C] = sums[ws_slot(u, 1 + j, P)];
-                bool first = j == 0;
-#pragma unroll
-                for (int dx = -R; dx <= R; ++dx) {
-                    if (!S::contains(0, j - R, dx)) continue;
-                    const double wv = a.w[j * D + dx + R];
-#pragma unroll
-                    for (int c = 0; c < C; ++c) acc[c] = first ? wv * row[c + dx + R] : fma(wv, row[c + dx + R], acc[c]);
-                    first = false;
-                }
-            }
-            if (i >= lane.store_from && lane.store_cols != 0) lane.store_row(a.out, offset + out_delta, sums[u]);
-            offset += a.ex;
-        }
-    }
-}
-
 /// Output rows per warp: the strips' blocks times the bands fill the
 /// resident blocks once (one wave), with bands of at least ws_min_band rows.
 inline long long warp_stream_band(long long ny, long long strips, long long resident_blocks)
@@ -306,15 +255,12 @@ inline long long warp_stream_band(long long ny, long long strips, long long resi
     return std::max(ws_min_band, detail::ceil_div(ny, bands));
 }
 
-/// The kernel for T steps of S: warp_stream_t1_kernel at T = 1, else
-/// warp_stream_kernel (stars only).
+/// The kernel for T steps of the star S (checks S and T at compile time).
 template <class S, int T, int MinBlocks = ws_min_blocks(S::radius)>
 constexpr auto warp_stream_kernel_for()
 {
-    static_assert(S::dims == 2 && S::radius <= ws_max_radius, "the warp streaming kernels take 2D shapes of radius 1..3");
-    static_assert(T == 1 || warp_stream_star<S>, "at T = 2, 3 the warp streaming kernel takes stars only");
-    if constexpr (T == 1) return warp_stream_t1_kernel<S, MinBlocks>;
-    else return warp_stream_kernel<S::radius, T, MinBlocks>;
+    static_assert(warp_stream_star<S>, "the warp streaming kernel computes 2D stars of radius 1..3");
+    return warp_stream_kernel<S::radius, T, MinBlocks>;
 }
 
 /// Resident blocks of the warp streaming kernel for T steps of S on the current device.
