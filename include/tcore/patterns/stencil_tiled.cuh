@@ -1129,7 +1129,7 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
 }
 
 /// Where stencil_apply takes the warp streaming kernel (given
-/// warp_stream_fits at run time): cce, 2D stars of radius 1..3, T = 2 or 3,
+/// warp_stream_fits at run time): cce, star2d1r and star2d3r, T = 2 or 3,
 /// Dirichlet.
 template <class S, class Method, int T, boundary BC>
 constexpr bool warp_stream_shape()
