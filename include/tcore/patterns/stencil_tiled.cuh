@@ -330,37 +330,6 @@ __device__ inline void cce_strip_terms(double (&acc)[V], const double* base, con
     });
 }
 
-/// cce_strip_terms for two adjacent output columns (acc[0] at `base`,
-/// acc[1] one to the right), 2D: each input row of the strip is read as
-/// r + 1 aligned 16-byte pairs (base - r must be 16-byte aligned), half the
-/// shared-memory traffic of one column a thread.
-template <class S, int V, int P>
-__device__ inline void cce_strip_pair_terms(double (&acc)[2][V], const double* base, const stencil_weights<S>& w)
-{
-    constexpr int R = S::radius;
-    static_for<V + 2 * R>([&](auto r_) {
-        constexpr int dr = decltype(r_)::value - R;
-        double val[2 * R + 2];  // columns -r .. r + 1 of input row dr
-        const double2* pairs = reinterpret_cast<const double2*>(base + dr * P - R);
-        static_for<R + 1>([&](auto m_) {
-            constexpr int m = decltype(m_)::value;
-            const double2 q = pairs[m];
-            val[2 * m] = q.x, val[2 * m + 1] = q.y;
-        });
-        static_for<2 * R + 1>([&](auto x_) {
-            constexpr int dx = decltype(x_)::value - R;
-            static_for<V>([&](auto v_) {
-                constexpr int v = decltype(v_)::value;
-                if constexpr (S::contains(0, dr - v, dx)) {
-                    const double wv = w.w[S::weight_index(0, dr - v, dx)];
-                    acc[0][v] = fma(wv, val[dx + R], acc[0][v]);
-                    acc[1][v] = fma(wv, val[dx + R + 1], acc[1][v]);
-                }
-            });
-        });
-    });
-}
-
 /// One step on plane z of an XY tile: the region r*s inside the step-0
 /// region, from source planes src[dz - dz_lo] (same geometry) to `dst`.
 /// Final step: dst.global is the output plane's origin (array element
@@ -948,18 +917,16 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
 /// streaming stores (st.global.cs: the output is not read again, so it
 /// should not push out the input rows that neighbouring tiles still read as
 /// halo). Regions are loaded as 16-byte column pairs where pair_loads_apply.
-template <class S, int TX, int TY, int V, int Threads, int Buffers, int MinBlocks, int Cols = 1>
+template <class S, int TX, int TY, int V, int Threads, int Buffers, int MinBlocks>
 struct t1_tile_config {
     static constexpr int R = S::radius;
     static constexpr int tile_x = TX, tile_y = TY, strip = V, threads = Threads, buffers = Buffers,
-                         min_blocks = MinBlocks, cols = Cols;
+                         min_blocks = MinBlocks;
     using geometry = tile_geometry<S, 1, TX, TY>;
     static constexpr int bw = geometry::bw, bh = geometry::bh, pitch = geometry::pitch, plane = geometry::plane;
-    static constexpr int work = TX / Cols * (TY / V);  ///< strips per tile (Cols columns each)
+    static constexpr int work = TX * (TY / V);  ///< strips per tile
     static constexpr std::size_t smem_bytes = sizeof(double) * Buffers * plane;
     static_assert(TY % V == 0 && TX % 2 == 0, "strips tile the tile; even width for 16-byte loads");
-    static_assert(Cols == 1 || (Cols == 2 && S::dims == 2 && pitch % 2 == 0 && plane % 2 == 0),
-                  "one column a thread, or two (2D) read as 16-byte pairs");
     static_assert(Buffers >= 2 && Threads % 32 == 0 && Threads <= 1024, "at least one tile in flight");
     static_assert(smem_bytes <= 227 * 1024, "t = 1 tile ring does not fit in shared memory");
 };
@@ -1016,30 +983,16 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
         const long long x0 = (item % a.tiles_x) * C::tile_x, y0 = (item / a.tiles_x) * C::tile_y;
         const bool full = x0 + C::tile_x <= a.nx && y0 + C::tile_y <= a.ny;
         for (int w = threadIdx.x; w < C::work; w += C::threads) {
-            constexpr int strips_x = C::tile_x / C::cols;
-            const int col = (w % strips_x) * C::cols, r0 = (w / strips_x) * V;
+            const int col = w % C::tile_x, r0 = (w / C::tile_x) * V;
+            double acc[V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[v] = 0.0;
+            cce_strip_terms<S, V, P, 0>(acc, buf + (r0 + R) * P + col + R, a.w);
             const long long x = x0 + col;
             double* dst = a.out + (y0 + r0 + h) * a.ex + x + h;
-            if constexpr (C::cols == 1) {
-                double acc[V];
 #pragma unroll
-                for (int v = 0; v < V; ++v) acc[v] = 0.0;
-                cce_strip_terms<S, V, P, 0>(acc, buf + (r0 + R) * P + col + R, a.w);
-#pragma unroll
-                for (int v = 0; v < V; ++v)
-                    if (full || (x < a.nx && y0 + r0 + v < a.ny)) __stcs(dst + v * a.ex, acc[v]);
-            } else {
-                double acc[2][V];
-#pragma unroll
-                for (int v = 0; v < V; ++v) acc[0][v] = acc[1][v] = 0.0;
-                cce_strip_pair_terms<S, V, P>(acc, buf + (r0 + R) * P + col + R, a.w);
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    const bool row = full || y0 + r0 + v < a.ny;
-                    if (row && (full || x < a.nx)) __stcs(dst + v * a.ex, acc[0][v]);
-                    if (row && (full || x + 1 < a.nx)) __stcs(dst + v * a.ex + 1, acc[1][v]);
-                }
-            }
+            for (int v = 0; v < V; ++v)
+                if (full || (x < a.nx && y0 + r0 + v < a.ny)) __stcs(dst + v * a.ex, acc[v]);
         }
         __syncthreads();  // everyone is done with this tile's buffer
     }
