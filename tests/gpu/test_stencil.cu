@@ -7,8 +7,8 @@
 // pitches, the latter taking the t = 1 kernels' 16-byte loads), two launches in a
 // row (2t steps; the second starts from the first's output), and a grid
 // whose tiles take the persistent blocks several rounds; the warp streaming
-// kernel (cce, star2d1r and star2d3r, t = 2 and 3, Dirichlet, even nx) on grids of one
-// strip, several strips and several bands of rows.
+// kernel (cce, star2d1r and star2d3r, t = 2 and 3, Dirichlet, even nx) on
+// grids of one strip, several strips and several bands of rows.
 //
 // Random inputs in [-1, 1) (halo included), random weights w/|S| with |w| < 1,
 // so values stay in [-1, 1]. Before each launch the destination's interior
