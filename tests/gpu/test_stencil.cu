@@ -196,6 +196,16 @@ void warp_stream_grids(std::uint64_t salt)
     device_buffer<double> probe(16);
     tally_.check(sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, big) && !sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, {big.nx + 1, big.ny, 1}),
                  "%s: warp_stream_fits takes %lldx%lld and leaves an odd nx to the tiled kernel", S::name().c_str(), big.nx, big.ny);
+    // the measured choice at 4096^2: the tiled kernel for star2d1r, the warps for star2d3r; a grid of
+    // 2 x 2^40 points would need bands of 2^30 rows or more (one wave of fewer than 1024 blocks) and
+    // stays tiled
+    const stencil_grid square{4096, 4096, 1}, tall{2, 1LL << 40, 1};
+    tally_.check(sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, square) == (R == 3) &&
+                     !sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, tall),
+                 "%s: warp_stream_fits at 4096^2 (warps for star2d3r only) or on a 2 x 2^40 grid", S::name().c_str());
+    tally_.expect_error("a direct launch with 70000 bands of 1 row", [&] {
+        sd::launch_warp_stream<S, 3>(probe.ptr, probe.ptr, {2, 70000, 1}, stencil_weights<S>{}, 0, 1);
+    });
     std::printf("warp stream grid %lldx%lld\n", big.nx, big.ny);
     run_case<S, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
 }

@@ -379,6 +379,13 @@ void check_warp_stream()
             }
             T.check(seen == (1u << p) - 1, "ws_slot(%d, 0..%d, %d) misses a slot", u, p - 1, p);
         }
+    // the kernel's grid.y and 32-bit row counts: at most 65535 bands, each under 2^30 rows
+    T.check(sd::warp_stream_band_ok(10240, 931) && sd::warp_stream_band_ok(65535, 1) &&
+                sd::warp_stream_band_ok((1LL << 30) - 1, (1LL << 30) - 1),
+            "warp_stream_band_ok rejects bands the kernel takes");
+    T.check(!sd::warp_stream_band_ok(65536, 1) && !sd::warp_stream_band_ok(1LL << 32, 1LL << 30) &&
+                !sd::warp_stream_band_ok(100, 0),
+            "warp_stream_band_ok takes more than 65535 bands, a band of 2^30 rows or an empty band");
     // 10240^2, r = 3, T = 3: 94 strips in 12 blocks; 132 resident blocks: 11 bands of 931 rows
     T.check(sd::warp_stream_band(10240, 94, 132) == 931, "band 10240^2 r = 3: %lld", sd::warp_stream_band(10240, 94, 132));
     for (long long ny : {1LL, 777LL, 4096LL, 10240LL, 100000LL})

@@ -43,6 +43,7 @@
 #include "stencil.cuh"
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 
 namespace tcore {
@@ -52,7 +53,7 @@ inline constexpr int ws_cols = 4;                   ///< array columns per lane
 inline constexpr int ws_width = 32 * ws_cols;       ///< strip width
 inline constexpr int ws_warps = 8;                  ///< warps (strips) per block
 inline constexpr long long ws_min_band = 128;       ///< output rows per warp, at least
-inline constexpr int ws_max_radius = 3;             ///< the weight array below holds (2 * 3 + 1)^2
+inline constexpr int ws_max_radius = 3;             ///< a lane's 4 columns hold its neighbours' reach
 
 /// Blocks per SM the kernel is compiled for: 2 at r = 1 (128 registers;
 /// the rings take about 110), 1 at r = 2, 3 (rings of 2r + 1 rows per step:
@@ -79,14 +80,25 @@ template <class S>
 constexpr bool warp_stream_star =
     S::dims == 2 && S::kind == stencil_kind::star && (S::radius == 1 || S::radius == 3);
 
+/// The 2D star of radius R.
+template <int R>
+using ws_star = stencil_shape<2, R, stencil_kind::star>;
+
+template <int R>
 struct warp_stream_args {
     const double* in;
     double* out;
-    long long nx, ny, ex, ey;  ///< grid, and array extents with the halo
-    long long strips, band;    ///< strips across the grid; output rows per warp
-    /// dense weights, w[(dy + r) (2r + 1) + dx + r]
-    double w[(2 * ws_max_radius + 1) * (2 * ws_max_radius + 1)];
+    long long nx, ny, ex, ey;     ///< grid, and array extents with the halo
+    long long strips, band;       ///< strips across the grid; output rows per warp
+    stencil_weights<ws_star<R>> w;  ///< the caller's weights, as they are
 };
+
+/// Bands the kernel's grid and its 32-bit row counts can take: at most
+/// 65535 of them (grid.y), each of fewer than 2^30 rows.
+inline bool warp_stream_band_ok(long long ny, long long band)
+{
+    return band >= 1 && band < (1LL << 30) && detail::ceil_div(ny, band) <= 65535;
+}
 
 /// One lane's share of a strip for T fused steps of radius R: its 4 array
 /// columns, which of them are halo or stored, and the band's rows counted
@@ -105,7 +117,7 @@ struct ws_lane {
     int halo_cols, store_cols;  ///< bit c: column col0 + c is halo / is stored
     bool pair0, pair1;      ///< the two 16-byte column pairs lie inside a row
 
-    __device__ ws_lane(const warp_stream_args& a, long long strip, int lane)
+    __device__ ws_lane(const warp_stream_args<R>& a, long long strip, int lane)
     {
         // Strip s stores array columns r + s * valid ...; its first margin columns lie to the left.
         const long long strip_x = strip * valid + R - margin;
@@ -186,11 +198,11 @@ __device__ void ws_extend(const double (&m)[ws_cols], double (&row)[ws_cols + 2 
 
 /// T = 2 or 3 steps of the 2D star of radius R.
 template <int R, int T, int MinBlocks = ws_min_blocks(R)>
-__global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(warp_stream_args a)
+__global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(warp_stream_args<R> a)
 {
     static_assert(R >= 1 && R <= ws_max_radius, "radius 1..3 (the lane's 4 columns hold its neighbours' reach)");
     static_assert(T == 2 || T == 3, "T = 2 or 3: step k < T resets its halo from input row y - k r, kept for k <= 2");
-    constexpr int C = ws_cols, W = 2 * R, D = 2 * R + 1;  // W: rows of a window before its newest
+    constexpr int C = ws_cols, W = 2 * R;  // W: rows of a window before its newest
     const long long strip = static_cast<long long>(blockIdx.x) * ws_warps + (threadIdx.x >> 5);
     if (strip >= a.strips) return;  // warp-uniform; no barriers below
     const ws_lane<R, T> lane(a, strip, threadIdx.x & 31);
@@ -202,18 +214,19 @@ __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(w
     // One step on a row whose newest input row is in slot u of `ring`: the
     // row dy = j - r sits in slot (u - 2r + j) mod P. Sums the rows above,
     // the centre row, then the rows below (r = 1: north, west, centre, east, south).
+    auto wt = [&](int dy, int dx) { return a.w.w[ws_star<R>::weight_index(0, dy, dx)]; };
     auto step_row = [&](const double (&ring)[P][C], int u, double (&out)[C]) {
         double row[C + W];
         ws_extend<R>(ring[ws_slot(u, R, P)], row);
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-            double acc = a.w[R] * ring[ws_slot(u, W, P)][c];
+            double acc = wt(-R, 0) * ring[ws_slot(u, W, P)][c];
 #pragma unroll
-            for (int j = 1; j < R; ++j) acc = fma(a.w[j * D + R], ring[ws_slot(u, W - j, P)][c], acc);
+            for (int j = 1; j < R; ++j) acc = fma(wt(j - R, 0), ring[ws_slot(u, W - j, P)][c], acc);
 #pragma unroll
-            for (int i = 0; i <= W; ++i) acc = fma(a.w[R * D + i], row[c + i], acc);  // dx = i - r
+            for (int i = 0; i <= W; ++i) acc = fma(wt(0, i - R), row[c + i], acc);
 #pragma unroll
-            for (int j = R + 1; j <= W; ++j) acc = fma(a.w[j * D + R], ring[ws_slot(u, W - j, P)][c], acc);
+            for (int j = R + 1; j <= W; ++j) acc = fma(wt(j - R, 0), ring[ws_slot(u, W - j, P)][c], acc);
             out[c] = acc;
         }
     };
@@ -273,8 +286,9 @@ inline long long warp_stream_resident()
 }
 
 /// stencil_apply's run-time test: an even row pitch, 16-byte aligned arrays,
-/// and a grid with enough strips x bands of ws_min_band rows to fill the
-/// resident blocks once. Smaller grids keep the tiled kernel: at 4096^2
+/// a grid with enough strips x bands of ws_min_band rows to fill the
+/// resident blocks once, and bands the kernel can count (warp_stream_band_ok;
+/// a very tall grid keeps the tiled kernel). Smaller grids keep the tiled kernel: at 4096^2
 /// (star2d1r, T = 3: 5 blocks of strips, 160 blocks of 128-row bands for
 /// 264 resident) the warps ran 8% behind it on an H100 and level on an H200.
 template <class S, int T>
@@ -283,18 +297,20 @@ inline bool warp_stream_fits(const double* in, const double* out, const stencil_
     constexpr int R = S::radius;
     const stencil_extent e = stencil_array_extent<S>(g, boundary::dirichlet);
     if (e.ex % 2 != 0 || !detail::aligned(in, 16) || !detail::aligned(out, 16)) return false;
-    const long long strip_blocks = detail::ceil_div(detail::ceil_div(g.nx, ws_valid(T, R)), ws_warps);
-    return strip_blocks * (g.ny / ws_min_band) >= warp_stream_resident<S, T>();
+    const long long strips = detail::ceil_div(g.nx, ws_valid(T, R)), resident = warp_stream_resident<S, T>();
+    return detail::ceil_div(strips, ws_warps) * (g.ny / ws_min_band) >= resident &&
+           warp_stream_band_ok(g.ny, warp_stream_band(g.ny, strips, resident));
 }
 
 /// Fills the kernel's arguments (sizes checked by stencil_apply); band 0
 /// picks warp_stream_band's for `resident` blocks.
 template <class S, int T>
-warp_stream_args warp_stream_setup(const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
-                                   long long band, long long resident)
+warp_stream_args<S::radius> warp_stream_setup(const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
+                                               long long band, long long resident)
 {
+    static_assert(warp_stream_star<S>, "the warp streaming kernel computes the 2D stars of radius 1 and 3");
     constexpr int R = S::radius;
-    warp_stream_args a{};
+    warp_stream_args<R> a{};
     a.in = in;
     a.out = out;
     a.nx = g.nx;
@@ -303,11 +319,11 @@ warp_stream_args warp_stream_setup(const double* in, double* out, const stencil_
     a.ex = e.ex;
     a.ey = e.ey;
     a.strips = detail::ceil_div(g.nx, ws_valid(T, R));
-    for (int dy = -R; dy <= R; ++dy)
-        for (int dx = -R; dx <= R; ++dx) a.w[(dy + R) * (2 * R + 1) + dx + R] = w.at(0, dy, dx);
+    a.w = w;
     a.band = band > 0 ? band : warp_stream_band(g.ny, a.strips, resident);
-    require(detail::ceil_div(g.ny, a.band) <= 65535, "stencil_apply", "too many rows for the warp streaming kernel's grid");
-    require(a.band < (1LL << 30), "stencil_apply", "bands of 2^30 rows or more for the warp streaming kernel");
+    require(warp_stream_band_ok(g.ny, a.band), "launch_warp_stream",
+            "bands of " + std::to_string(a.band) + " rows for " + std::to_string(g.ny) +
+                " rows: the kernel takes at most 65535 bands of fewer than 2^30 rows");
     return a;
 }
 
@@ -317,7 +333,7 @@ template <class S, int T>
 void launch_warp_stream(const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
                         cudaStream_t stream, long long band = 0)
 {
-    const warp_stream_args a = warp_stream_setup<S, T>(in, out, g, w, band, warp_stream_resident<S, T>());
+    const auto a = warp_stream_setup<S, T>(in, out, g, w, band, warp_stream_resident<S, T>());
     const dim3 grid(static_cast<unsigned>(detail::ceil_div(a.strips, ws_warps)),
                     static_cast<unsigned>(detail::ceil_div(g.ny, a.band)));
     warp_stream_kernel_for<S, T>()<<<grid, 32 * ws_warps, 0, stream>>>(a);
