@@ -8,7 +8,9 @@
 // row (2t steps; the second starts from the first's output), and a grid
 // whose tiles take the persistent blocks several rounds; the warp streaming
 // kernel (cce, star2d1r and star2d3r, t = 2 and 3, Dirichlet, even nx) on
-// grids of one strip, several strips and several bands of rows.
+// grids of one strip, several strips and several bands of rows; the
+// kernels that take tickets with grid-stride items instead, and launches
+// queued on two streams at once (each stream its own ticket counter).
 //
 // Random inputs in [-1, 1) (halo included), random weights w/|S| with |w| < 1,
 // so values stay in [-1, 1]. Before each launch the destination's interior
@@ -61,9 +63,39 @@ bool is_halo(long long i, const stencil_grid& g, boundary bc)
     return x < r || x >= e.ex - r || y < r || y >= e.ey - r || zh;
 }
 
-/// Direct: launch the warp streaming kernel itself (2D stars, cce,
-/// Dirichlet), whatever stencil_apply would pick for the grid.
-template <class S, class M, int T, boundary BC, bool Direct = false>
+/// How run_case launches: stencil_apply; the warp streaming kernel itself
+/// (2D stars, cce, Dirichlet), whatever stencil_apply would pick; or the
+/// kernel stencil_apply picks with its items in grid-stride order instead
+/// of tickets (the 2D tiled and t = 1 kernels, the 3D t = 1 kernel).
+enum class route { apply, warp_stream, grid_stride };
+
+/// Launches T steps of S by `how` on `stream`.
+template <class S, class M, int T, boundary BC>
+void launch(route how, const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
+            cudaStream_t stream)
+{
+    namespace sd = stencil_detail;
+    constexpr sd::tile_schedule grid_stride{false, 0};
+    if (how == route::apply) {
+        stencil_apply<S, M, T, BC>(in, out, g, w, stream);
+        return;
+    }
+    if constexpr (sd::warp_stream_star<S> && std::is_same_v<M, stencil_cce> && BC == boundary::dirichlet &&
+                  (T == 2 || T == 3)) {
+        if (how == route::warp_stream) sd::launch_warp_stream<S, T>(in, out, g, w, stream);
+    }
+    if (how == route::grid_stride) {
+        if constexpr (std::is_same_v<M, stencil_cce> && T == 1 && S::dims == 3)
+            sd::launch_stream<S, BC, sd::stream_default<S>>(in, out, g, w, stream, grid_stride);
+        else if constexpr (std::is_same_v<M, stencil_cce> && T == 1)
+            sd::launch_t1_tiles<S, BC, sd::t1_tile_default<S>>(in, out, g, w, stream, grid_stride);
+        else if constexpr (S::dims == 2)
+            sd::launch_tiled2d<S, M, T, BC>(in, out, g, w, stream, grid_stride);
+    }
+    TCORE_CHECK(cudaGetLastError());
+}
+
+template <class S, class M, int T, boundary BC, route How = route::apply>
 void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
 {
     const stencil_extent e = stencil_array_extent<S>(g, BC);
@@ -85,17 +117,14 @@ void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
     const std::string name = S::name() + " " + method_name<M>() + " t=" + std::to_string(T) + " " +
                              boundary_name(BC) + " " + std::to_string(g.nx) + "x" + std::to_string(g.ny) +
                              (S::dims == 3 ? "x" + std::to_string(g.nz) : std::string()) +
-                             (Direct ? " (warp stream)" : "");
+                             (How == route::warp_stream ? " (warp stream)"
+                              : How == route::grid_stride ? " (grid-stride)"
+                                                          : "");
     double* src = d0.ptr;
     double* dst = d1.ptr;
     for (int l = 1; l <= launches; ++l) {
         TCORE_CHECK(cudaMemcpy(dst, poison.data(), count * sizeof(double), cudaMemcpyHostToDevice));
-        if constexpr (Direct) {
-            stencil_detail::launch_warp_stream<S, T>(src, dst, g, w, 0);
-            TCORE_CHECK(cudaGetLastError());
-        } else {
-            stencil_apply<S, M, T, BC>(src, dst, g, w);
-        }
+        launch<S, M, T, BC>(How, src, dst, g, w, 0);
         TCORE_CHECK(cudaDeviceSynchronize());
         for (int s = 0; s < T; ++s) {
             stencil_reference_step<S>(ref.data(), tmp.data(), g, BC, w);
@@ -186,8 +215,8 @@ void warp_stream_grids(std::uint64_t salt)
     const long long valid = sd::ws_valid(3, R);
     std::vector<stencil_grid> grids = {{2, 1, 1}, {valid, 3, 1}, {valid + 2, 130, 1}, {1000, 777, 1}};
     for (const stencil_grid& g : grids) {
-        run_case<S, stencil_cce, 3, boundary::dirichlet, true>(g, 2, salt++);
-        run_case<S, stencil_cce, 2, boundary::dirichlet, true>(g, 2, salt++);
+        run_case<S, stencil_cce, 3, boundary::dirichlet, route::warp_stream>(g, 2, salt++);
+        run_case<S, stencil_cce, 2, boundary::dirichlet, route::warp_stream>(g, 2, salt++);
     }
     if (quick) return;
     // 16 strips (2 blocks of them; nx even) and enough 128-row bands to fill the device once, plus a tail
@@ -219,6 +248,104 @@ void run_shape(std::uint64_t salt)
     run_grids<S, cuda_core, 3>(salt + 400);
     run_grids<S, stencil_cce, 1>(salt + 500);
     run_grids<S, stencil_cce, 3>(salt + 600);
+}
+
+/// The kernels that take tickets, with their items in grid-stride order
+/// instead (tile_schedule{false}): 2D t = 1 tiles, 2D tiled (tc and cce,
+/// t = 3), 3D t = 1 streaming; grids with tails, both boundaries.
+void grid_stride_order()
+{
+    constexpr route gs = route::grid_stride;
+    for (const stencil_grid& g : {stencil_grid{600, 41, 1}, stencil_grid{37, 29, 1}}) {
+        run_case<star2d1r, stencil_cce, 1, boundary::dirichlet, gs>(g, 2, 9500);
+        run_case<box2d3r, stencil_cce, 1, boundary::periodic, gs>(g, 2, 9501);
+        run_case<star2d1r, tensor_core, 1, boundary::dirichlet, gs>(g, 2, 9502);
+        run_case<box2d1r, stencil_cce, 3, boundary::dirichlet, gs>(g, 2, 9503);
+        run_case<star2d3r, tensor_core, 3, boundary::periodic, gs>(g, 2, 9504);
+    }
+    for (const stencil_grid& g : {stencil_grid{131, 67, 13}, stencil_grid{130, 35, 12}}) {
+        run_case<box3d1r, stencil_cce, 1, boundary::dirichlet, gs>(g, 2, 9510);
+        run_case<star3d1r, stencil_cce, 1, boundary::periodic, gs>(g, 2, 9511);
+    }
+}
+
+/// One problem of two_streams: T steps of S per launch, three launches
+/// (input -> a -> b -> a) queued on `stream`.
+template <class S, class M, int T>
+struct stream_problem {
+    stencil_grid g;
+    cudaStream_t stream;
+    std::vector<double> host, ref;
+    stencil_weights<S> w;
+    device_buffer<double> in, a, b;
+
+    stream_problem(const stencil_grid& grid, cudaStream_t s, std::uint64_t salt)
+        : g(grid), stream(s), in(stencil_array_extent<S>(grid, boundary::dirichlet).count()),
+          a(stencil_array_extent<S>(grid, boundary::dirichlet).count()),
+          b(stencil_array_extent<S>(grid, boundary::dirichlet).count())
+    {
+        const std::size_t count = static_cast<std::size_t>(stencil_array_extent<S>(g, boundary::dirichlet).count());
+        test::rng r(test::seed() + salt);
+        host.resize(count);
+        for (double& v : host) v = r.nonzero();
+        for (int i = 0; i < S::weight_count; ++i) w.w[i] = r.nonzero() / S::points;
+        std::vector<double> poison(count, std::numeric_limits<double>::quiet_NaN());
+        for (std::size_t i = 0; i < count; ++i)
+            if (is_halo<S>(static_cast<long long>(i), g, boundary::dirichlet)) poison[i] = host[i];
+        in.upload(host);
+        a.upload(poison);
+        b.upload(poison);
+        TCORE_CHECK(cudaDeviceSynchronize());  // the copies are done before the streams read them
+        ref = host;
+        std::vector<double> tmp(count);
+        for (int s = 0; s < 3 * T; ++s) {
+            stencil_reference_step<S>(ref.data(), tmp.data(), g, boundary::dirichlet, w);
+            ref.swap(tmp);
+        }
+    }
+    void launch(int l)
+    {
+        const double* src = l == 0 ? in.ptr : l == 1 ? a.ptr : b.ptr;
+        double* dst = l == 1 ? b.ptr : a.ptr;
+        stencil_apply<S, M, T, boundary::dirichlet>(src, dst, g, w, stream);
+    }
+    void check(const char* what)
+    {
+        std::vector<double> got(ref.size());
+        TCORE_CHECK(cudaMemcpy(got.data(), a.ptr, got.size() * sizeof(double), cudaMemcpyDeviceToHost));
+        const double tol = 4.0 * 3 * T * S::points * 0x1.0p-52;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) bad += !(std::fabs(got[i] - ref[i]) <= tol);
+        tally_.check(bad == 0, "two streams, %s %s %lldx%lldx%lld: %zu of %zu elements off after 3 launches", what,
+                     S::name().c_str(), g.nx, g.ny, g.nz, bad, got.size());
+        if (bad == 0) std::printf("ok  two streams, %s %s, 3 launches\n", what, S::name().c_str());
+    }
+};
+
+/// Launches on two streams at once, each queue of three launches given to
+/// the device without waiting in between: every (device, stream) pair has
+/// its own ticket counter, and the last block of each launch resets it.
+void two_streams()
+{
+    cudaStream_t s1, s2;
+    TCORE_CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    TCORE_CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    {
+        stream_problem<star2d1r, stencil_cce, 1> p({1447, quick ? 300 : 1201, 1}, s1, 9600);
+        stream_problem<box3d1r, stencil_cce, 1> q({130, 97, quick ? 20 : 61}, s2, 9601);
+        stream_problem<box2d1r, tensor_core, 3> u({777, 500, 1}, s2, 9602);
+        for (int l = 0; l < 3; ++l) {
+            p.launch(l);
+            q.launch(l);
+            u.launch(l);
+        }
+        TCORE_CHECK(cudaDeviceSynchronize());
+        p.check("cce t=1");
+        q.check("cce t=1");
+        u.check("tc t=3");
+    }
+    TCORE_CHECK(cudaStreamDestroy(s1));
+    TCORE_CHECK(cudaStreamDestroy(s2));
 }
 
 void bad_arguments()
@@ -260,5 +387,7 @@ int main()
     multi_round_grid();
     warp_stream_grids<star2d1r>(9000);
     warp_stream_grids<star2d3r>(9100);
+    grid_stride_order();
+    two_streams();
     return tally_.finish();
 }

@@ -14,7 +14,8 @@
 //     slot group straddles two segments;
 //   * region_block covers every region position exactly once without
 //     reading past the region; the tile configurations fit in 227 KiB;
-//   * choose_zchunk on the benchmark's 3D shapes; balanced_blocks gives every
+//   * choose_zchunk (and choose_zchunk_tickets) on the benchmark's 3D
+//     shapes and on small and odd nz; balanced_blocks gives every
 //     block the same number of tiles (to one) in the fewest rounds;
 //   * 16-byte column-pair loads: pair_loads_apply accepts only Dirichlet
 //     arrays with an even row pitch, a 16-byte aligned input and even (t-1)r;
@@ -354,6 +355,22 @@ void check_zchunks()
         for (long long tiles : {1LL, 5LL, 1000LL}) {
             const long long zc = choose_zchunk(nz, tiles, 132, 3);
             T.check(zc >= 1 && zc <= nz, "zchunk of nz = %lld: %lld", nz, zc);
+        }
+    // with tickets (the 3D t = 1 kernel, 256x16 tiles, 132 resident blocks):
+    // about 64 planes, fewer where that leaves under two items a block, never
+    // under 16 (or nz)
+    using stencil_detail::choose_zchunk_tickets;
+    T.check(choose_zchunk_tickets(512, 64, 132) == 64, "tickets zchunk 512^3: %lld", choose_zchunk_tickets(512, 64, 132));
+    T.check(choose_zchunk_tickets(1024, 256, 132) == 64, "tickets zchunk 1024^3: %lld",
+            choose_zchunk_tickets(1024, 256, 132));
+    T.check(choose_zchunk_tickets(256, 16, 132) == 16, "tickets zchunk 256^3: %lld", choose_zchunk_tickets(256, 16, 132));
+    T.check(choose_zchunk_tickets(100, 2, 132) == 17, "tickets zchunk nz = 100 on 2 tiles: %lld",
+            choose_zchunk_tickets(100, 2, 132));
+    for (long long nz : {1LL, 2LL, 7LL, 15LL, 16LL, 70LL, 333LL})
+        for (long long tiles : {1LL, 5LL, 1000LL}) {
+            const long long zc = choose_zchunk_tickets(nz, tiles, 132);
+            T.check(zc >= 1 && zc <= nz && (zc >= 16 || zc == nz), "tickets zchunk of nz = %lld, %lld tiles: %lld", nz,
+                    tiles, zc);
         }
 }
 

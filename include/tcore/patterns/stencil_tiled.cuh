@@ -31,18 +31,28 @@
 // fetched by bulk copies (cp.async.bulk) where the arrays allow.
 // t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
 // regions with no work buffer. Both t = 1 kernels store with st.global.cs.
-// t = 2 or 3, cce, star2d1r and star2d3r, Dirichlet (even row pitch,
-// aligned arrays, large grids): warps stream down the rows in registers
-// instead (stencil_warp_stream.cuh).
+// t = 2 or 3, cce, star2d3r, Dirichlet (even row pitch, aligned arrays,
+// large grids): warps stream down the rows in registers instead
+// (stencil_warp_stream.cuh).
 //
 // Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
 // allocation) where the arrays allow it (pair_loads_apply: Dirichlet, even
 // row pitch, 16-byte aligned input, even (t-1)r) and, in the tiled
 // kernels, where that measured faster (tiled_pair_loads), else 8 bytes at
 // a time.
-// The 2D t = 1 cce kernel's persistent grid is sized so that every block
-// gets the same number of tiles (balanced_blocks); the tiled kernels (2D
-// and 3D) and the 3D t = 1 kernel launch min(items, resident).
+// Work order: the persistent blocks of the 2D kernels and of the 3D t = 1
+// kernel take their items from a ticket counter (work_tickets.cuh), so the
+// items in progress stay a compact window: faster blocks take more, and
+// the halo rows of neighbouring tiles, read close in time, come from L2.
+// In grid-stride order (each block its own fixed list) the blocks drifted
+// apart: on an H100 (2026-11-26b, ncu) box2d3r t = 1 at 10240^2 read 17%
+// more from DRAM than the grid holds, the 3D kernel 10%, and the SMs idled
+// 6-11% of the time at the end; tickets brought the reads down to the
+// grid's footprint and, at 10240^2, star2d1r t = 1 from 153 to 167
+// GStencil/s, star2d3r t = 1 from 151-155 to 172, star2d1r t = 3 (cce tiled)
+// from 342-383 to 421-446; 3D t = 1 (1024^3) from 147 / 144 to 152 / 151.
+// The 3D tiled kernel keeps grid-stride items. Blocks: min(items,
+// resident) (grid-stride t = 1 2D: balanced_blocks, as many rounds each).
 //
 // MMA methods, 2D: the final step's 16x8 fragments are staged in shared
 // memory and written out as whole tile rows (the fragments' scattered 16-
@@ -70,6 +80,7 @@
 #include "launch.cuh"
 #include "stencil.cuh"
 #include "stencil_warp_stream.cuh"
+#include "work_tickets.cuh"
 
 #include <cuda_runtime.h>
 
@@ -221,6 +232,7 @@ struct stencil_args {
     long long zchunk, zchunks;   ///< 3D: z planes per work item, items per XY tile
     long long items;             ///< work items (2D: tiles; 3D: tiles * zchunks)
     bool pair_loads;             ///< load regions as 16-byte column pairs (see pair_loads_apply)
+    work_tickets tickets;        ///< t = 1 cce kernels: items taken from this counter (null: grid-stride order)
     stencil_weights<S> w;
 };
 
@@ -576,16 +588,20 @@ __global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) sten
         const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
         load_region<G, BC, Threads, C::pairs>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
     };
-    long long item = blockIdx.x;
-    if (item < a.items) load_tile(smem, item);
+    __shared__ item_queue<2> queue;  // the tile of each input buffer
+    queue.start(a.tickets);
+    __syncthreads();
+    if (queue.at(0) < a.items) load_tile(smem, queue.at(0));
     cp_async_commit();
-    for (int k = 0; item < a.items; ++k, item += gridDim.x) {
+    for (int k = 0; queue.at(k) < a.items; ++k) {
+        const long long item = queue.at(k);
         // prefetch the next tile into the other input buffer (freed by the
         // barrier that ended the previous iteration)
-        if (item + gridDim.x < a.items) load_tile(smem + ((k + 1) & 1) * G::plane, item + gridDim.x);
+        if (queue.at(k + 1) < a.items) load_tile(smem + ((k + 1) & 1) * G::plane, queue.at(k + 1));
         cp_async_commit();
         cp_async_wait<1>();
-        __syncthreads();
+        __syncthreads();  // tile k landed; every thread has read its slots
+        const long long next = queue.take(a.tickets, k);  // tile k + 2, published by step 1's barrier
         const long long x0 = (item % a.tiles_x) * G::tile_x, y0 = (item / a.tiles_x) * G::tile_y;
         const tile_frame f = make_frame<G, BC>(x0, y0, a.nx, a.ny, a.ex, true);
         double* const cur = smem + (k & 1) * G::plane;
@@ -597,6 +613,7 @@ __global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) sten
             if constexpr (step == T && !C::staged) dst.global = a.out;
             else dst.smem = step % 2 == 1 ? work : cur;
             tile_step<S, Method, T, step, BC, G, Threads, C::staged, C::strip>(src, dst, f, a, &ln);
+            if constexpr (step == 1) queue.publish(k, next);
             __syncthreads();
         });
         if constexpr (C::staged) {
@@ -612,6 +629,7 @@ __global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) sten
         }
     }
     cp_async_wait<0>();
+    queue.done(a.tickets);
 }
 
 template <class S, class Method, int T, boundary BC>
@@ -780,9 +798,20 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
     // plane p is (seq + p - q_begin) % Ring, and each use of a slot completes
     // one phase of its mbarrier.
     long long seq = 0;
+    // Items: grid-stride, tile-major (a block streams its tile's z chunks one
+    // after the other); with tickets, chunk-major (the items in progress are
+    // neighbouring tiles at the same z, so they share their halo rows in L2).
+    const bool tickets = a.tickets.counter != nullptr;
+    const long long tiles = a.tiles_x * a.tiles_y;
+    __shared__ item_queue<1> queue;
+    queue.start(a.tickets);
+    __syncthreads();
 
-    for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
-        const long long tile = item / a.zchunks, chunk = item % a.zchunks;
+    for (int n = 0; queue.at(n) < a.items; ++n) {
+        const long long item = queue.at(n);
+        const long long tile = tickets ? item % tiles : item / a.zchunks;
+        const long long chunk = tickets ? item / tiles : item % a.zchunks;
+        const long long next = queue.take(a.tickets, n);  // published by the barrier that ends this item
         const long long x0 = (tile % a.tiles_x) * C::sx, y0 = (tile / a.tiles_x) * C::sy;
         const long long za = chunk * a.zchunk;
         const long long zb = za + a.zchunk < nz ? za + a.zchunk : nz;
@@ -857,7 +886,6 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
 
         const long long xo = x0 + tx;
         const bool x_in = xo < a.nx;
-        __syncthreads();  // the previous item is done with every buffer
         for (int j = 0; j < Ring - 1; ++j) load_plane(q_begin + j);
         for (long long p = q_begin; p < q_end; ++p) {
             const long long s = seq + p - q_begin;
@@ -901,8 +929,11 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
             for (int v = 0; v < V; ++v) q[Q - 1][v] = 0.0;
         }
         seq += q_end - q_begin;
+        queue.publish(n, next);
+        __syncthreads();
     }
     cp_async_wait<0>();
+    queue.done(a.tickets);
 }
 
 // -- t = 1, cce, 2D: tiles with a prefetch ring ------------------------------------
@@ -960,25 +991,27 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
     constexpr int h = stencil_halo(BC, R);
     using G = typename C::geometry;
     extern __shared__ __align__(16) double smem[];
-
+    __shared__ item_queue<B> queue;  // the tile of each ring buffer
+    queue.start(a.tickets);
     auto load_tile = [&](double* buf, long long it) {
         const long long x0 = (it % a.tiles_x) * C::tile_x, y0 = (it / a.tiles_x) * C::tile_y;
         load_region<G, BC, C::threads, true>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
     };
-    long long item = blockIdx.x;
+    __syncthreads();
     for (int j = 0; j < B - 1; ++j) {
-        const long long it = item + j * static_cast<long long>(gridDim.x);
-        if (it < a.items) load_tile(smem + j * C::plane, it);
+        if (queue.at(j) < a.items) load_tile(smem + j * C::plane, queue.at(j));
         cp_async_commit();  // one group per tile, empty or not
     }
-    for (int k = 0; item < a.items; ++k, item += gridDim.x) {
+    for (int k = 0; queue.at(k) < a.items; ++k) {
+        const long long item = queue.at(k);
         // the tile B-1 ahead goes into the buffer tile k-1 used (freed by the
         // barrier that ended the previous iteration), before waiting for tile k
-        const long long ahead = item + (B - 1) * static_cast<long long>(gridDim.x);
+        const long long ahead = queue.at(k + B - 1);
         if (ahead < a.items) load_tile(smem + ((k + B - 1) % B) * C::plane, ahead);
         cp_async_commit();
         cp_async_wait<B - 1>();
-        __syncthreads();
+        __syncthreads();  // tile k landed; every thread has read its slots
+        const long long next = queue.take(a.tickets, k);  // tile k + B, published by the barrier below
         const double* buf = smem + (k % B) * C::plane;
         const long long x0 = (item % a.tiles_x) * C::tile_x, y0 = (item / a.tiles_x) * C::tile_y;
         const bool full = x0 + C::tile_x <= a.nx && y0 + C::tile_y <= a.ny;
@@ -994,9 +1027,11 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
             for (int v = 0; v < V; ++v)
                 if (full || (x < a.nx && y0 + r0 + v < a.ny)) __stcs(dst + v * a.ex, acc[v]);
         }
+        queue.publish(k, next);
         __syncthreads();  // everyone is done with this tile's buffer
     }
     cp_async_wait<0>();
+    queue.done(a.tickets);
 }
 
 /// Resident blocks per SM of `kernel` with `smem` bytes of dynamic shared
@@ -1078,10 +1113,19 @@ inline bool pair_loads_apply(const stencil_args<S>& a, int steps)
            detail::aligned(a.in, 16);
 }
 
+/// How the persistent 2D kernels and the 3D t = 1 kernel hand out work
+/// items: taken in order from the stream's ticket counter (work_tickets.cuh),
+/// or in grid-stride order; zchunk > 0 fixes the 3D t = 1 kernel's z planes
+/// per item.
+struct tile_schedule {
+    bool tickets = true;
+    long long zchunk = 0;
+};
+
 /// Launches the 2D tiled kernel with configuration C (arguments checked).
 template <class S, class Method, int T, boundary BC, class C = config2d<S, T, Method>>
 void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                    cudaStream_t stream)
+                    cudaStream_t stream, tile_schedule sched = {})
 {
     using G = typename C::geometry;
     stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
@@ -1098,6 +1142,7 @@ void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, con
     // one tile column) ran star2d3r t = 3 at 133 GStencil/s against 165 on
     // 132 blocks (130-131: 164-165, 124: 156; H100, 2026-11-25).
     const long long blocks = std::min<long long>(a.items, static_cast<long long>(detail::sm_count()) * per_sm);
+    if (sched.tickets) a.tickets = stream_tickets(stream);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
 }
 
@@ -1129,22 +1174,41 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
 }
 
 /// Where stencil_apply takes the warp streaming kernel (given
-/// warp_stream_fits at run time): cce, star2d1r and star2d3r, T = 2 or 3,
-/// Dirichlet.
+/// warp_stream_fits at run time): cce, star2d3r, T = 2 or 3, Dirichlet.
+/// star2d1r keeps the tiled kernel, which has led since it takes its tiles
+/// from tickets: H100, T = 3, 10240^2 436-446 GStencil/s against the warps'
+/// 405-406, 4096^2 384-388 against 340-348 (2026-11-26b); star2d3r at
+/// 10240^2: warps 371-372, tiled 208.
 template <class S, class Method, int T, boundary BC>
 constexpr bool warp_stream_shape()
 {
-    return std::is_same_v<Method, stencil_cce> && warp_stream_star<S> && (T == 2 || T == 3) &&
+    return std::is_same_v<Method, stencil_cce> && warp_stream_star<S> && S::radius == 3 && (T == 2 || T == 3) &&
            BC == boundary::dirichlet;
 }
 
 template <class S, boundary BC, class C>
 struct t1_tag {};
 
+/// z planes per item of the 3D streaming kernel when items are taken from
+/// tickets: about 64, and fewer where that leaves less than two items a
+/// block (down to 16), split evenly over the z range. H100 (2026-11-26,
+/// star3d1r / box3d1r, GStencil/s at 512^3 and 1024^3): zc 64 149 / 150
+/// and 152 / 150-151; zc 32 149 / 147 and 151 / 151; zc 128 149 / 147 and
+/// 150 / 148; zc 256 145 / 143 and 146 / 142; grid-stride items (tile-major,
+/// choose_zchunk) 145 / 143 and 147 / 144. Small items keep the blocks
+/// busy to the end, and the items in progress (chunk-major: neighbouring
+/// tiles at the same z) read each other's halo rows from L2.
+inline long long choose_zchunk_tickets(long long nz, long long tiles, long long resident)
+{
+    long long chunks = std::max(detail::ceil_div(nz, 64), detail::ceil_div(2 * resident, tiles));
+    chunks = std::max(1LL, std::min(chunks, nz / 16));
+    return detail::ceil_div(nz, chunks);
+}
+
 /// Launches the t = 1 streaming kernel with configuration C (arguments checked).
 template <class S, boundary BC, class C>
 void launch_stream(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                   cudaStream_t stream)
+                   cudaStream_t stream, tile_schedule sched = {})
 {
     stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = C::sx % 2 == 0 && pair_loads_apply<S, BC>(a, 1);
@@ -1154,7 +1218,10 @@ void launch_stream(const double* in, double* out, const stencil_grid& grid, cons
     a.tiles_y = detail::ceil_div(grid.ny, C::sy);
     const long long tiles = a.tiles_x * a.tiles_y;
     const long long resident = static_cast<long long>(detail::sm_count()) * per_sm;
-    a.zchunk = choose_zchunk(grid.nz, tiles, resident, S::radius);
+    if (sched.tickets) a.tickets = stream_tickets(stream);
+    a.zchunk = sched.zchunk > 0   ? std::min<long long>(sched.zchunk, grid.nz)
+               : sched.tickets ? choose_zchunk_tickets(grid.nz, tiles, resident)
+                               : choose_zchunk(grid.nz, tiles, resident, S::radius);
     a.zchunks = detail::ceil_div(grid.nz, a.zchunk);
     a.items = tiles * a.zchunks;
     const long long blocks = std::min<long long>(a.items, resident);
@@ -1164,7 +1231,7 @@ void launch_stream(const double* in, double* out, const stencil_grid& grid, cons
 /// Launches the 2D t = 1 tile kernel with configuration C (arguments checked).
 template <class S, boundary BC, class C>
 void launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                     cudaStream_t stream)
+                     cudaStream_t stream, tile_schedule sched = {})
 {
     stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = pair_loads_apply<S, BC>(a, 1);
@@ -1175,7 +1242,9 @@ void launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, co
     a.zchunk = 1;
     a.zchunks = 1;
     a.items = a.tiles_x * a.tiles_y;
-    const long long blocks = balanced_blocks(a.items, static_cast<long long>(detail::sm_count()) * per_sm);
+    const long long resident = static_cast<long long>(detail::sm_count()) * per_sm;
+    if (sched.tickets) a.tickets = stream_tickets(stream);
+    const long long blocks = sched.tickets ? std::min(a.items, resident) : balanced_blocks(a.items, resident);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
 }
 }  // namespace stencil_detail
