@@ -235,7 +235,8 @@ void warp_stream_grids(std::uint64_t salt)
     tally_.expect_error("a direct launch with 70000 bands of 1 row", [&] {
         sd::launch_warp_stream<S, 3>(probe.ptr, probe.ptr, {2, 70000, 1}, stencil_weights<S>{}, 0, 1);
     });
-    std::printf("warp stream grid %lldx%lld\n", big.nx, big.ny);
+    std::printf("warp stream grid %lldx%lld: stencil_apply takes the %s kernel (DRAM %.1f GB/s per SM)\n", big.nx,
+                big.ny, sd::warp_stream_preferred<S>() ? "warp streaming" : "tiled", detail::dram_gbs_per_sm());
     run_case<S, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
 }
 

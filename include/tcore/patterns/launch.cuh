@@ -34,6 +34,22 @@ inline int sm_count()
     return sms > 0 ? sms : 1;
 }
 
+/// The current device's peak DRAM bandwidth per multiprocessor in GB/s
+/// (memory clock x 2 transfers x bus width, over the SMs), cached per device.
+inline double dram_gbs_per_sm()
+{
+    static double cached[64] = {};
+    int dev = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    if (dev >= 0 && dev < 64 && cached[dev] > 0) return cached[dev];
+    int khz = 0, bits = 0;
+    TCORE_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev));
+    TCORE_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+    const double gbs = 2.0 * khz * 1e3 * bits / 8.0 / 1e9 / sm_count();
+    if (dev >= 0 && dev < 64) cached[dev] = gbs;
+    return gbs;
+}
+
 /// Resident blocks of `kernel` per multiprocessor (at least 1).
 template <class Kernel>
 inline int blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_smem = 0)

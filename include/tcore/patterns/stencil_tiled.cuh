@@ -31,8 +31,9 @@
 // fetched by bulk copies (cp.async.bulk) where the arrays allow.
 // t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
 // regions with no work buffer. Both t = 1 kernels store with st.global.cs.
-// t = 2 or 3, cce, star2d3r, Dirichlet (even row pitch, aligned arrays,
-// large grids): warps stream down the rows in registers instead
+// t = 2 or 3, cce, star2d3r (and star2d1r on devices with fast DRAM for
+// their SMs, warp_stream_preferred), Dirichlet (even row pitch, aligned
+// arrays, large grids): warps stream down the rows in registers instead
 // (stencil_warp_stream.cuh).
 //
 // Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
@@ -1173,17 +1174,28 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
     }
 }
 
-/// Where stencil_apply takes the warp streaming kernel (given
-/// warp_stream_fits at run time): cce, star2d3r, T = 2 or 3, Dirichlet.
-/// star2d1r keeps the tiled kernel, which has led since it takes its tiles
-/// from tickets: H100, T = 3, 10240^2 436-446 GStencil/s against the warps'
-/// 405-406, 4096^2 384-388 against 340-348 (2026-11-26b); star2d3r at
-/// 10240^2: warps 371-372, tiled 208.
+/// Where stencil_apply may take the warp streaming kernel: cce, star2d1r
+/// and star2d3r, T = 2 or 3, Dirichlet (at run time: warp_stream_fits and
+/// warp_stream_preferred).
 template <class S, class Method, int T, boundary BC>
 constexpr bool warp_stream_shape()
 {
-    return std::is_same_v<Method, stencil_cce> && warp_stream_star<S> && S::radius == 3 && (T == 2 || T == 3) &&
+    return std::is_same_v<Method, stencil_cce> && warp_stream_star<S> && (T == 2 || T == 3) &&
            BC == boundary::dirichlet;
+}
+
+/// Does the warp streaming kernel beat the tiled one on this device?
+/// star2d3r: everywhere (10240^2, T = 3: 371-372 GStencil/s against 208 on
+/// an H100, 402-405 against 204-206 on an H200). star2d1r: where the DRAM
+/// is fast for the SMs, as the warps (which read 5% more, and hold no
+/// barrier) follow the bandwidth and the tiled kernel, since it takes
+/// tickets, its SMs: 10240^2, T = 3 (2026-11-26b), H100 (25 GB/s per SM)
+/// warps 405-406, tiled 436-446; H200 (36 GB/s per SM) warps 517-518,
+/// tiled 434-439. The threshold, 30 GB/s per SM, lies between the two.
+template <class S>
+inline bool warp_stream_preferred()
+{
+    return S::radius == 3 || detail::dram_gbs_per_sm() >= 30.0;
 }
 
 template <class S, boundary BC, class C>
@@ -1298,7 +1310,7 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
     } else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1) {
         stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
     } else if constexpr (stencil_detail::warp_stream_shape<S, Method, T, BC>()) {
-        if (stencil_detail::warp_stream_fits<S, T>(in, out, grid))
+        if (stencil_detail::warp_stream_preferred<S>() && stencil_detail::warp_stream_fits<S, T>(in, out, grid))
             stencil_detail::launch_warp_stream<S, T>(in, out, grid, w, stream);
         else
             stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);

@@ -36,10 +36,11 @@
 // Applies to stencil_cce, 2D stars of radius 1 or 3, T = 2 or 3,
 // Dirichlet, an even row pitch (nx even), 16-byte aligned arrays and grids
 // large enough to fill the device with long bands (warp_stream_fits).
-// stencil_apply takes it for star2d3r; for star2d1r the tiled kernel,
-// since it takes its tiles from tickets (work_tickets.cuh), ran ahead on an
-// H100 (436-446 against 405-406 at 10240^2, T = 3), so the r = 1 kernel
-// is reached by launch_warp_stream only.
+// stencil_apply takes it for star2d3r, and for star2d1r where the DRAM is
+// fast for the SMs (warp_stream_preferred): since the tiled kernel takes
+// its tiles from tickets (work_tickets.cuh) it leads on an H100 (436-446
+// against 405-406 at 10240^2, T = 3) and the warps on an H200 (517 against
+// 434-439).
 #pragma once
 
 #include "launch.cuh"
