@@ -228,31 +228,13 @@ void box_configs(cudaStream_t st, std::mt19937_64& rng)
 }
 
 template <class S, class M, int T>
-std::pair<std::string, runner> tiled3d(const stencil_weights<S>& w, bool tickets, long long zc = 0)
+std::pair<std::string, runner> tiled3d(const stencil_weights<S>& w, bool tickets)
 {
     const std::string m = std::is_same_v<M, tensor_core> ? "tc" : "cce";
-    return {m + " tiled 3D, " + (tickets ? "tickets" : "grid-stride") + (zc ? ", zc " + std::to_string(zc) : ""),
-            [w, tickets, zc](const double* i, double* o, const stencil_grid& g, cudaStream_t s) {
-                sd::launch_tiled<S, M, T, BC>(i, o, g, w, s, {tickets, zc});
+    return {m + " tiled 3D, " + (tickets ? "tickets" : "grid-stride"),
+            [w, tickets](const double* i, double* o, const stencil_grid& g, cudaStream_t s) {
+                sd::launch_tiled<S, M, T, BC>(i, o, g, w, s, {tickets, 0});
             }};
-}
-
-/// The 3D tiled kernel with tickets at fixed z chunks.
-template <class S>
-void tiled3d_chunks(cudaStream_t st, std::mt19937_64& rng)
-{
-    const auto w = random_weights<S>(rng);
-    const std::vector<stencil_grid> large = {{512, 512, 512}, {1024, 1024, 1024}};
-    run_shape<S>(st, rng,
-                 {tiled3d<S, tensor_core, 1>(w, false), tiled3d<S, tensor_core, 1>(w, true, 32),
-                  tiled3d<S, tensor_core, 1>(w, true, 64), tiled3d<S, tensor_core, 1>(w, true, 128),
-                  tiled3d<S, tensor_core, 1>(w, true, 256)},
-                 {130, 97, 61}, large, w, 1);
-    run_shape<S>(st, rng,
-                 {tiled3d<S, tensor_core, 3>(w, false), tiled3d<S, tensor_core, 3>(w, true, 64),
-                  tiled3d<S, tensor_core, 3>(w, true, 128), tiled3d<S, tensor_core, 3>(w, true, 256),
-                  tiled3d<S, stencil_cce, 3>(w, false), tiled3d<S, stencil_cce, 3>(w, true, 128)},
-                 {130, 97, 61}, large, w, 3);
 }
 
 /// The 3D tiled kernel (tc at t = 1 and 3, cce at t = 3), both work orders.
@@ -350,10 +332,6 @@ int main()
         tiled_shape<star2d1r>(st, rng);
         tiled_shape<box2d1r>(st, rng);
         tiled_shape<box2d3r>(st, rng);
-    }
-    if (want("chunks3d")) {
-        tiled3d_chunks<star3d1r>(st, rng);
-        tiled3d_chunks<box3d1r>(st, rng);
     }
     if (want("tiled3d")) {
         tiled3d_shape<star3d1r>(st, rng);

@@ -1178,8 +1178,7 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
         a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
         const long long tiles = a.tiles_x * a.tiles_y;
         const long long resident = static_cast<long long>(sms) * per_sm;
-        a.zchunk = sched.zchunk > 0 ? std::min<long long>(sched.zchunk, grid.nz)
-                                    : choose_zchunk(a.nz, tiles, resident, T * S::radius);
+        a.zchunk = choose_zchunk(a.nz, tiles, resident, T * S::radius);
         a.zchunks = detail::ceil_div(a.nz, a.zchunk);
         a.items = tiles * a.zchunks;
         const long long blocks = std::min<long long>(a.items, resident);
