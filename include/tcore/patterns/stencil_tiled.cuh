@@ -648,18 +648,8 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
     const stencil_lane<S> ln = setup_lane<S, Method>(a.w, smem + C::planes * G::plane, G::pitch);
     const long long plane_elems = a.ex * a.ey;
 
-    // Items: grid-stride, tile-major; with tickets, chunk-major (as the 3D
-    // t = 1 kernel's: neighbouring tiles at the same z in progress together).
-    const bool tickets = a.tickets.counter != nullptr;
-    const long long tiles = a.tiles_x * a.tiles_y;
-    __shared__ item_queue<1> queue;
-    queue.start(a.tickets);
-    __syncthreads();
-    for (int n = 0; queue.at(n) < a.items; ++n) {
-        const long long item = queue.at(n);
-        const long long tile = tickets ? item % tiles : item / a.zchunks;
-        const long long chunk = tickets ? item / tiles : item % a.zchunks;
-        const long long next = queue.take(a.tickets, n);  // published by the barrier that ends this item
+    for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
+        const long long tile = item / a.zchunks, chunk = item % a.zchunks;
         const long long x0 = (tile % a.tiles_x) * G::tile_x, y0 = (tile / a.tiles_x) * G::tile_y;
         const long long za = chunk * a.zchunk;
         const long long zb = za + a.zchunk < a.nz ? za + a.zchunk : a.nz;
@@ -685,6 +675,7 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
             }
             cp_async_commit();  // one group per plane, empty or not, so wait_group counts planes
         };
+        __syncthreads();  // the previous item is done with every ring slot
         for (int p = 0; p < PF; ++p) load_plane(q_begin + p);
         for (long long q = q_begin; q < q_end; ++q) {
             __syncthreads();  // iteration q-1 is done with the slot the next load overwrites
@@ -710,11 +701,8 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
                 if (stage < T) __syncthreads();
             });
         }
-        queue.publish(n, next);
-        __syncthreads();  // this item is done with every ring slot; the next one is published
     }
     cp_async_wait<0>();
-    queue.done(a.tickets);
 }
 
 // -- t = 1, cce, 3D: the streaming kernel --------------------------------------------
@@ -1162,10 +1150,10 @@ void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, con
 /// Launches the tiled kernel (arguments already checked by stencil_apply).
 template <class S, class Method, int T, boundary BC>
 void launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                  cudaStream_t stream, tile_schedule sched = {})
+                  cudaStream_t stream)
 {
     if constexpr (S::dims == 2) {
-        launch_tiled2d<S, Method, T, BC>(in, out, grid, w, stream, sched);
+        launch_tiled2d<S, Method, T, BC>(in, out, grid, w, stream);
     } else {
         stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
         a.pair_loads = tiled_pair_loads<S, T>() && pair_loads_apply<S, BC>(a, T);
@@ -1182,7 +1170,6 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
         a.zchunks = detail::ceil_div(a.nz, a.zchunk);
         a.items = tiles * a.zchunks;
         const long long blocks = std::min<long long>(a.items, resident);
-        if (sched.tickets) a.tickets = stream_tickets(stream);
         kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
     }
 }
