@@ -227,6 +227,50 @@ void box_configs(cudaStream_t st, std::mt19937_64& rng)
                  {1000, 777, 1}, {{10240, 10240, 1}, {4096, 4096, 1}}, w);
 }
 
+template <class S, class M, int T>
+std::pair<std::string, runner> tiled3d(const stencil_weights<S>& w, bool tickets, long long zc = 0)
+{
+    const std::string m = std::is_same_v<M, tensor_core> ? "tc" : "cce";
+    return {m + " tiled 3D, " + (tickets ? "tickets" : "grid-stride") + (zc ? ", zc " + std::to_string(zc) : ""),
+            [w, tickets, zc](const double* i, double* o, const stencil_grid& g, cudaStream_t s) {
+                sd::launch_tiled<S, M, T, BC>(i, o, g, w, s, {tickets, zc});
+            }};
+}
+
+/// The 3D tiled kernel with tickets at fixed z chunks.
+template <class S>
+void tiled3d_chunks(cudaStream_t st, std::mt19937_64& rng)
+{
+    const auto w = random_weights<S>(rng);
+    const std::vector<stencil_grid> large = {{512, 512, 512}, {1024, 1024, 1024}};
+    run_shape<S>(st, rng,
+                 {tiled3d<S, tensor_core, 1>(w, false), tiled3d<S, tensor_core, 1>(w, true, 32),
+                  tiled3d<S, tensor_core, 1>(w, true, 64), tiled3d<S, tensor_core, 1>(w, true, 128),
+                  tiled3d<S, tensor_core, 1>(w, true, 256)},
+                 {130, 97, 61}, large, w, 1);
+    run_shape<S>(st, rng,
+                 {tiled3d<S, tensor_core, 3>(w, false), tiled3d<S, tensor_core, 3>(w, true, 64),
+                  tiled3d<S, tensor_core, 3>(w, true, 128), tiled3d<S, tensor_core, 3>(w, true, 256),
+                  tiled3d<S, stencil_cce, 3>(w, false), tiled3d<S, stencil_cce, 3>(w, true, 128)},
+                 {130, 97, 61}, large, w, 3);
+}
+
+/// The 3D tiled kernel (tc at t = 1 and 3, cce at t = 3), both work orders.
+template <class S>
+void tiled3d_shape(cudaStream_t st, std::mt19937_64& rng)
+{
+    const auto w = random_weights<S>(rng);
+    const std::vector<stencil_grid> large = {{512, 512, 512}, {1024, 1024, 1024}};
+    run_shape<S>(st, rng,
+                 {tiled3d<S, tensor_core, 1>(w, false), tiled3d<S, tensor_core, 1>(w, true),
+                  tiled3d<S, tensor_core, 1>(w, false), tiled3d<S, tensor_core, 1>(w, true)},
+                 {130, 97, 61}, large, w, 1);
+    run_shape<S>(st, rng,
+                 {tiled3d<S, tensor_core, 3>(w, false), tiled3d<S, tensor_core, 3>(w, true),
+                  tiled3d<S, stencil_cce, 3>(w, false), tiled3d<S, stencil_cce, 3>(w, true)},
+                 {130, 97, 61}, large, w, 3);
+}
+
 template <class S>
 std::pair<std::string, runner> warps3(const stencil_weights<S>& w)
 {
@@ -306,6 +350,14 @@ int main()
         tiled_shape<star2d1r>(st, rng);
         tiled_shape<box2d1r>(st, rng);
         tiled_shape<box2d3r>(st, rng);
+    }
+    if (want("chunks3d")) {
+        tiled3d_chunks<star3d1r>(st, rng);
+        tiled3d_chunks<box3d1r>(st, rng);
+    }
+    if (want("tiled3d")) {
+        tiled3d_shape<star3d1r>(st, rng);
+        tiled3d_shape<box3d1r>(st, rng);
     }
     if (want("star3d1r")) shape3d<star3d1r>(st, rng);
     if (want("box3d1r")) shape3d<box3d1r>(st, rng);
