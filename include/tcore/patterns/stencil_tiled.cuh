@@ -233,7 +233,7 @@ struct stencil_args {
     long long zchunk, zchunks;   ///< 3D: z planes per work item, items per XY tile
     long long items;             ///< work items (2D: tiles; 3D: tiles * zchunks)
     bool pair_loads;             ///< load regions as 16-byte column pairs (see pair_loads_apply)
-    work_tickets tickets;        ///< t = 1 cce kernels: items taken from this counter (null: grid-stride order)
+    work_tickets tickets;        ///< 2D kernels, 3D t = 1 kernel: items taken from this counter (null: grid-stride)
     stencil_weights<S> w;
 };
 

@@ -16,9 +16,12 @@
 // sets it back to zero (every block's last take precedes its done count, so
 // no take can follow the reset). Launches on one stream run one after the
 // other and share a counter; each (device, stream) pair gets its own, made
-// and zeroed on first use with a copy queued on that stream. A CUDA graph
-// that captured such a launch must not be replayed while another launch on
-// the capturing stream (or another replay) may run.
+// on first use (16 bytes, kept for the life of the process) and zeroed by a
+// memset queued on that stream. A stream being captured into a CUDA graph
+// cannot allocate: there stream_tickets returns a counter made before the
+// capture, else none (the kernels then take their items in grid-stride
+// order). A graph that holds a counter must not be replayed while another
+// launch on the capturing stream (or another replay) may run.
 #pragma once
 
 #include "../check.cuh"
@@ -44,11 +47,15 @@ inline work_tickets stream_tickets(cudaStream_t stream)
     int dev = 0;
     TCORE_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> hold(lock);
-    unsigned long long*& c = counters[{dev, stream}];
-    if (c == nullptr) {
-        TCORE_CHECK(cudaMalloc(&c, 2 * sizeof(unsigned long long)));
-        TCORE_CHECK(cudaMemsetAsync(c, 0, 2 * sizeof(unsigned long long), stream));
-    }
+    const auto found = counters.find({dev, stream});
+    if (found != counters.end()) return {found->second};
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    TCORE_CHECK(cudaStreamIsCapturing(stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone) return {};
+    unsigned long long* c = nullptr;
+    TCORE_CHECK(cudaMalloc(&c, 2 * sizeof(unsigned long long)));
+    TCORE_CHECK(cudaMemsetAsync(c, 0, 2 * sizeof(unsigned long long), stream));
+    counters[{dev, stream}] = c;
     return {c};
 }
 
