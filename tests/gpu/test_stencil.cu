@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,59 @@ bool is_halo(long long i, const stencil_grid& g, boundary bc)
     return x < r || x >= e.ex - r || y < r || y >= e.ey - r || zh;
 }
 
+/// A case's random input (halo included), weights, and the destination
+/// template: the input's halo, NaN inside.
+template <class S>
+struct case_data {
+    std::vector<double> host, poison;
+    stencil_weights<S> w;
+};
+
+template <class S>
+case_data<S> make_case(const stencil_grid& g, boundary bc, std::uint64_t salt)
+{
+    const std::size_t count = static_cast<std::size_t>(stencil_array_extent<S>(g, bc).count());
+    test::rng r(test::seed() + salt);
+    case_data<S> c;
+    c.host.resize(count);
+    for (double& v : c.host) v = r.nonzero();
+    for (int i = 0; i < S::weight_count; ++i) c.w.w[i] = r.nonzero() / S::points;
+    c.poison.assign(count, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < count; ++i)
+        if (is_halo<S>(static_cast<long long>(i), g, bc)) c.poison[i] = c.host[i];
+    return c;
+}
+
+/// `steps` more steps of the CPU reference on ref.
+template <class S>
+void advance(std::vector<double>& ref, const stencil_grid& g, boundary bc, const stencil_weights<S>& w, int steps)
+{
+    std::vector<double> tmp(ref.size());
+    for (int s = 0; s < steps; ++s) {
+        stencil_reference_step<S>(ref.data(), tmp.data(), g, bc, w);
+        ref.swap(tmp);
+    }
+}
+
+/// Element-by-element comparison after `steps` steps (bound in the header).
+struct comparison {
+    std::size_t bad = 0, first_bad = 0;
+    double worst = 0, tol = 0;
+};
+
+template <class S>
+comparison compare(const std::vector<double>& got, const std::vector<double>& ref, int steps)
+{
+    comparison c;
+    c.tol = 4.0 * steps * S::points * 0x1.0p-52;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double err = std::fabs(got[i] - ref[i]);
+        if (!(err <= c.tol) && c.bad++ == 0) c.first_bad = i;
+        if (err > c.worst || std::isnan(err)) c.worst = std::isnan(err) ? INFINITY : err;
+    }
+    return c;
+}
+
 /// How run_case launches: stencil_apply; the warp streaming kernel itself
 /// (2D stars, cce, Dirichlet), whatever stencil_apply would pick; or the
 /// kernel stencil_apply picks with its items in grid-stride order instead
@@ -81,9 +135,12 @@ void launch(route how, const double* in, double* out, const stencil_grid& g, con
         stencil_apply<S, M, T, BC>(in, out, g, w, stream);
         return;
     }
-    if constexpr (sd::warp_stream_star<S> && std::is_same_v<M, stencil_cce> && BC == boundary::dirichlet &&
-                  (T == 2 || T == 3)) {
-        if (how == route::warp_stream) sd::launch_warp_stream<S, T>(in, out, g, w, stream);
+    if (how == route::warp_stream) {
+        if constexpr (sd::warp_stream_star<S> && std::is_same_v<M, stencil_cce> && BC == boundary::dirichlet &&
+                      (T == 2 || T == 3))
+            sd::launch_warp_stream<S, T>(in, out, g, w, stream);
+        else
+            throw std::invalid_argument("the warp streaming kernel computes cce 2D stars, t = 2 or 3, Dirichlet");
     }
     if (how == route::grid_stride) {
         if constexpr (std::is_same_v<M, stencil_cce> && T == 1 && S::dims == 3)
@@ -92,6 +149,8 @@ void launch(route how, const double* in, double* out, const stencil_grid& g, con
             sd::launch_t1_tiles<S, BC, sd::t1_tile_default<S>>(in, out, g, w, stream, grid_stride);
         else if constexpr (S::dims == 2)
             sd::launch_tiled2d<S, M, T, BC>(in, out, g, w, stream, grid_stride);
+        else
+            throw std::invalid_argument("the 3D tiled kernel has no ticket order to leave");
     }
     TCORE_CHECK(cudaGetLastError());
 }
@@ -99,22 +158,11 @@ void launch(route how, const double* in, double* out, const stencil_grid& g, con
 template <class S, class M, int T, boundary BC, route How = route::apply>
 void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
 {
-    const stencil_extent e = stencil_array_extent<S>(g, BC);
-    const std::size_t count = static_cast<std::size_t>(e.count());
-    test::rng r(test::seed() + salt);
-    std::vector<double> host(count);
-    for (double& v : host) v = r.nonzero();
-    stencil_weights<S> w;
-    for (int i = 0; i < S::weight_count; ++i) w.w[i] = r.nonzero() / S::points;
-
-    // destination template: the halo of the input, NaN inside
-    std::vector<double> poison(count, std::numeric_limits<double>::quiet_NaN());
-    for (std::size_t i = 0; i < count; ++i)
-        if (is_halo<S>(static_cast<long long>(i), g, BC)) poison[i] = host[i];
-
+    const case_data<S> c = make_case<S>(g, BC, salt);
+    const std::size_t count = c.host.size();
     device_buffer<double> d0(count), d1(count);
-    d0.upload(host);
-    std::vector<double> ref = host, tmp(count);
+    d0.upload(c.host);
+    std::vector<double> ref = c.host;
     const std::string name = S::name() + " " + method_name<M>() + " t=" + std::to_string(T) + " " +
                              boundary_name(BC) + " " + std::to_string(g.nx) + "x" + std::to_string(g.ny) +
                              (S::dims == 3 ? "x" + std::to_string(g.nz) : std::string()) +
@@ -124,30 +172,19 @@ void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
     double* src = d0.ptr;
     double* dst = d1.ptr;
     for (int l = 1; l <= launches; ++l) {
-        TCORE_CHECK(cudaMemcpy(dst, poison.data(), count * sizeof(double), cudaMemcpyHostToDevice));
-        launch<S, M, T, BC>(How, src, dst, g, w, 0);
+        TCORE_CHECK(cudaMemcpy(dst, c.poison.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+        launch<S, M, T, BC>(How, src, dst, g, c.w, 0);
         TCORE_CHECK(cudaDeviceSynchronize());
-        for (int s = 0; s < T; ++s) {
-            stencil_reference_step<S>(ref.data(), tmp.data(), g, BC, w);
-            ref.swap(tmp);
-        }
+        advance<S>(ref, g, BC, c.w, T);
         std::vector<double> got(count);
         TCORE_CHECK(cudaMemcpy(got.data(), dst, count * sizeof(double), cudaMemcpyDeviceToHost));
         const int steps = l * T;
-        const double tol = 4.0 * steps * S::points * 0x1.0p-52;
-        double worst = 0;
-        std::size_t bad = 0, first_bad = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            const double err = std::fabs(got[i] - ref[i]);
-            if (!(err <= tol)) {
-                if (bad++ == 0) first_bad = i;
-            }
-            if (err > worst || std::isnan(err)) worst = std::isnan(err) ? INFINITY : err;
-        }
-        tally_.check(bad == 0, "%s launch %d (%d steps): %zu of %zu elements off, max error %.3g > %.3g (first at %zu: got %.17g, ref %.17g)",
-                     name.c_str(), l, steps, bad, count, worst, tol, first_bad, got[first_bad], ref[first_bad]);
-        if (l == launches && bad == 0)
-            std::printf("ok  %-48s max error %.2e after %d steps (bound %.1e)\n", name.c_str(), worst, steps, tol);
+        const comparison cmp = compare<S>(got, ref, steps);
+        tally_.check(cmp.bad == 0, "%s launch %d (%d steps): %zu of %zu elements off, max error %.3g > %.3g (first at %zu: got %.17g, ref %.17g)",
+                     name.c_str(), l, steps, cmp.bad, count, cmp.worst, cmp.tol, cmp.first_bad, got[cmp.first_bad],
+                     ref[cmp.first_bad]);
+        if (l == launches && cmp.bad == 0)
+            std::printf("ok  %-48s max error %.2e after %d steps (bound %.1e)\n", name.c_str(), cmp.worst, steps, cmp.tol);
         std::swap(src, dst);
     }
 }
@@ -253,8 +290,8 @@ void run_shape(std::uint64_t salt)
 }
 
 /// The kernels that take tickets, with their items in grid-stride order
-/// instead (tile_schedule{false}): 2D t = 1 tiles, 2D tiled (tc and cce,
-/// t = 3), 3D t = 1 streaming; grids with tails, both boundaries.
+/// instead (tile_schedule{false}): 2D t = 1 tiles, 2D tiled (tc, cc and
+/// cce, t = 1 and 3), 3D t = 1 streaming; grids with tails, both boundaries.
 void grid_stride_order()
 {
     constexpr route gs = route::grid_stride;
@@ -264,6 +301,7 @@ void grid_stride_order()
         run_case<star2d1r, tensor_core, 1, boundary::dirichlet, gs>(g, 2, 9502);
         run_case<box2d1r, stencil_cce, 3, boundary::dirichlet, gs>(g, 2, 9503);
         run_case<star2d3r, tensor_core, 3, boundary::periodic, gs>(g, 2, 9504);
+        run_case<box2d1r, cuda_core, 1, boundary::periodic, gs>(g, 2, 9505);
     }
     for (const stencil_grid& g : {stencil_grid{131, 67, 13}, stencil_grid{130, 35, 12}}) {
         run_case<box3d1r, stencil_cce, 1, boundary::dirichlet, gs>(g, 2, 9510);
@@ -277,50 +315,34 @@ template <class S, class M, int T>
 struct stream_problem {
     stencil_grid g;
     cudaStream_t stream;
-    std::vector<double> host, ref;
-    stencil_weights<S> w;
+    case_data<S> c;
+    std::vector<double> ref;
     device_buffer<double> in, a, b;
 
     stream_problem(const stencil_grid& grid, cudaStream_t s, std::uint64_t salt)
-        : g(grid), stream(s), in(stencil_array_extent<S>(grid, boundary::dirichlet).count()),
-          a(stencil_array_extent<S>(grid, boundary::dirichlet).count()),
-          b(stencil_array_extent<S>(grid, boundary::dirichlet).count())
+        : g(grid), stream(s), c(make_case<S>(grid, boundary::dirichlet, salt)), ref(c.host), in(c.host.size()),
+          a(c.host.size()), b(c.host.size())
     {
-        const std::size_t count = static_cast<std::size_t>(stencil_array_extent<S>(g, boundary::dirichlet).count());
-        test::rng r(test::seed() + salt);
-        host.resize(count);
-        for (double& v : host) v = r.nonzero();
-        for (int i = 0; i < S::weight_count; ++i) w.w[i] = r.nonzero() / S::points;
-        std::vector<double> poison(count, std::numeric_limits<double>::quiet_NaN());
-        for (std::size_t i = 0; i < count; ++i)
-            if (is_halo<S>(static_cast<long long>(i), g, boundary::dirichlet)) poison[i] = host[i];
-        in.upload(host);
-        a.upload(poison);
-        b.upload(poison);
+        in.upload(c.host);
+        a.upload(c.poison);
+        b.upload(c.poison);
         TCORE_CHECK(cudaDeviceSynchronize());  // the copies are done before the streams read them
-        ref = host;
-        std::vector<double> tmp(count);
-        for (int s = 0; s < 3 * T; ++s) {
-            stencil_reference_step<S>(ref.data(), tmp.data(), g, boundary::dirichlet, w);
-            ref.swap(tmp);
-        }
+        advance<S>(ref, g, boundary::dirichlet, c.w, 3 * T);
     }
     void launch(int l)
     {
         const double* src = l == 0 ? in.ptr : l == 1 ? a.ptr : b.ptr;
         double* dst = l == 1 ? b.ptr : a.ptr;
-        stencil_apply<S, M, T, boundary::dirichlet>(src, dst, g, w, stream);
+        stencil_apply<S, M, T, boundary::dirichlet>(src, dst, g, c.w, stream);
     }
     void check(const char* what)
     {
         std::vector<double> got(ref.size());
         TCORE_CHECK(cudaMemcpy(got.data(), a.ptr, got.size() * sizeof(double), cudaMemcpyDeviceToHost));
-        const double tol = 4.0 * 3 * T * S::points * 0x1.0p-52;
-        std::size_t bad = 0;
-        for (std::size_t i = 0; i < got.size(); ++i) bad += !(std::fabs(got[i] - ref[i]) <= tol);
-        tally_.check(bad == 0, "%s %s %lldx%lldx%lld: %zu of %zu elements off after 3 launches", what,
-                     S::name().c_str(), g.nx, g.ny, g.nz, bad, got.size());
-        if (bad == 0) std::printf("ok  %s %s, 3 launches\n", what, S::name().c_str());
+        const comparison cmp = compare<S>(got, ref, 3 * T);
+        tally_.check(cmp.bad == 0, "%s %s %lldx%lldx%lld: %zu of %zu elements off after 3 launches, max error %.3g > %.3g",
+                     what, S::name().c_str(), g.nx, g.ny, g.nz, cmp.bad, got.size(), cmp.worst, cmp.tol);
+        if (cmp.bad == 0) std::printf("ok  %s %s, 3 launches, max error %.2e\n", what, S::name().c_str(), cmp.worst);
     }
 };
 
