@@ -4,9 +4,14 @@
 // call (with file, line, the call and CUDA's error string) and for bad
 // arguments (with the function and what is wrong). TCORE_CHECK is the one
 // macro, because only a macro can capture the call's file and line.
+// `require_block_threads<N>()` is the device-side precondition check of the
+// block building blocks: a device assertion in debug builds (no NDEBUG),
+// nothing in release builds.
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cassert>
 
 #include <stdexcept>
 #include <string>
@@ -29,6 +34,17 @@ inline void check_cuda(cudaError_t status, const char* expr, const char* file, i
 inline void require(bool ok, const char* where, const std::string& what)
 {
     if (!ok) throw error(std::string(where) + ": " + what);
+}
+
+/// Device precondition of a block building block written for BlockThreads
+/// threads: a 1-D block of exactly that size. Debug builds assert it.
+template <int BlockThreads>
+__device__ inline void require_block_threads()
+{
+#if !defined(NDEBUG)
+    assert(blockDim.x == BlockThreads && blockDim.y == 1 && blockDim.z == 1 &&
+           "this block building block needs a 1-D block of exactly BlockThreads threads");
+#endif
 }
 
 }  // namespace tcore

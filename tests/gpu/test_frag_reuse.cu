@@ -52,7 +52,7 @@ enum class recipe { relabel, shuffle };
 
 /// The relabelled A of the next MMA from the accumulators d[] (k-block KB).
 template <class Shape, int KB, int NAcc>
-__device__ frag_a<Shape> relabel_a(const frag_c<Shape> (&d)[NAcc])
+__device__ frag_a<Shape, relabelled_k<KB>> relabel_a(const frag_c<Shape> (&d)[NAcc])
 {
     if constexpr (Shape::m == 8) return reuse_a<KB>(d[0]);
     else if constexpr (Shape::k == 4) return reuse_a<KB>(d[0]);
@@ -85,16 +85,17 @@ __global__ void f64_chain(const double* x, long long ldx, long long sx, const do
     load_c<L>(acc, c2, ldc2);
     static_for<8 * NAcc / Shape::k>([&](auto kb_) {
         constexpr int kb = decltype(kb_)::value;
-        frag_a<Shape> fa;
-        frag_b<Shape> fb;
         if constexpr (R == recipe::relabel) {
-            fa = relabel_a<Shape, kb>(d);
+            const frag_a<Shape, relabelled_k<kb>> fa = relabel_a<Shape, kb>(d);
+            frag_b<Shape, relabelled_k<kb>> fb;
             load_b_reused<L, kb>(fb, b2, ldb2);
+            mma<Backend>(acc, fa, fb, acc);
         } else {
-            fa = reuse_a_shuffle<Shape, kb>(d);
+            const frag_a<Shape> fa = reuse_a_shuffle<Shape, kb>(d);
+            frag_b<Shape> fb;
             load_b<L>(fb, b2 + offset<L>(kb * Shape::k, 0, ldb2), ldb2);
+            mma<Backend>(acc, fa, fb, acc);
         }
-        mma<Backend>(acc, fa, fb, acc);
     });
     store_c<L>(d2, ldd2, acc);
 }

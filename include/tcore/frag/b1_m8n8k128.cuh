@@ -28,6 +28,7 @@ struct b1_m8n8k128 {
     using c_type = int;
     using acc_type = int;
     static constexpr int m = 8, n = 8, k = 128;
+    static constexpr int min_arch = 800;  // oldest __CUDA_ARCH__ with this MMA (sm_80)
     static constexpr int a_count = 1, b_count = 1, c_count = 2;  // registers per lane
     static constexpr int bits = 32;                              // elements per A/B register
     static constexpr const char* name() { return "b1_m8n8k128_and"; }

@@ -25,6 +25,7 @@ struct f16_m16n8k16 {
     using c_type = Acc;
     using acc_type = float;
     static constexpr int m = 16, n = 8, k = 16;
+    static constexpr int min_arch = 800;  // oldest __CUDA_ARCH__ with this MMA (sm_80)
     static constexpr int a_count = 8, b_count = 4, c_count = 4;
     static constexpr int c_rows = 2, c_cols = 2;
     static constexpr int k_steps = k;

@@ -25,6 +25,7 @@ struct f64_m16n8 {
     using c_type = double;
     using acc_type = double;
     static constexpr int m = 16, n = 8, k = K;
+    static constexpr int min_arch = 800;  // oldest __CUDA_ARCH__ with this MMA (sm_80)
     static constexpr int a_count = K / 2, b_count = K / 4, c_count = 4;
     static constexpr int c_rows = 2, c_cols = 2;
     static constexpr int k_steps = K;

@@ -19,6 +19,7 @@ struct f64_m8n8k4 {
     using c_type = double;
     using acc_type = double;
     static constexpr int m = 8, n = 8, k = 4;
+    static constexpr int min_arch = 800;  // oldest __CUDA_ARCH__ with this MMA (sm_80)
     static constexpr int a_count = 1, b_count = 1, c_count = 2;
     static constexpr int c_rows = 1, c_cols = 2;  // accumulator row/column slots per lane
     static constexpr int k_steps = k;             // multiply-adds per output in the CC MMA

@@ -8,8 +8,10 @@
 //   c_coord(lane, i) -> {row, col}   C/D element i of `lane` (T32,Vc) -> (M,N)
 //   a_home(row, col) / b_home(row, col) -> {lane, index}: the inverses
 //
-// plus `mma_sync(d, a, b, c)`, the mma.sync wrapper. This header turns that
-// into fragments (plain register arrays), loads, stores, fill and the
+// plus `mma_sync(d, a, b, c)`, the mma.sync wrapper, and `min_arch`, the
+// oldest architecture that has it. This header turns that into fragments
+// (plain register arrays tagged with their k labelling), loads, stores,
+// fill, `accumulator_cast` between shapes of one C layout and the
 // backend-generic `mma<Backend>`. The maps are host+device so tests/host
 // checks them against docs/mma-fragments.md without a GPU.
 //
@@ -87,19 +89,32 @@ __device__ __forceinline__ int lane_id()
 
 // -- fragments ---------------------------------------------------------------
 
+/// The k labelling of an A or B fragment. `standard_k` is the PTX map of the
+/// shape. `relabelled_k<KB>` is the in-place accumulator reuse of reuse.cuh
+/// (k-block KB): A slot t + 4j stands for another column than the map says,
+/// so it only pairs with a B built for the same relabelling. The tag makes
+/// that pairing a type: mma() takes A and B of one labelling.
+struct standard_k {};
+template <int KB>
+struct relabelled_k {
+    static constexpr int k_block = KB;
+};
+
 /// A operand of `Shape`: the lane's Shape::a_count elements, in map order.
-template <class Shape>
+template <class Shape, class KLabel = standard_k>
 struct alignas(8) frag_a {
     using shape = Shape;
+    using k_label = KLabel;
     using value_type = typename Shape::a_type;
     static constexpr int size = Shape::a_count;
     value_type x[size];
 };
 
 /// B operand of `Shape`.
-template <class Shape>
+template <class Shape, class KLabel = standard_k>
 struct alignas(8) frag_b {
     using shape = Shape;
+    using k_label = KLabel;
     using value_type = typename Shape::b_type;
     static constexpr int size = Shape::b_count;
     value_type x[size];
@@ -113,6 +128,45 @@ struct alignas(8) frag_c {
     static constexpr int size = Shape::c_count;
     value_type x[size];
 };
+
+/// The same registers under another k labelling (no data moves). Use it to
+/// declare that a B generated per lane was built for a relabelled A
+/// (`with_k_label<relabelled_k<0>>(b)`), or to drop a label on purpose.
+template <class To, template <class, class> class Frag, class Shape, class From>
+__host__ __device__ inline Frag<Shape, To> with_k_label(const Frag<Shape, From>& f)
+{
+    Frag<Shape, To> g;
+    static_for<Frag<Shape, From>::size>([&](auto i) { g.x[i] = f.x[i]; });
+    return g;
+}
+
+/// True where two shapes place their C/D elements identically (same type,
+/// same c_coord on every lane), e.g. f64_m16n8k4 and f64_m16n8k16.
+template <class S1, class S2>
+__host__ __device__ constexpr bool same_c_layout()
+{
+    if constexpr (!std::is_same_v<typename S1::c_type, typename S2::c_type> || S1::c_count != S2::c_count) {
+        return false;
+    } else {
+        for (int lane = 0; lane < 32; ++lane)
+            for (int i = 0; i < S1::c_count; ++i) {
+                const coord p = S1::c_coord(lane, i), q = S2::c_coord(lane, i);
+                if (p.row != q.row || p.col != q.col) return false;
+            }
+        return true;
+    }
+}
+
+/// An accumulator of `From` as one of `To`, where both place C identically
+/// (checked at compile time): chains of MMAs with different K share a D.
+template <class To, class From>
+__host__ __device__ inline frag_c<To> accumulator_cast(const frag_c<From>& c)
+{
+    static_assert(same_c_layout<From, To>(), "accumulator_cast: the two shapes place C elements differently");
+    frag_c<To> d;
+    static_for<frag_c<From>::size>([&](auto i) { d.x[i] = c.x[i]; });
+    return d;
+}
 
 // -- element conversion ------------------------------------------------------
 
@@ -233,13 +287,27 @@ __device__ inline void mma_cuda_core(frag_c<Shape>& d, const frag_a<Shape>& a, c
 }
 
 /// D = A*B + C on the chosen backend. All 32 lanes must call it together.
-template <class Backend = default_backend, class Shape>
-__device__ inline void mma(frag_c<Shape>& d, const frag_a<Shape>& a, const frag_b<Shape>& b,
+/// A and B must carry the same k labelling (standard, or one relabelled_k).
+/// tensor_core needs an architecture with the shape's MMA (Shape::min_arch):
+/// compiling it for an older one is an error, not a silent CUDA-core run.
+template <class Backend = default_backend, class Shape, class KLabel>
+__device__ inline void mma(frag_c<Shape>& d, const frag_a<Shape, KLabel>& a, const frag_b<Shape, KLabel>& b,
                            const frag_c<Shape>& c)
 {
     static_assert(is_backend_v<Backend>, "Backend must be tcore::tensor_core or tcore::cuda_core");
-    if constexpr (std::is_same_v<Backend, tensor_core>) Shape::mma_sync(d, a, b, c);
-    else mma_cuda_core(d, a, b, c);
+    if constexpr (std::is_same_v<Backend, tensor_core>) {
+#if defined(__CUDA_ARCH__)
+        static_assert(__CUDA_ARCH__ >= Shape::min_arch,
+                      "mma<tensor_core>: this architecture has no MMA instruction for the shape; "
+                      "compile for a newer one or use mma<cuda_core>");
+#endif
+        if constexpr (std::is_same_v<KLabel, standard_k>) Shape::mma_sync(d, a, b, c);
+        else Shape::mma_sync(d, with_k_label<standard_k>(a), with_k_label<standard_k>(b), c);
+    } else if constexpr (std::is_same_v<KLabel, standard_k>) {
+        mma_cuda_core(d, a, b, c);
+    } else {
+        mma_cuda_core(d, with_k_label<standard_k>(a), with_k_label<standard_k>(b), c);
+    }
 }
 
 }  // namespace tcore

@@ -10,7 +10,10 @@
 //   FP64 (relabel k): a lane holds D(g, 2t + p) but A wants (g, t + 4j). Since
 //   only the joint A/B k labelling matters, give k slot t + 4j the P column
 //   `reuse_col(lane, j, kb)` instead and load the next B with the same rows
-//   (load_b_reused). Per shape, with g = lane/4, t = lane%4:
+//   (load_b_reused). Both fragments carry the type tag relabelled_k<kb>, so
+//   pairing such an A with a B of the standard map does not compile; a B
+//   generated per lane for the relabelling is declared with
+//   with_k_label<relabelled_k<kb>>(b). Per shape, with g = lane/4, t = lane%4:
 //     m8n8k4  from an 8x8 D, k-block kb:  a0 = D[kb]            slot t  -> col 2t + kb
 //     m16n8k4 from a 16x8 D, k-block kb:  a = {D[kb], D[2+kb]}  slot t  -> col 2t + kb
 //     m16n8k8 from a 16x8 D:              a = {D[0], D[2], D[1], D[3]}
@@ -83,7 +86,7 @@ __host__ __device__ constexpr reuse_home f64_relabel_source(int lane, int i, int
 
 /// 8x8 D, k-block KB, as the A of the next m8n8k4 (relabelled k).
 template <int KB>
-__device__ inline frag_a<f64_m8n8k4> reuse_a(const frag_c<f64_m8n8k4>& d)
+__device__ inline frag_a<f64_m8n8k4, relabelled_k<KB>> reuse_a(const frag_c<f64_m8n8k4>& d)
 {
     static_assert(KB == 0 || KB == 1, "an 8x8 accumulator has two k-blocks of 4");
     return {{d.x[f64_relabel_source<f64_m8n8k4>(0, 0, KB).index]}};
@@ -91,10 +94,10 @@ __device__ inline frag_a<f64_m8n8k4> reuse_a(const frag_c<f64_m8n8k4>& d)
 
 /// 16x8 D (of any f64_m16n8 shape), k-block KB, as the A of the next m16n8k4.
 template <int KB, int K>
-__device__ inline frag_a<f64_m16n8<4>> reuse_a(const frag_c<f64_m16n8<K>>& d)
+__device__ inline frag_a<f64_m16n8<4>, relabelled_k<KB>> reuse_a(const frag_c<f64_m16n8<K>>& d)
 {
     static_assert(KB == 0 || KB == 1, "a 16x8 accumulator has two k-blocks of 4");
-    frag_a<f64_m16n8<4>> a;
+    frag_a<f64_m16n8<4>, relabelled_k<KB>> a;
     static_for<2>([&](auto i) { a.x[i] = d.x[f64_relabel_source<f64_m16n8<4>>(0, i, KB).index]; });
     return a;
 }
@@ -103,18 +106,19 @@ __device__ inline frag_a<f64_m16n8<4>> reuse_a(const frag_c<f64_m16n8<K>>& d)
 /// The template parameter is a type, so that reuse_a<KB>(d) above never
 /// considers this overload: naming f64_m16n8<KB> would trip its static_assert.
 template <class CShape, std::enable_if_t<std::is_same_v<CShape, f64_m16n8<CShape::k>>, int> = 0>
-__device__ inline frag_a<f64_m16n8<8>> reuse_a(const frag_c<CShape>& d)
+__device__ inline frag_a<f64_m16n8<8>, relabelled_k<0>> reuse_a(const frag_c<CShape>& d)
 {
-    frag_a<f64_m16n8<8>> a;
+    frag_a<f64_m16n8<8>, relabelled_k<0>> a;
     static_for<4>([&](auto i) { a.x[i] = d.x[f64_relabel_source<f64_m16n8<8>>(0, i).index]; });
     return a;
 }
 
 /// [d0 | d1] (16x16) as the A of the next m16n8k16 (relabelled k).
 template <int K>
-__device__ inline frag_a<f64_m16n8<16>> reuse_a(const frag_c<f64_m16n8<K>>& d0, const frag_c<f64_m16n8<K>>& d1)
+__device__ inline frag_a<f64_m16n8<16>, relabelled_k<0>> reuse_a(const frag_c<f64_m16n8<K>>& d0,
+                                                                  const frag_c<f64_m16n8<K>>& d1)
 {
-    frag_a<f64_m16n8<16>> a;
+    frag_a<f64_m16n8<16>, relabelled_k<0>> a;
     static_for<8>([&](auto i) {
         constexpr reuse_home src = f64_relabel_source<f64_m16n8<16>>(0, i);
         a.x[i] = src.acc == 0 ? d0.x[src.index] : d1.x[src.index];
@@ -123,9 +127,10 @@ __device__ inline frag_a<f64_m16n8<16>> reuse_a(const frag_c<f64_m16n8<K>>& d0, 
 }
 
 /// Loads the next B for a relabelled A: B register j holds row
-/// reuse_col(lane, j, KB) of the K x N matrix at ptr (column g).
+/// reuse_col(lane, j, KB) of the K x N matrix at ptr (column g). The result
+/// carries relabelled_k<KB>, so mma() pairs it only with reuse_a<KB>'s A.
 template <layout L, int KB = 0, class Shape, class T>
-__device__ inline void load_b_reused(frag_b<Shape>& b, const T* ptr, long long ld)
+__device__ inline void load_b_reused(frag_b<Shape, relabelled_k<KB>>& b, const T* ptr, long long ld)
 {
     const int lane = lane_id();
     static_for<Shape::b_count>([&](auto j) {

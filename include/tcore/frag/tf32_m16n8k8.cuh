@@ -42,6 +42,7 @@ struct tf32_m16n8k8 {
     using c_type = float;
     using acc_type = float;
     static constexpr int m = 16, n = 8, k = 8;
+    static constexpr int min_arch = 800;  // oldest __CUDA_ARCH__ with this MMA (sm_80)
     static constexpr int a_count = 4, b_count = 2, c_count = 4;
     static constexpr int c_rows = 2, c_cols = 2;
     static constexpr int k_steps = k;

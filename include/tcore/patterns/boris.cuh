@@ -183,12 +183,15 @@ __device__ inline void push_step(frag_c<Shape>& d, const frag_b<Shape> (&tb)[blo
     frag_c<Shape> acc;
     fill(acc, 0.0);
     if constexpr (std::is_same_v<Shape, f64_m16n8k8>) {
-        const frag_a<Shape> a = reuse_a(d);  // a = {D0, D2, D1, D3}: slots t, t+4 = components 2t, 2t+1
-        mma<Backend>(acc, a, tb[0], acc);
+        // a = {D0, D2, D1, D3}: slots t, t+4 = components 2t, 2t+1; tb[0] was built for that order
+        const frag_a<Shape, relabelled_k<0>> a = reuse_a(d);
+        mma<Backend>(acc, a, with_k_label<relabelled_k<0>>(tb[0]), acc);
     } else {
-        const frag_a<Shape> a0 = reuse_a<0>(d), a1 = reuse_a<1>(d);  // slot t = component 2t + kb
-        mma<Backend>(acc, a0, tb[0], acc);
-        mma<Backend>(acc, a1, tb[1], acc);
+        // slot t = component 2t + kb; tb[kb] was built for that order
+        const frag_a<Shape, relabelled_k<0>> a0 = reuse_a<0>(d);
+        const frag_a<Shape, relabelled_k<1>> a1 = reuse_a<1>(d);
+        mma<Backend>(acc, a0, with_k_label<relabelled_k<0>>(tb[0]), acc);
+        mma<Backend>(acc, a1, with_k_label<relabelled_k<1>>(tb[1]), acc);
     }
     d = acc;
 }

@@ -72,13 +72,15 @@ struct block_strict_upper {
 // -- generating fragments ----------------------------------------------------
 
 /// The A fragment of `lane` holding gen(row, col) at each element's (row, col).
+/// The generator's value is converted once, straight to the element type:
+/// a double generator is exact in FP64 fragments (no trip through float).
 template <class Shape, class Gen>
 __host__ __device__ inline frag_a<Shape> make_a(int lane, Gen gen)
 {
     frag_a<Shape> a;
     static_for<Shape::a_count>([&](auto i) {
         const coord rc = Shape::a_coord(lane, i);
-        a.x[i] = convert_to<typename Shape::a_type>(static_cast<float>(gen(rc.row, rc.col)));
+        a.x[i] = convert_to<typename Shape::a_type>(gen(rc.row, rc.col));
     });
     return a;
 }
@@ -90,7 +92,7 @@ __host__ __device__ inline frag_b<Shape> make_b(int lane, Gen gen)
     frag_b<Shape> b;
     static_for<Shape::b_count>([&](auto i) {
         const coord rc = Shape::b_coord(lane, i);
-        b.x[i] = convert_to<typename Shape::b_type>(static_cast<float>(gen(rc.row, rc.col)));
+        b.x[i] = convert_to<typename Shape::b_type>(gen(rc.row, rc.col));
     });
     return b;
 }

@@ -698,7 +698,9 @@ __device__ inline void resample_block(const image_view& in, const image_out<Out>
                 mma<Backend>(d1[1], a1, b1[1], d1[1]);
             }
             // D1 (16 columns x [2 rows x 4 channels] twice) -> A2, no trip through memory.
-            frag_a<Shape> a2;
+            // FP64 relabels k in place; make_b2 generates B2 in that order.
+            using a2_label = std::conditional_t<T::is_half, standard_k, relabelled_k<0>>;
+            frag_a<Shape, a2_label> a2;
             if constexpr (T::is_half) a2 = reuse_a<typename Shape::c_type>(d1[0], d1[1]);
             else a2 = reuse_a(d1[0], d1[1]);
             static_for<T::row_blocks>([&](auto nb) {
@@ -716,7 +718,7 @@ __device__ inline void resample_block(const image_view& in, const image_out<Out>
                         const W wy = make_weights<Shape, F>(oy_t + 2 * nb + (g >> 2), scale_y);
                         b2 = make_b2<Shape, F>(lane, wy, yc);
                     }
-                    mma<Backend>(d2[nb], a2, b2, d2[nb]);
+                    mma<Backend>(d2[nb], a2, with_k_label<a2_label>(b2), d2[nb]);
                 }
             });
         }

@@ -261,6 +261,7 @@ template <int BlockThreads, class S>
 __device__ inline S block_combine(S warp_total, S* smem)
 {
     static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "whole warps, at most 1024 threads");
+    require_block_threads<BlockThreads>();
     if ((threadIdx.x & 31) == 0) smem[threadIdx.x >> 5] = warp_total;
     __syncthreads();
     S s = smem[0];

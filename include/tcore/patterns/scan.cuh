@@ -207,7 +207,7 @@ struct warp_scan {
 
     frag_a<Shape> ones;  ///< all ones
     frag_a<Shape> tri;   ///< L (relabelled)
-    frag_b<carry_shape> carry_u;  ///< U (FP64 only)
+    frag_b<carry_shape, relabelled_k<0>> carry_u;  ///< U, rows in the relabelled k order (FP64 only)
 
     __device__ warp_scan()
     {
@@ -263,8 +263,8 @@ struct warp_scan {
         mma<Backend>(totals, ones, x, zero);  // 1 X: column totals in every row
         mma<Backend>(p, tri, x, zero);        // L X: prefix down each column
         if constexpr (!fp16) {
-            const frag_a<carry_shape> a = reuse_a(totals);  // (1 X) as A, k relabelled
-            frag_c<carry_shape> acc{{p.x[0], p.x[1], p.x[2], p.x[3]}};
+            const frag_a<carry_shape, relabelled_k<0>> a = reuse_a(totals);  // (1 X) as A, k relabelled
+            frag_c<carry_shape> acc = accumulator_cast<carry_shape>(p);
             mma<Backend>(acc, a, carry_u, acc);  // + (1 X) U
             static_for<4>([&](auto i) { out[i] = acc.x[i]; });
         } else {
@@ -478,6 +478,7 @@ __device__ inline typename Scanner::sum_type block_scan(const Scanner& sc, const
                                                         typename Scanner::sum_type* smem)
 {
     static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "whole warps, at most 1024 threads");
+    require_block_threads<BlockThreads>();
     using T = typename Scanner::in_type;
     using S = typename Scanner::sum_type;
     constexpr int warps = BlockThreads / 32;
