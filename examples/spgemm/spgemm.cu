@@ -234,13 +234,13 @@ void run(tb::context& ctx)
         const double upload_ms = elapsed_ms(t1);
         ctx.summary("preprocess " + cs.name + ": CSR -> mBSR + upload ms", fixed(pack_ms + upload_ms, 2));
         auto run_variant = [&](const char* name, auto mode, tb::peak compute, const char* what) {
-            using Mode = decltype(mode);
+            using Backend = decltype(mode);
             if (!ctx.want_variant(name)) return;
             std::string problem;
             tb::accuracy err;
             tcore::spgemm_stats st;
             {
-                const tcore::mbsr_device c = tcore::spgemm<Mode>(da, db, ctx.stream(), &st);
+                const tcore::mbsr_device c = tcore::spgemm<Backend>(da, db, ctx.stream(), &st);
                 err = accuracy_csr(ref, tcore::sparse::mbsr_to_csr(c.download(ctx.stream())), problem);
             }
             char layout[200];
@@ -253,7 +253,7 @@ void run(tb::context& ctx)
             spec.compute = compute;
             spec.note = std::string(what) + "; " + layout + "; " + shape +
                         (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
-            record(name, ctx.measure(spec, [&](cudaStream_t s) { const tcore::mbsr_device c = tcore::spgemm<Mode>(da, db, s); },
+            record(name, ctx.measure(spec, [&](cudaStream_t s) { const tcore::mbsr_device c = tcore::spgemm<Backend>(da, db, s); },
                                      err));
         };
         run_variant("tc", tcore::tensor_core{}, tb::peak::fp64_tc, "mBSR 4x4 tiles, tile pairs on f64 m8n8k4");

@@ -67,10 +67,10 @@ struct tc_variant {
     bool bundled = false;  ///< runs on the packing with bundles of identical rows
 };
 
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 void run_dasp(const tcore::dasp_spmv& s, const double* x, double* y, cudaStream_t st)
 {
-    s.run<Mode, Shape>(x, y, st);
+    s.run<Backend, Shape>(x, y, st);
 }
 
 const tc_variant tc_variants[] = {
@@ -100,10 +100,10 @@ struct panel_variant {
     const char* note;
 };
 
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 void run_panels(const tcore::dasp_spmv_panels& s, const double* x, double* y, cudaStream_t st)
 {
-    s.run<Mode, Shape>(x, y, st);
+    s.run<Backend, Shape>(x, y, st);
 }
 
 const panel_variant panel_variants[] = {

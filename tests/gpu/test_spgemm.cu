@@ -92,16 +92,16 @@ void compare(const std::string& what, const sparse::csr& got_in, const sparse::c
     t.check(bad == 0, "%s: %d values wrong", what.c_str(), bad);
 }
 
-template <class Mode>
+template <class Backend>
 void run_tcore(const char* mode, const product& pr, const sparse::csr& ref, const sparse::csr& mag, int inner)
 {
     const std::string what = pr.name + " [" + mode + "]";
     try {
         const mbsr_device da(sparse::csr_to_mbsr(pr.a), nullptr), db(sparse::csr_to_mbsr(pr.b), nullptr);
         spgemm_stats st;
-        const mbsr_device c1 = spgemm<Mode>(da, db, nullptr, &st);
+        const mbsr_device c1 = spgemm<Backend>(da, db, nullptr, &st);
         const sparse::mbsr_matrix h1 = c1.download(nullptr);
-        const mbsr_device c2 = spgemm<Mode>(da, db, nullptr);
+        const mbsr_device c2 = spgemm<Backend>(da, db, nullptr);
         const sparse::mbsr_matrix h2 = c2.download(nullptr);
         TCORE_CHECK(cudaDeviceSynchronize());
         t.check(h1.tile_val.size() == h2.tile_val.size() &&

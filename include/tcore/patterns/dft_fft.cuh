@@ -388,7 +388,7 @@ public:
     int passes() const { return ny_ > 1 ? 2 : 1; }
 
     /// out = FFT(in) on `Backend` (tcore::tensor_core: tc, tcore::cuda_core: cc).
-    template <class Backend = tensor_core>
+    template <class Backend = default_backend>
     void execute(const double2* in, double2* out, fft_direction dir, cudaStream_t stream = 0) const
     {
         static_assert(is_backend_v<Backend>, "Backend must be tcore::tensor_core or tcore::cuda_core");

@@ -25,7 +25,7 @@
 // columns 0-3 = B(k1, j), 4-7 = B(k2, j). D[0:4, 0:4] accumulates
 // A(i,k1) B(k1,j) and D[4:8, 4:8] A(i,k2) B(k2,j); C(i, j) = D[0:4, 0:4] +
 // D[4:8, 4:8] (lane 4g + t, g < 4, t < 2, adds the value of lane + 18).
-// Modes: tensor_core (`tc`), cuda_core (`cc`, same data flow),
+// Backends: tensor_core (`tc`), cuda_core (`cc`, same data flow),
 // spgemm_essential (`cce`: 16 lanes per tile product, 4 FMAs each, two
 // products at a time; 64 FMAs per tile pair instead of the MMA's 256).
 //
@@ -312,8 +312,8 @@ inline constexpr int chunk_products = 32;  ///< numeric: tile products whose ind
 /// cce: the kernel is latency bound and most C tiles have one or two
 /// products, so occupancy matters more than a deeper batch; cc's emulated
 /// MMA needs more registers).
-template <class Mode>
-inline constexpr int numeric_min_blocks = std::is_same_v<Mode, cuda_core> ? 8 : 12;
+template <class Backend>
+inline constexpr int numeric_min_blocks = std::is_same_v<Backend, cuda_core> ? 8 : 12;
 
 /// One warp per C tile: C(i, j) = sum over its tile products A(i, k) B(k, j)
 /// (run_off[tile] .. run_off[tile + 1] of the sorted pairs). The warp loads
@@ -322,8 +322,8 @@ inline constexpr int numeric_min_blocks = std::is_same_v<Mode, cuda_core> ? 8 : 
 /// thousands of products waits for a memory latency per 4 products, not per
 /// pair, and the kernel keeps the registers, and so the occupancy, that the
 /// most common C tiles (one or two products) need.
-template <class Mode>
-__global__ void __launch_bounds__(threads, numeric_min_blocks<Mode>) numeric(long long c_tiles, const int* __restrict__ run_off,
+template <class Backend>
+__global__ void __launch_bounds__(threads, numeric_min_blocks<Backend>) numeric(long long c_tiles, const int* __restrict__ run_off,
                                                    double* __restrict__ c_val, std::uint16_t* __restrict__ c_mask,
                                                    operands op)
 {
@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(threads, numeric_min_blocks<Mode>) numeric(lon
     if (tile >= c_tiles) return;  // whole warps
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int first = run_off[tile], count = run_off[tile + 1] - first;
-    constexpr bool use_mma = std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core>;
+    constexpr bool use_mma = std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>;
     constexpr int batch = 2;  // MMAs whose operands are loaded together (few registers: occupancy)
     frag_c<f64_m8n8k4> acc;
     fill(acc, 0.0);
@@ -361,7 +361,7 @@ __global__ void __launch_bounds__(threads, numeric_min_blocks<Mode>) numeric(lon
                         frag_b<f64_m8n8k4> b;
                         a.x[0] = a_op[s - s0];
                         b.x[0] = b_op[s - s0];
-                        mma<Mode>(acc, a, b, acc);
+                        mma<Backend>(acc, a, b, acc);
                     }
             }
         } else {
@@ -414,17 +414,17 @@ struct spgemm_stats {
 };
 
 /// C = A B. A is m x k, B is k x n, both mBSR on the device; C is returned
-/// in mBSR with its exact structure. Mode: tensor_core (`tc`), cuda_core
+/// in mBSR with its exact structure. Backend: tensor_core (`tc`), cuda_core
 /// (`cc`) or spgemm_essential (`cce`). Runs on `stream`; the host waits
 /// twice (for the product and tile counts, to size the arrays).
 /// Throws tcore::error on bad input.
-template <class Mode = tensor_core>
+template <class Backend = default_backend>
 mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stream = nullptr,
                    spgemm_stats* stats = nullptr)
 {
-    static_assert(std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core> ||
-                      std::is_same_v<Mode, spgemm_essential>,
-                  "Mode is tcore::tensor_core, tcore::cuda_core or tcore::spgemm_essential");
+    static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> ||
+                      std::is_same_v<Backend, spgemm_essential>,
+                  "Backend is tcore::tensor_core, tcore::cuda_core or tcore::spgemm_essential");
     namespace d = spgemm_detail;
     const char* where = "tcore::spgemm";
     require(a.cols == b.rows, where,
@@ -519,7 +519,7 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
 
     // -- numeric (and C's masks) ------------------------------------------------------------
     const d::operands op{a.tile_val.get(), b.tile_val.get(), a.tile_mask.get(), b.tile_mask.get(), pairs_sorted.get()};
-    d::numeric<Mode><<<d::grid_of(32LL * tiles, d::threads), d::threads, 0, stream>>>(
+    d::numeric<Backend><<<d::grid_of(32LL * tiles, d::threads), d::threads, 0, stream>>>(
         tiles, run_off.get(), c.tile_val.get(), c.tile_mask.get(), op);
     TCORE_CHECK_LAUNCH();
     return c;

@@ -10,7 +10,7 @@
 // over all blocks of a group, so each row costs one MMA per 4 (8, 16)
 // nonzeros and no reduction at all.
 //
-// Modes (template argument Mode):
+// Backends (template argument Backend):
 //   tensor_core   mma.sync (the `tc` variant)
 //   cuda_core     the same data flow with tcore's CUDA-core MMA (`cc`)
 //   spmv_essential the same data structure, only the essential products:
@@ -105,8 +105,8 @@ namespace spmv_detail {
 inline constexpr int threads = 128;  ///< 4 warps per block
 inline constexpr int warps = threads / 32;
 
-template <class Mode>
-inline constexpr bool is_mma_mode_v = std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core>;
+template <class Backend>
+inline constexpr bool is_mma_backend_v = std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>;
 
 /// The k = 4 shape of the same family (the short tiles use 4-slot lines).
 template <class Shape>
@@ -189,8 +189,8 @@ __device__ __forceinline__ void store_y(const dasp_view& m, double* __restrict__
 /// 32-blocks a lane loads before it uses any: whole MMAs, at least 4; the
 /// essential mode takes 2, which keeps it at 32-40 registers (12-16 blocks
 /// per SM, not 10) and fits the 2-block groups of rows of 8-11 entries.
-template <class Mode, class Shape>
-inline constexpr int step_blocks = is_mma_mode_v<Mode> ? (Shape::k / 4 >= 4 ? Shape::k / 4 : 4) : 2;
+template <class Backend, class Shape>
+inline constexpr int step_blocks = is_mma_backend_v<Backend> ? (Shape::k / 4 >= 4 ? Shape::k / 4 : 4) : 2;
 
 /// A lane's slot of `N` consecutive 32-blocks: values and columns (-1: none).
 template <int N>
@@ -217,7 +217,7 @@ __device__ __forceinline__ void load_step(block_step<N>& s, const double* __rest
 /// (diagonal products), the essential mode into `ess` (the lane's FMAs).
 /// `side_v` x[`side_c`] (one more entry of the lane; column -1: none) is
 /// gathered with the step's x and added to `ess` in every mode.
-template <class Mode, class Shape, int N>
+template <class Backend, class Shape, int N>
 __device__ __forceinline__ void use_step(frag_c<Shape>& acc, double& ess, const block_step<N>& s,
                                          const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
 {
@@ -225,14 +225,14 @@ __device__ __forceinline__ void use_step(frag_c<Shape>& acc, double& ess, const 
 #pragma unroll
     for (int j = 0; j < N; ++j) xv[j] = s.c[j] >= 0 ? __ldg(x + s.c[j]) : 0.0;
     if (side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
-    if constexpr (is_mma_mode_v<Mode>) {
+    if constexpr (is_mma_backend_v<Backend>) {
         constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
 #pragma unroll
         for (int m = 0; m < N / kb; ++m) {
             frag_a<Shape> a;
             frag_b<Shape> b;
             diag_operands<Shape>(a, b, s.v + m * kb, xv + m * kb);
-            mma<Mode>(acc, a, b, acc);
+            mma<Backend>(acc, a, b, acc);
         }
     } else {
 #pragma unroll
@@ -241,31 +241,31 @@ __device__ __forceinline__ void use_step(frag_c<Shape>& acc, double& ess, const 
 }
 
 /// The blocks of a run from `b0` on, a step at a time.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ __forceinline__ void accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
                                            const int* __restrict__ col, long long base, int b0, int nblk,
                                            const double* __restrict__ x, int lane)
 {
-    constexpr int n = step_blocks<Mode, Shape>;
+    constexpr int n = step_blocks<Backend, Shape>;
     for (; b0 < nblk; b0 += n) {
         block_step<n> s;
         load_step(s, val, col, base, b0, nblk, lane);
-        use_step<Mode, Shape>(acc, ess, s, x);
+        use_step<Backend, Shape>(acc, ess, s, x);
     }
 }
 
 /// One piece of a long row per warp; the row's last warp writes y.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ void long_piece(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int piece,
                            int lane)
 {
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double ess = 0.0;
-    accumulate<Mode, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, 0,
+    accumulate<Backend, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, 0,
                             m.long_piece / 32, x, lane);
     double sum;
-    if constexpr (is_mma_mode_v<Mode>) sum = warp_sum(diag_of(acc, lane));
+    if constexpr (is_mma_backend_v<Backend>) sum = warp_sum(diag_of(acc, lane));
     else sum = warp_sum(ess);
     const int lr = m.piece_row[piece];
     const int first = m.long_piece_ptr[lr], last = m.long_piece_ptr[lr + 1];
@@ -308,18 +308,18 @@ __device__ __forceinline__ medium_refs medium_refs_of(const dasp_view& m, int gr
     return r;
 }
 
-/// One group of 8 medium rows: regular blocks on `Mode`, the irregular
+/// One group of 8 medium rows: regular blocks on `Backend`, the irregular
 /// remainder on CUDA cores (4 lanes per row), then one store per row. The
 /// lane's first irregular entry (of at most irregular_cap / 4; usually 0 or
 /// 1) is loaded with the first step of blocks and its x gathered with
 /// theirs, so with its refs loaded ahead a group of up to one step and one
 /// irregular entry per lane costs two dependent round trips (values and
 /// columns, then x), not the six of a straight-line order.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ void medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
                              const medium_refs& r, int lane)
 {
-    constexpr int n = step_blocks<Mode, Shape>;
+    constexpr int n = step_blocks<Backend, Shape>;
     block_step<n> first;
     load_step(first, m.reg_val, m.reg_col, r.base, 0, r.nblk, lane);
     const bool has_irr = r.p0 < r.p1;
@@ -328,13 +328,13 @@ __device__ void medium_group(const dasp_view& m, const double* __restrict__ x, d
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double s = 0.0;
-    use_step<Mode, Shape>(acc, s, first, x, irr_v, irr_c);
-    accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
+    use_step<Backend, Shape>(acc, s, first, x, irr_v, irr_c);
+    accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
 #pragma unroll 4
     for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
     s = quad_sum(s);
     if (holds_diag(lane)) {
-        if constexpr (is_mma_mode_v<Mode>) s += diag_of(acc, lane);
+        if constexpr (is_mma_backend_v<Backend>) s += diag_of(acc, lane);
         if (r.row >= 0) store_y(m, y, r.row, s);
     }
 }
@@ -356,7 +356,7 @@ __device__ __forceinline__ short_head short_head_of(const dasp_view& m, int tile
 
 /// One short tile: up to 4 MMAs (one per segment position), B masked to
 /// the segment; D_j(g, g) is row j of line g.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int tile,
                            int lane)
 {
@@ -373,7 +373,7 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
     most = max(most, __shfl_xor_sync(0xffffffffu, most, 16));
     const int out = h.row0 + info.out;
     const bool writer = holds_diag(lane);
-    if constexpr (is_mma_mode_v<Mode>) {
+    if constexpr (is_mma_backend_v<Backend>) {
         frag_a<S> a;
         double vs[1] = {v};
         for (int j = 0; j < most; ++j) {
@@ -382,7 +382,7 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
             diag_operands<S>(a, b, vs, xs);
             frag_c<S> d;
             fill(d, 0.0);
-            mma<Mode>(d, a, b, d);
+            mma<Backend>(d, a, b, d);
             if (writer && j < nseg) store_y(m, y, m.short_rows[out + j], diag_of(d, lane));
         }
     } else {
@@ -415,7 +415,7 @@ __host__ __device__ __forceinline__ frag_a<f64_m16n8k4> bundle_a(const double* v
 
 /// One group of 8 bundles of P identical rows: per 32-block one column
 /// index and one x gather per lane, ceil(P / 2) m16n8k4 MMAs (B shared).
-template <class Mode, int P>
+template <class Backend, int P>
 __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int group,
                              int lane)
 {
@@ -446,11 +446,11 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
         for (int j = 0; j < per_iter; ++j) xv[j] = c[j] >= 0 ? __ldg(x + c[j]) : 0.0;
 #pragma unroll
         for (int j = 0; j < per_iter; ++j) {
-            if constexpr (is_mma_mode_v<Mode>) {
+            if constexpr (is_mma_backend_v<Backend>) {
                 frag_b<S> b;
                 b.x[0] = xv[j];
 #pragma unroll
-                for (int q = 0; q < Q; ++q) mma<Mode>(acc[q], bundle_a<P>(v[j], q), b, acc[q]);
+                for (int q = 0; q < Q; ++q) mma<Backend>(acc[q], bundle_a<P>(v[j], q), b, acc[q]);
             } else {
 #pragma unroll
                 for (int p = 0; p < P; ++p) ess[p] = fma(v[j][p], xv[j], ess[p]);
@@ -460,13 +460,13 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
 #pragma unroll
     for (int p = 0; p < P; ++p) {
         const int row_index = (8 * group + g) * P + p;
-        double s = is_mma_mode_v<Mode> ? 0.0 : ess[p];
+        double s = is_mma_backend_v<Backend> ? 0.0 : ess[p];
         const int k1 = m.birr_ptr[row_index + 1];
         for (int k = m.birr_ptr[row_index] + t; k < k1; k += 4)
             s = fma(__ldcs(m.birr_val + k), __ldg(x + __ldcs(m.birr_col + k)), s);
         s = quad_sum(s);
         if (holds_diag(lane)) {
-            if constexpr (is_mma_mode_v<Mode>) s += bundle_diag(acc[p / 2], (p & 1) != 0, lane);
+            if constexpr (is_mma_backend_v<Backend>) s += bundle_diag(acc[p / 2], (p & 1) != 0, lane);
             const int row = m.bun_rows[row_index];
             if (row >= 0) store_y(m, y, row, s);
         }
@@ -479,11 +479,11 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
 /// and the CUDA-core modes are left to ptxas, which gives them fewer
 /// registers unbounded than under a bound of 8 (40-48, not 64), and a bound
 /// of 16 (32 registers) spills or, for the DMMA of the bundles, fails.
-template <class Mode, class Shape>
-inline constexpr int min_blocks = std::is_same_v<Mode, tensor_core> && Shape::k >= 8 ? 8 : 0;
+template <class Backend, class Shape>
+inline constexpr int min_blocks = std::is_same_v<Backend, tensor_core> && Shape::k >= 8 ? 8 : 0;
 
-template <class Mode, class Shape, int P>
-__global__ void __launch_bounds__(threads, (min_blocks<Mode, Shape>)) dasp_kernel(dasp_view m, const double* __restrict__ x,
+template <class Backend, class Shape, int P>
+__global__ void __launch_bounds__(threads, (min_blocks<Backend, Shape>)) dasp_kernel(dasp_view m, const double* __restrict__ x,
                                                        double* __restrict__ y)
 {
     const int block = static_cast<int>(blockIdx.x);
@@ -491,11 +491,11 @@ __global__ void __launch_bounds__(threads, (min_blocks<Mode, Shape>)) dasp_kerne
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     if (block < m.long_end) {
         const int piece = block * warps + warp;
-        if (piece < m.piece_count) long_piece<Mode, Shape>(m, x, y, piece, lane);
+        if (piece < m.piece_count) long_piece<Backend, Shape>(m, x, y, piece, lane);
     } else if (block < m.bun_end) {
         if constexpr (P > 1) {
             const int group = (block - m.long_end) * warps + warp;
-            if (group < m.bgroup_count) bundle_group<Mode, P>(m, x, y, group, lane);
+            if (group < m.bgroup_count) bundle_group<Backend, P>(m, x, y, group, lane);
         }
     } else if (block < m.med_end) {
         // Groups w, w + med_warps, ...: the longest groups (sorted first) go
@@ -509,12 +509,12 @@ __global__ void __launch_bounds__(threads, (min_blocks<Mode, Shape>)) dasp_kerne
         for (int group = first; group < end; group += m.med_warps) {
             const medium_refs cur = next;
             if (group + m.med_warps < end) next = medium_refs_of(m, group + m.med_warps, lane);
-            medium_group<Mode, Shape>(m, x, y, cur, lane);
+            medium_group<Backend, Shape>(m, x, y, cur, lane);
         }
     } else if (block < m.short_end) {
         const int first = (block - m.med_end) * warps + warp;
         if (first < m.short_warps)
-            for (int tile = first; tile < m.tile_count; tile += m.short_warps) short_tile<Mode, Shape>(m, x, y, tile, lane);
+            for (int tile = first; tile < m.tile_count; tile += m.short_warps) short_tile<Backend, Shape>(m, x, y, tile, lane);
     } else {
         const int i = (block - m.short_end) * threads + static_cast<int>(threadIdx.x);
         if (i < m.empty_count && !m.accumulate) y[m.empty_rows[i]] = 0.0;
@@ -590,18 +590,18 @@ public:
     int bundle_groups() const { return view_.bgroup_count; }
     const dasp_view& view() const { return view_; }
 
-    /// y = A x on `Mode` (tensor_core, cuda_core or spmv_essential) with
+    /// y = A x on `Backend` (tensor_core, cuda_core or spmv_essential) with
     /// `Shape` (f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16; the m16 shapes
     /// need sm_90 for their own instructions and run as m8n8k4 pairs on
     /// sm_80). x: cols() doubles, y: rows() doubles, device memory, 8-byte
     /// aligned, not overlapping. Asynchronous on `stream`. `accumulate`:
     /// y += A x instead (rows without entries keep their y).
-    template <class Mode = tensor_core, class Shape = f64_m8n8k4>
+    template <class Backend = default_backend, class Shape = f64_m8n8k4>
     void run(const double* x, double* y, cudaStream_t stream = nullptr, bool accumulate = false) const
     {
-        static_assert(std::is_same_v<Mode, tensor_core> || std::is_same_v<Mode, cuda_core> ||
-                          std::is_same_v<Mode, spmv_essential>,
-                      "Mode is tcore::tensor_core, tcore::cuda_core or tcore::spmv_essential");
+        static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> ||
+                          std::is_same_v<Backend, spmv_essential>,
+                      "Backend is tcore::tensor_core, tcore::cuda_core or tcore::spmv_essential");
         static_assert(std::is_same_v<Shape, f64_m8n8k4> || std::is_same_v<Shape, f64_m16n8k8> ||
                           std::is_same_v<Shape, f64_m16n8k16>,
                       "Shape is f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16");
@@ -617,11 +617,11 @@ public:
         dasp_view v = view_;
         v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
-        case 1: spmv_detail::dasp_kernel<Mode, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 2: spmv_detail::dasp_kernel<Mode, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 3: spmv_detail::dasp_kernel<Mode, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 4: spmv_detail::dasp_kernel<Mode, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 8: spmv_detail::dasp_kernel<Mode, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 1: spmv_detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 2: spmv_detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 3: spmv_detail::dasp_kernel<Backend, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 4: spmv_detail::dasp_kernel<Backend, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 8: spmv_detail::dasp_kernel<Backend, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
         default: require(false, where, "unsupported bundle size " + std::to_string(view_.bundle));
         }
         TCORE_CHECK_LAUNCH();
@@ -801,12 +801,12 @@ public:
         return b;
     }
 
-    /// y = A x panel by panel (see dasp_spmv::run for Mode, Shape, x and y).
-    template <class Mode = tensor_core, class Shape = f64_m8n8k4>
+    /// y = A x panel by panel (see dasp_spmv::run for Backend, Shape, x and y).
+    template <class Backend = default_backend, class Shape = f64_m8n8k4>
     void run(const double* x, double* y, cudaStream_t stream = nullptr) const
     {
         require(!panels_.empty(), "tcore::dasp_spmv_panels::run", "no panels (default-constructed)");
-        for (std::size_t p = 0; p < panels_.size(); ++p) panels_[p].run<Mode, Shape>(x, y, stream, p > 0);
+        for (std::size_t p = 0; p < panels_.size(); ++p) panels_[p].run<Backend, Shape>(x, y, stream, p > 0);
     }
 
 private:

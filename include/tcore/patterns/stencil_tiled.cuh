@@ -1,9 +1,9 @@
 // tcore/patterns/stencil_tiled.cuh - iterative FP64 stencils with temporal
 // blocking: t steps fused per launch, the data staged in shared memory.
 //
-//   stencil_apply<S, Method, T, BC>(in, out, grid, weights, stream)
+//   stencil_apply<S, Backend, T, BC>(in, out, grid, weights, stream)
 //     out = T steps of stencil S applied to in (out-of-place; in is not
-//     changed). Method: tcore::tensor_core / tcore::cuda_core (the MMA
+//     changed). Backend: tcore::tensor_core / tcore::cuda_core (the MMA
 //     layout of stencil.cuh on that backend: the `tc` and `cc` variants) or
 //     tcore::stencil_cce (plain CUDA-core arithmetic, same tiling and
 //     temporal blocking: the fair CUDA-core opponent).
@@ -92,14 +92,14 @@
 
 namespace tcore {
 
-/// Method tag: plain CUDA-core stencil (no MMA layout), the `cce` variant.
+/// Backend tag: plain CUDA-core stencil (no MMA layout), the `cce` variant.
 struct stencil_cce {
     static constexpr const char* name() { return "cce"; }
 };
 
-template <class M>
-inline constexpr bool is_stencil_method_v =
-    std::is_same_v<M, tensor_core> || std::is_same_v<M, cuda_core> || std::is_same_v<M, stencil_cce>;
+template <class Backend>
+inline constexpr bool is_stencil_backend_v =
+    std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> || std::is_same_v<Backend, stencil_cce>;
 
 namespace stencil_detail {
 
@@ -350,7 +350,7 @@ __device__ inline void cce_strip_terms(double (&acc)[V], const double* base, con
 /// Staged: the final step writes its region into dst.smem instead (the
 /// MMA fragments' scattered 16x8 rows are written out by the caller as
 /// whole tile rows). V: rows per cce strip.
-template <class S, class Method, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
+template <class S, class Backend, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
 __device__ inline void tile_step(const double* const (&src)[NP], step_target dst, const tile_frame& f,
                                  const stencil_args<S>& a, const stencil_lane<S>* lane_plan)
 {
@@ -380,7 +380,7 @@ __device__ inline void tile_step(const double* const (&src)[NP], step_target dst
         }
     };
 
-    if constexpr (std::is_same_v<Method, stencil_cce>) {
+    if constexpr (std::is_same_v<Backend, stencil_cce>) {
         constexpr int W = hi_c - lo_c;
         constexpr int strips = (hi_r - lo_r + V - 1) / V;
         for (int it = threadIdx.x; it < W * strips; it += Threads) {
@@ -409,7 +409,7 @@ __device__ inline void tile_step(const double* const (&src)[NP], step_target dst
 #pragma unroll
             for (int p = 0; p < NP; ++p) blk[p] = src[p] + r0 * P + c0;
             double d[4];
-            stencil_block_mma<Method, S>(d, blk, P, *lane_plan);
+            stencil_block_mma<Backend, S>(d, blk, P, *lane_plan);
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 const coord rc = stencil_out_coord(lane, i);
@@ -439,7 +439,7 @@ __host__ __device__ constexpr double mma_overhead(int tx, int ty, int T, int R)
 /// The 2D tiled kernel's configuration: TX x TY output tiles, Threads per
 /// block, cce strips of Strip rows, 16-byte region copies compiled where
 /// Pairs (and used where pair_loads_apply).
-template <class S, int T, class Method, int TX, int TY, int Threads, int Strip, bool Pairs>
+template <class S, int T, class Backend, int TX, int TY, int Threads, int Strip, bool Pairs>
 struct tiled2d_config {
     static constexpr int R = S::radius;
     using geometry = tile_geometry<S, T, TX, TY>;
@@ -447,7 +447,7 @@ struct tiled2d_config {
     static constexpr bool pairs = Pairs;
     /// The MMA methods stage the final step's tile for row-wise stores: in
     /// the buffer step T does not read (t >= 2), or in a third buffer (t = 1).
-    static constexpr bool staged = !std::is_same_v<Method, stencil_cce>;
+    static constexpr bool staged = !std::is_same_v<Backend, stencil_cce>;
     static constexpr int buffers = T >= 2 || staged ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double) * (buffers * geometry::plane + S::weight_count);
     static_assert(smem_bytes <= 227 * 1024, "2D tile does not fit in shared memory: lower T");
@@ -478,12 +478,12 @@ __host__ __device__ constexpr int default_tile2d()
 ///   star2d3r tc: 512 threads 185 / 174 (from 163 / 154);
 ///   star2d1r cce: 4-row strips 409 / 375 (from 380 / 372; 16 rows 409 / 367);
 ///   box2d1r cce: 16-row strips 380 / 351 (from 361 / 335).
-template <class S, int T, class Method>
+template <class S, int T, class Backend>
 struct tiled2d_knobs {
-    static constexpr bool cce = std::is_same_v<Method, stencil_cce>;
+    static constexpr bool cce = std::is_same_v<Backend, stencil_cce>;
     static constexpr bool star = S::kind == stencil_kind::star;
     static constexpr bool star2d3r_t3 = S::dims == 2 && S::radius == 3 && star && T == 3;
-    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Method, cuda_core> ? 512 : 256;
+    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Backend, cuda_core> ? 512 : 256;
     static constexpr int strip = !cce || T != 3 ? cce_strip<S>()
                                  : star2d3r_t3 ? 8
                                  : S::radius == 1 ? (star ? 4 : 16)
@@ -491,10 +491,10 @@ struct tiled2d_knobs {
     static constexpr bool pairs = tiled_pair_loads<S, T>() || (star2d3r_t3 && cce);
 };
 
-template <class S, int T, class Method = tensor_core>
-using config2d = tiled2d_config<S, T, Method, default_tile2d<S, T>(), default_tile2d<S, T>(),
-                                tiled2d_knobs<S, T, Method>::threads, tiled2d_knobs<S, T, Method>::strip,
-                                tiled2d_knobs<S, T, Method>::pairs>;
+template <class S, int T, class Backend = default_backend>
+using config2d = tiled2d_config<S, T, Backend, default_tile2d<S, T>(), default_tile2d<S, T>(),
+                                tiled2d_knobs<S, T, Backend>::threads, tiled2d_knobs<S, T, Backend>::strip,
+                                tiled2d_knobs<S, T, Backend>::pairs>;
 
 /// Shared memory of a 3D tile of tx x ty outputs (rings of planes, weights).
 template <class S, int T>
@@ -549,11 +549,11 @@ struct config3d {
 /// The MMA methods' per-lane layout, built from a copy of the weights in
 /// shared memory (`scratch`, S::weight_count doubles) so that the kernel
 /// parameter is only ever read at compile-time offsets. Ends with a barrier.
-template <class S, class Method>
+template <class S, class Backend>
 __device__ inline stencil_lane<S> setup_lane(const stencil_weights<S>& w, double* scratch, int pitch)
 {
     stencil_lane<S> ln{};
-    if constexpr (!std::is_same_v<Method, stencil_cce>) {
+    if constexpr (!std::is_same_v<Backend, stencil_cce>) {
         if (threadIdx.x == 0) static_for<S::weight_count>([&](auto i) { scratch[i] = w.w[i]; });
         __syncthreads();
         ln = make_stencil_lane<S>(threadIdx.x & 31, *reinterpret_cast<const stencil_weights<S>*>(scratch), pitch);
@@ -566,14 +566,14 @@ __device__ inline stencil_lane<S> setup_lane(const stencil_weights<S>& w, double
 /// min_blocks, except 1 for the MMA methods of shapes whose per-lane layout
 /// is large (more than 16 slot groups: box2d3r, box3d1r), which would spill
 /// their offsets and weights under 128 registers.
-template <class S, class Method, class Config>
+template <class S, class Backend, class Config>
 __host__ __device__ constexpr int min_blocks()
 {
-    return !std::is_same_v<Method, stencil_cce> && stencil_mma_plan<S>::slot_groups > 16 ? 1 : Config::min_blocks;
+    return !std::is_same_v<Backend, stencil_cce> && stencil_mma_plan<S>::slot_groups > 16 ? 1 : Config::min_blocks;
 }
 
-template <class S, class Method, int T, boundary BC, class C = config2d<S, T, Method>>
-__global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) stencil2d_kernel(const stencil_args<S> a)
+template <class S, class Backend, int T, boundary BC, class C = config2d<S, T, Backend>>
+__global__ void __launch_bounds__(C::threads, (min_blocks<S, Backend, C>())) stencil2d_kernel(const stencil_args<S> a)
 {
     using G = typename C::geometry;
     constexpr int Threads = C::threads;
@@ -583,7 +583,7 @@ __global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) sten
     double* const work = smem + 2 * G::plane;
     // Every buffer starts finite (an MMA block may read positions no step wrote).
     for (int i = threadIdx.x; i < C::buffers * G::plane; i += Threads) smem[i] = 0.0;
-    const stencil_lane<S> ln = setup_lane<S, Method>(a.w, smem + C::buffers * G::plane, G::pitch);
+    const stencil_lane<S> ln = setup_lane<S, Backend>(a.w, smem + C::buffers * G::plane, G::pitch);
 
     auto load_tile = [&](double* buf, long long it) {
         const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
@@ -613,7 +613,7 @@ __global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) sten
             step_target dst{nullptr, nullptr};
             if constexpr (step == T && !C::staged) dst.global = a.out;
             else dst.smem = step % 2 == 1 ? work : cur;
-            tile_step<S, Method, T, step, BC, G, Threads, C::staged, C::strip>(src, dst, f, a, &ln);
+            tile_step<S, Backend, T, step, BC, G, Threads, C::staged, C::strip>(src, dst, f, a, &ln);
             if constexpr (step == 1) queue.publish(k, next);
             __syncthreads();
         });
@@ -633,8 +633,8 @@ __global__ void __launch_bounds__(C::threads, (min_blocks<S, Method, C>())) sten
     queue.done(a.tickets);
 }
 
-template <class S, class Method, int T, boundary BC>
-__global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method, config3d<S, T>>()))
+template <class S, class Backend, int T, boundary BC>
+__global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Backend, config3d<S, T>>()))
     stencil3d_kernel(const stencil_args<S> a)
 {
     using C = config3d<S, T>;
@@ -645,7 +645,7 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
     constexpr int h = stencil_halo(BC, R);
     extern __shared__ __align__(16) double smem[];
     for (int i = threadIdx.x; i < C::planes * G::plane; i += Threads) smem[i] = 0.0;
-    const stencil_lane<S> ln = setup_lane<S, Method>(a.w, smem + C::planes * G::plane, G::pitch);
+    const stencil_lane<S> ln = setup_lane<S, Backend>(a.w, smem + C::planes * G::plane, G::pitch);
     const long long plane_elems = a.ex * a.ey;
 
     for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
@@ -696,7 +696,7 @@ __global__ void __launch_bounds__(config3d<S, T>::threads, (min_blocks<S, Method
                     // position by position: their frame has no interior.
                     const bool z_interior = BC == boundary::periodic || (z >= 0 && z < a.nz);
                     const tile_frame f = z_interior ? f_in : f_halo;
-                    tile_step<S, Method, T, stage, BC, G, Threads, false, cce_strip<S>()>(src, dst, f, a, &ln);
+                    tile_step<S, Backend, T, stage, BC, G, Threads, false, cce_strip<S>()>(src, dst, f, a, &ln);
                 }
                 if (stage < T) __syncthreads();
             });
@@ -1057,7 +1057,7 @@ inline int prepare_kernel(Kernel kernel, std::size_t smem, int threads)
     return blocks;
 }
 
-template <class S, class Method, int T, boundary BC, class C>
+template <class S, class Backend, int T, boundary BC, class C>
 struct kernel_tag {};
 
 /// z planes per work item of the 3D kernel: a block streams zc planes plus
@@ -1124,15 +1124,15 @@ struct tile_schedule {
 };
 
 /// Launches the 2D tiled kernel with configuration C (arguments checked).
-template <class S, class Method, int T, boundary BC, class C = config2d<S, T, Method>>
+template <class S, class Backend, int T, boundary BC, class C = config2d<S, T, Backend>>
 void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                     cudaStream_t stream, tile_schedule sched = {})
 {
     using G = typename C::geometry;
     stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = C::pairs && pair_loads_apply<S, BC>(a, T);
-    auto kernel = stencil2d_kernel<S, Method, T, BC, C>;
-    const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC, C>>(kernel, C::smem_bytes, C::threads);
+    auto kernel = stencil2d_kernel<S, Backend, T, BC, C>;
+    const int per_sm = prepare_kernel<kernel_tag<S, Backend, T, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
     a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
     a.zchunk = 1;
@@ -1148,20 +1148,20 @@ void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, con
 }
 
 /// Launches the tiled kernel (arguments already checked by stencil_apply).
-template <class S, class Method, int T, boundary BC>
+template <class S, class Backend, int T, boundary BC>
 void launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                   cudaStream_t stream)
 {
     if constexpr (S::dims == 2) {
-        launch_tiled2d<S, Method, T, BC>(in, out, grid, w, stream);
+        launch_tiled2d<S, Backend, T, BC>(in, out, grid, w, stream);
     } else {
         stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
         a.pair_loads = tiled_pair_loads<S, T>() && pair_loads_apply<S, BC>(a, T);
         const int sms = detail::sm_count();
         using C = config3d<S, T>;
         using G = typename C::geometry;
-        auto kernel = stencil3d_kernel<S, Method, T, BC>;
-        const int per_sm = prepare_kernel<kernel_tag<S, Method, T, BC, C>>(kernel, C::smem_bytes, C::threads);
+        auto kernel = stencil3d_kernel<S, Backend, T, BC>;
+        const int per_sm = prepare_kernel<kernel_tag<S, Backend, T, BC, C>>(kernel, C::smem_bytes, C::threads);
         a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
         a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
         const long long tiles = a.tiles_x * a.tiles_y;
@@ -1177,10 +1177,10 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
 /// Where stencil_apply may take the warp streaming kernel: cce, star2d1r
 /// and star2d3r, T = 2 or 3, Dirichlet (at run time: warp_stream_fits and
 /// warp_stream_preferred).
-template <class S, class Method, int T, boundary BC>
+template <class S, class Backend, int T, boundary BC>
 constexpr bool warp_stream_shape()
 {
-    return std::is_same_v<Method, stencil_cce> && warp_stream_star<S> && (T == 2 || T == 3) &&
+    return std::is_same_v<Backend, stencil_cce> && warp_stream_star<S> && (T == 2 || T == 3) &&
            BC == boundary::dirichlet;
 }
 
@@ -1261,27 +1261,27 @@ void launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, co
 }
 }  // namespace stencil_detail
 
-/// Shared memory (bytes) one block of stencil_apply<S, Method, T> uses
+/// Shared memory (bytes) one block of stencil_apply<S, Backend, T> uses
 /// (where the warp streaming kernel applies instead, it uses none).
-template <class S, int T, class Method = tensor_core>
+template <class S, int T, class Backend = default_backend>
 constexpr std::size_t stencil_smem_bytes()
 {
-    if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3)
+    if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1 && S::dims == 3)
         return stencil_detail::stream_default<S>::smem_bytes;
-    else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1)
+    else if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1)
         return stencil_detail::t1_tile_default<S>::smem_bytes;
-    else if constexpr (S::dims == 2) return stencil_detail::config2d<S, T, Method>::smem_bytes;
+    else if constexpr (S::dims == 2) return stencil_detail::config2d<S, T, Backend>::smem_bytes;
     else return stencil_detail::config3d<S, T>::smem_bytes;
 }
 
 /// out = T steps of stencil S on `in` (see the top of this file). Arrays as
 /// in stencil_grid (Dirichlet: with a halo of r, which this never writes:
 /// give out the same halo as in). in and out must not overlap.
-template <class S, class Method, int T, boundary BC>
+template <class S, class Backend, int T, boundary BC>
 void stencil_apply(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                    cudaStream_t stream = 0)
 {
-    static_assert(is_stencil_method_v<Method>, "Method: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
+    static_assert(is_stencil_backend_v<Backend>, "Backend: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
     static_assert(T >= 1 && T <= 8, "T (fused steps) must be 1..8");
     constexpr const char* where = "stencil_apply";
     detail::require_pointer(in, where, "in");
@@ -1301,35 +1301,35 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
     const long long count = e.count();
     require(out + count <= in || in + count <= out, where, "in and out overlap (the kernel is out-of-place)");
 
-    if constexpr (std::is_same_v<Method, stencil_cce> && T == 1 && S::dims == 3) {
+    if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1 && S::dims == 3) {
         // the streaming kernel keeps a row's column offsets in 32-bit ints
         require(e.ex <= INT_MAX, where,
                 "t = 1 cce in 3D needs rows of at most 2^31 - 1 array elements (nx + 2r for Dirichlet), got " +
                     std::to_string(e.ex));
         stencil_detail::launch_stream<S, BC, stencil_detail::stream_default<S>>(in, out, grid, w, stream);
-    } else if constexpr (std::is_same_v<Method, stencil_cce> && T == 1) {
+    } else if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1) {
         stencil_detail::launch_t1_tiles<S, BC, stencil_detail::t1_tile_default<S>>(in, out, grid, w, stream);
-    } else if constexpr (stencil_detail::warp_stream_shape<S, Method, T, BC>()) {
+    } else if constexpr (stencil_detail::warp_stream_shape<S, Backend, T, BC>()) {
         if (stencil_detail::warp_stream_preferred<S>() && stencil_detail::warp_stream_fits<S, T>(in, out, grid))
             stencil_detail::launch_warp_stream<S, T>(in, out, grid, w, stream);
         else
-            stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
+            stencil_detail::launch_tiled<S, Backend, T, BC>(in, out, grid, w, stream);
     } else {
-        stencil_detail::launch_tiled<S, Method, T, BC>(in, out, grid, w, stream);
+        stencil_detail::launch_tiled<S, Backend, T, BC>(in, out, grid, w, stream);
     }
     TCORE_CHECK_LAUNCH();
 }
 
 /// Runtime-T front end for the common depths 1..4.
-template <class S, class Method, boundary BC>
+template <class S, class Backend, boundary BC>
 void stencil_apply(int t, const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                    cudaStream_t stream = 0)
 {
     switch (t) {
-    case 1: return stencil_apply<S, Method, 1, BC>(in, out, grid, w, stream);
-    case 2: return stencil_apply<S, Method, 2, BC>(in, out, grid, w, stream);
-    case 3: return stencil_apply<S, Method, 3, BC>(in, out, grid, w, stream);
-    case 4: return stencil_apply<S, Method, 4, BC>(in, out, grid, w, stream);
+    case 1: return stencil_apply<S, Backend, 1, BC>(in, out, grid, w, stream);
+    case 2: return stencil_apply<S, Backend, 2, BC>(in, out, grid, w, stream);
+    case 3: return stencil_apply<S, Backend, 3, BC>(in, out, grid, w, stream);
+    case 4: return stencil_apply<S, Backend, 4, BC>(in, out, grid, w, stream);
     default: throw error("stencil_apply: t (fused steps) must be 1..4, got " + std::to_string(t));
     }
 }
