@@ -33,6 +33,10 @@ using tcore::test::tally;
 
 namespace {
 
+/// The resident warps the packing heuristics assume on the CPU, where no
+/// device can be asked (a 132-SM GPU's 132 x 32).
+constexpr int host_resident_warps = 132 * 32;
+
 tally t;
 
 template <class F>
@@ -100,8 +104,9 @@ std::vector<named> matrices()
     return m;
 }
 
-void dasp_checks(const named& m, const sparse::dasp_options& o)
+void dasp_checks(const named& m, sparse::dasp_options o)
 {
+    if (o.resident_warps == 0) o.resident_warps = host_resident_warps;  // no device to ask on the CPU
     const sparse::csr& a = m.a;
     const char* name = m.name.c_str();
     sparse::dasp_format f;
@@ -259,7 +264,15 @@ void dasp_format()
     expect_error([&] { sparse::build_dasp(a, {4, 128}); }, "long_min", "build_dasp: long_min 4");
     expect_error([&] { sparse::build_dasp(a, {64, 100}); }, "multiple of 128", "build_dasp: piece 100");
     expect_error([&] { sparse::build_dasp(a, {64, -128}); }, "multiple of 128", "build_dasp: piece -128");
-    expect_error([&] { sparse::build_dasp(a, {0, 0, 1, 32, 0, 0}); }, "resident_warps", "build_dasp: resident_warps 0");
+    expect_error([&] { sparse::build_dasp(a, {0, 0, 1, 32, 0, -1}); }, "resident_warps", "build_dasp: resident_warps -1");
+    // resident_warps 0 asks the current device: its SMs x 32, or a clear error without one.
+    if (sparse::current_device_sms() == 0) {
+        expect_error([&] { sparse::build_dasp(a); }, "no CUDA device could be queried", "build_dasp: no device");
+    } else {
+        const sparse::dasp_format f = sparse::build_dasp(a);
+        t.check(f.opts.resident_warps == 32 * sparse::current_device_sms(), "build_dasp: resident_warps %d from the device",
+                f.opts.resident_warps);
+    }
     expect_error([&] { sparse::build_dasp(a, {64, 128, 5}); }, "bundle must be", "build_dasp: bundle 5");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 1, 2}); }, "irregular_cap", "build_dasp: irregular_cap 2");
     expect_error([&] { sparse::build_dasp(a, {64, 128, 1, 32, -1}); }, "sort_window", "build_dasp: sort_window -1");
@@ -276,7 +289,9 @@ void dasp_format()
         }
         s.row_ptr.push_back(static_cast<int>(s.col_idx.size()));
     }
-    const sparse::dasp_format f = sparse::build_dasp(s);
+    sparse::dasp_options so;
+    so.resident_warps = host_resident_warps;
+    const sparse::dasp_format f = sparse::build_dasp(s, so);
     // lines: [4] | [3 1] [3 1] [2 2] [1 1] | [2 1 1]: 1, 2, 2, 2, 2, 3 segments, one tile
     t.check(f.tile_count() == 1 && f.short_rows.size() == 12, "short packing: one tile, 12 rows");
     int segs[8] = {};

@@ -92,9 +92,11 @@ struct dasp_options {
     /// again. Windows keep the rows of one stretch of y, and their x lines,
     /// together.
     int sort_window = 1 << 16;
-    /// Warps the device keeps resident, for the automatic long_min: its SMs
-    /// x 32, the tensor-core kernel's occupancy (default: an H100 SXM's 132).
-    int resident_warps = 132 * 32;
+    /// Warps the device keeps resident, for the automatic long_min and
+    /// bundles: its SMs x 32, the tensor-core kernel's occupancy. 0: from the
+    /// current CUDA device (an error where none can be queried, e.g. packing
+    /// on a machine without a GPU: give the target's SMs x 32 there).
+    int resident_warps = 0;
 };
 
 /// The automatic long_min: 256 when the matrix gives every resident warp at
@@ -188,6 +190,18 @@ inline void require_slots(long long n, const char* where)
 
 }  // namespace detail
 
+/// SMs of the current CUDA device, 0 where none can be queried.
+inline int current_device_sms()
+{
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+        cudaGetLastError();  // leave no sticky error behind for the caller
+        return 0;
+    }
+    return sms;
+}
+
 /// Packs a CSR matrix (sorted unique columns) into the DASP-like format.
 inline dasp_format build_dasp(const csr& a, dasp_options opts = {})
 {
@@ -198,14 +212,19 @@ inline dasp_format build_dasp(const csr& a, dasp_options opts = {})
                 std::to_string(opts.long_min));
     require(opts.long_piece >= 0 && opts.long_piece % 128 == 0, where,
             "long_piece must be 0 (automatic) or a positive multiple of 128, got " + std::to_string(opts.long_piece));
-    require(opts.resident_warps > 0, where, "resident_warps must be positive, got " + std::to_string(opts.resident_warps));
-    if (opts.long_min == 0) opts.long_min = auto_long_min(a, opts.resident_warps);
-    if (opts.long_piece == 0) opts.long_piece = (2 * opts.long_min + 127) / 128 * 128;
+    require(opts.resident_warps >= 0, where,
+            "resident_warps must be 0 (the current device) or positive, got " + std::to_string(opts.resident_warps));
     require(opts.bundle == 0 || valid_bundle(opts.bundle), where,
             "bundle must be 0 (automatic), 1, 2, 3, 4 or 8, got " + std::to_string(opts.bundle));
     require(opts.irregular_cap >= 3, where,
             "irregular_cap must be at least 3, got " + std::to_string(opts.irregular_cap));
     require(opts.sort_window >= 0, where, "sort_window must be non-negative, got " + std::to_string(opts.sort_window));
+    if (opts.resident_warps == 0) opts.resident_warps = 32 * current_device_sms();
+    require(opts.resident_warps > 0, where,
+            "resident_warps is 0 (the current device) but no CUDA device could be queried: "
+            "set dasp_options::resident_warps to the target GPU's SMs x 32");
+    if (opts.long_min == 0) opts.long_min = auto_long_min(a, opts.resident_warps);
+    if (opts.long_piece == 0) opts.long_piece = (2 * opts.long_min + 127) / 128 * 128;
     dasp_format f;
     f.rows = a.rows;
     f.cols = a.cols;
