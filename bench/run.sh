@@ -6,10 +6,14 @@
 #   e.g. bench/run.sh --workload mma_peak,scale --quick
 #
 # Writes results.csv, results.json, summary.md and tcore-bench.log into the
-# results folder (--out, default bench/results/latest), draws the charts when
+# results folder (--out, default results/latest in the build folder, beside
+# tcore-bench; the ceilings cache goes to its parent), draws the charts when
 # python3 has matplotlib, copies all of it plus the ceilings cache into $OUT
 # when $OUT is set, prints summary.md last, and exits with tcore-bench's
-# status (0 ok, 1 a workload failed, 2 no GPU or bad options).
+# status (0 ok, 1 a workload failed, 2 no GPU or bad options). Runs to keep
+# go into bench/results/<device>/ by hand (bench/results/README.md says how);
+# a fresh build folder starts without earlier runs and ceilings (--out
+# elsewhere keeps them).
 #
 # Environment: TCORE_BENCH_BUILD (build folder, default build-bench-release in
 # the repository), TCORE_BENCH_KEEP_BUILD=1 (reuse that build instead of
@@ -21,7 +25,8 @@ build=${TCORE_BENCH_BUILD:-$root/build-bench-release}
 jobs=${TCORE_BENCH_JOBS:-16}
 arch=${TCORE_CUDA_ARCH:-90}
 
-# The results folder: the one given with --out, else the default (passed explicitly).
+# The results folder: the one given with --out, else results/latest beside
+# tcore-bench in the build folder (passed explicitly once the build is found).
 args=("$@")
 results=""
 for ((i = 0; i < ${#args[@]}; ++i)); do
@@ -30,10 +35,6 @@ for ((i = 0; i < ${#args[@]}; ++i)); do
     --out=*) results=${args[i]#--out=} ;;
   esac
 done
-if [ -z "$results" ]; then
-  results=$root/bench/results/latest
-  args+=(--out "$results")
-fi
 
 echo "== configure ($build, sm_$arch, Release)"
 if [ "${TCORE_BENCH_KEEP_BUILD:-0}" != 1 ]; then
@@ -46,6 +47,10 @@ echo "== build tcore-bench (-j$jobs)"
 cmake --build "$build" --target tcore-bench -j "$jobs" || { echo "run.sh: build failed"; exit 3; }
 bench=$(find "$build" -maxdepth 2 -type f -name tcore-bench -perm -u+x | head -n 1)
 [ -n "$bench" ] || { echo "run.sh: tcore-bench not found under $build"; exit 3; }
+if [ -z "$results" ]; then
+  results=$(cd "$(dirname "$bench")" && pwd)/results/latest
+  args+=(--out "$results")
+fi
 
 if [ -z "${TCORE_COMMIT:-}" ] && commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null); then
   export TCORE_COMMIT=$commit

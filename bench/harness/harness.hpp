@@ -165,7 +165,7 @@ struct options {
     double warmup_s = 1.0;    ///< time-based warm-up per configuration
     double min_time_s = 0.2;  ///< timed repetitions last at least this long ...
     int min_reps = 20;        ///< ... and number at least this many
-    std::string out_dir = "bench/results/latest";
+    std::string out_dir = "tcore-results/latest";  ///< main() sets results/latest beside the executable
     int device = 0;
     bool remeasure_ceilings = false;  ///< ignore the cached ceilings file
     double energy_s = 0.3;    ///< length of the power-sampling loop per row (NVML only)

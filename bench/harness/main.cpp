@@ -28,6 +28,18 @@ using namespace tcore::bench;
 
 std::string program = "tcore-bench";
 
+/// The results folder without --out: results/latest beside the running
+/// executable (<build>/results/latest for <build>/tcore-bench), so that runs
+/// stay in the build tree; tcore-results/latest in the working folder where
+/// /proc/self/exe cannot be read. The ceilings cache goes to its parent.
+std::string default_out_dir()
+{
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec && exe.is_absolute() && exe.has_parent_path()) return (exe.parent_path() / "results" / "latest").string();
+    return (std::filesystem::path("tcore-results") / "latest").string();
+}
+
 void print_usage(std::FILE* to, const registry* reg)
 {
     std::fprintf(to,
@@ -42,8 +54,9 @@ void print_usage(std::FILE* to, const registry* reg)
                  "                        an entry '=x' in any list matches x exactly (--variant =cc skips cce)\n"
                  "  --quick               small sizes only\n"
                  "  --list                list the workloads and their cases; runs nothing, needs no GPU\n"
-                 "  --out DIR             results folder (default %s/bench/results/latest); measured ceilings\n"
-                 "                        are cached beside it, in DIR/../ceilings-<device>.json\n"
+                 "  --out DIR             results folder (default results/latest beside the executable, here\n"
+                 "                        %s); measured ceilings are cached beside it, in\n"
+                 "                        DIR/../ceilings-<device>.json\n"
                  "  --warmup SECONDS      time-based warm-up before each configuration (default 1)\n"
                  "  --min-time SECONDS    timed repetitions last at least this long in all (default 0.2)\n"
                  "  --min-reps N          and number at least this many (default 20)\n"
@@ -53,7 +66,7 @@ void print_usage(std::FILE* to, const registry* reg)
                  "  --help                this text\n"
                  "\n"
                  "Exit status: 0 all measured, 1 a workload failed, 2 bad options or no GPU.\n",
-                 program.c_str(), TCORE_SOURCE_DIR);
+                 program.c_str(), default_out_dir().c_str());
     if (reg) {
         std::fprintf(to, "\nworkloads:");
         for (const workload& w : reg->workloads) std::fprintf(to, " %s", w.name.c_str());
@@ -150,14 +163,6 @@ bool parse_args(int argc, char** argv, options& opts, bool& help, std::string& e
         }
     }
     return true;
-}
-
-std::string default_out_dir()
-{
-    std::error_code ec;
-    const std::filesystem::path source(TCORE_SOURCE_DIR);
-    if (std::filesystem::is_directory(source / "bench", ec)) return (source / "bench" / "results" / "latest").string();
-    return "bench/results/latest";
 }
 
 /// The folder the ceilings cache lives in: the parent of the results folder.
