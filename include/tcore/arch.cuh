@@ -27,7 +27,7 @@ __host__ __device__ constexpr bool arch_has_sm80_mma() { return cuda_arch() >= 8
 /// True in device passes for sm_90 and later (FP64 m16n8k4/k8/k16).
 __host__ __device__ constexpr bool arch_has_sm90_fp64_mma() { return cuda_arch() >= 900; }
 
-/// Compute capability of a device as 10*major + minor (90 for H100/H200).
+/// Compute capability of a device as 10*major + minor (90 for sm_90).
 /// Returns -1 where the device cannot be queried (no GPU, bad index).
 inline int device_compute_capability(int device = 0)
 {

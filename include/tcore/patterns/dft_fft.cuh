@@ -60,8 +60,8 @@ struct fft_config {
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
     /// for the row passes of N <= 1024; two for N >= 2048 and the column
     /// passes, where the third buffer's 32 KiB is worth more as L1 (twiddle
-    /// table): measured on H100, three gain 0-5% on the row passes (N = 1024:
-    /// 5%) and cost 0-1% on the column passes.
+    /// table): three measured a gain on the row passes and a small loss on
+    /// the column passes (examples/fft/README.md).
     static constexpr int buffers = !Strided && L <= 10 ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
 };

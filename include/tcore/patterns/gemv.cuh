@@ -434,10 +434,11 @@ inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles)
 /// or more warps, a block shape by layout. Row-major: one row tile per block
 /// and 8-16 warps on it, which read each row in runs of up to 2 x ksplit
 /// K-steps. Column-major: two row tiles per block (column segments of 2M
-/// rows) and at most 8 warps per tile. In an H100 sweep (m16n8k16, 1 GiB A)
-/// these shapes were 1.0% (row 32768 x 4096: 1 x 8 against 2 x 4 warps) and
-/// 1.6% (col 4096 x 32768: 2 x 8 against 1 x 16) faster than plan_gemv's;
-/// row 4096 x 32768 and col 32768 x 4096 keep plan_gemv's shape (best there).
+/// rows) and at most 8 warps per tile. Among the block shapes compared these
+/// measured slightly faster than plan_gemv's (row 32768 x 4096: 1 x 8
+/// against 2 x 4 warps; col 4096 x 32768: 2 x 8 against 1 x 16); row 4096 x
+/// 32768 and col 32768 x 4096 keep plan_gemv's shape (best there).
+/// Measurements: examples/gemv/README.md.
 /// Rows of fewer than 16 K-steps keep plan_gemv's shape too (the K = 4
 /// shapes at n = 16 have 4: 8 warps per row tile would leave half idle).
 inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tiles, int sms)
@@ -467,9 +468,10 @@ inline gemv_plan plan_gemv_mma(layout L, long long row_tiles, long long col_tile
 /// into parts, each run by blocks of 2 row tiles x 4 warps (column-major)
 /// or 1 x 8 (row-major), about 32 blocks per SM in all and at least 2 K-steps
 /// per warp and part; a second kernel adds the parts' partial y in order.
-/// On an H100, column-major 4096 x 32768 (m16n8k16: 128 blocks of
-/// plan_gemv_mma on 132 SMs, 0.98-0.99x cuBLAS) ran 1.003-1.008x cuBLAS in
-/// 33 parts; other block shapes and part counts were slower.
+/// Where plan_gemv_mma leaves multiprocessors idle (column-major 4096 x
+/// 32768 with m16n8k16: 128 blocks), the split measured ahead of it and
+/// level with cuBLAS; other block shapes and part counts were slower
+/// (examples/gemv/README.md).
 inline gemv_plan plan_gemv_split(layout L, long long row_tiles, long long col_tiles, int sms)
 {
     const gemv_plan whole = plan_gemv_mma(L, row_tiles, col_tiles, sms);

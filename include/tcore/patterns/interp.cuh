@@ -1145,9 +1145,8 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
     // the block's columns read (up to the warps' last k blocks) are 0. The
     // transpose (channel_planar) runs in the store loop, after the batch's
     // loads are issued: applied right after each load it made every load wait
-    // for the one before (one load in flight per lane; on the H100 the
-    // DRAM-streaming down-scales took 0.0298 / 0.0584 / 0.0809 ms instead of
-    // 0.0244 / 0.0494 / 0.0685 ms: bilinear, bicubic 4x, bilinear 1.6x).
+    // for the one before (one load in flight per lane), which measured
+    // slower on the DRAM-streaming down-scales (examples/interp/README.md).
     {
         const int last_col = min(staged_cols * bx + staged_cols - 1, out.width - 1);
         const int loaded = ((locate<float>(last_col, scale_x).i0 + first_tap<F> + n_taps - 1 - xw0) >> 2) + 1;
@@ -1388,9 +1387,9 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
 template <filter F, int NK1>
 inline constexpr int gather_prefetch = taps<F> * NK1 <= 4 ? 3 : (taps<F> * NK1 <= 16 ? 2 : 1);
 /// Warps per block (4 output columns each): 4 for bicubic 16-texel windows,
-/// else 8 (H100, bicubic 4096^2 -> 1024^2: 0.0295 -> 0.0273 ms with 4-warp
-/// blocks at the same warps per SM, streaming loads; bilinear 1.6x down
-/// was 5% slower with 4).
+/// else 8 (4-warp blocks at the same warps per SM, with streaming loads,
+/// measured faster on bicubic 4x down; bilinear 1.6x down was slower with
+/// 4; examples/interp/README.md).
 template <filter F, int NK1>
 inline constexpr int gather_block_warps = F == filter::bicubic && NK1 == 4 ? 4 : 8;
 inline constexpr int gather_cols = 4;   ///< output columns per warp
@@ -1421,9 +1420,9 @@ __host__ __device__ constexpr int gather_vec(int nk1) { return nk1 % 4 == 0 ? 4 
 /// Whether the gather loads stream (L1::no_allocate, L2::256B): bicubic
 /// where every column group's window ends before the next one's starts and
 /// consecutive output rows share no image row, so no texel is read twice
-/// and L1 would only hold lines nobody reuses. Measured on an H100 (bicubic
-/// 4096^2 -> 1024^2, 8-warp blocks: 0.0309 -> 0.0286 ms); bilinear 4x down
-/// was 4% slower streamed, so it keeps L1.
+/// and L1 would only hold lines nobody reuses. Streaming measured faster on
+/// bicubic 4x down; bilinear 4x down was slower streamed, so it keeps L1
+/// (examples/interp/README.md).
 template <filter F>
 inline bool gather_streams(int in_width, int in_height, int out_width, int out_height, int nk1, int vec)
 {

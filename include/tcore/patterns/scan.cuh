@@ -569,7 +569,8 @@ __device__ inline void load_block_tile(T* tile, const T* in, long long first, lo
 /// Stores tile[e] + carry[e / scan_tile] to out[first + e] for the elements
 /// before n: 16-byte stores where out is 16-byte aligned (Vec). A whole
 /// tile takes an unrolled loop without bounds checks: the checked loop had
-/// compiled to 8-byte stores in the tensor_core kernels (9-10% slower on an H200).
+/// compiled to 8-byte stores in the tensor_core kernels (measurably slower;
+/// examples/scan/README.md).
 template <class S, int Elems, int Threads, bool Vec>
 __device__ inline void store_block_tile(S* out, const S* tile, const S* carry, long long first, long long n)
 {

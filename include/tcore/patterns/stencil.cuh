@@ -42,11 +42,14 @@
 // consecutive doubles (full 32-byte sectors).
 //
 // Stencils on memory-bound grids: one step moves 16 bytes per point and
-// does 2|S| flops, so on an H100 (~3.3 TB/s, 67/34 TFLOP/s FP64 tensor/CUDA
-// cores) every shape here is memory-bound at t = 1 and the tensor core can
-// at best remove arithmetic that was already hidden (the bound
-// 1 + (a-1)/(1+a) = 1.33x of "Can tensor cores accelerate non-GEMM
-// workloads?"). Temporal blocking by t raises the intensity to t|S|/8.
+// does 2|S| flops, at most 98 / 16 = 6.1 flops per byte here (box2d3r), so
+// on a GPU whose FP64 peak on CUDA cores alone is more flops than that per
+// byte of DRAM bandwidth (as on sm_90 parts; the figures are in
+// examples/stencil/README.md) every shape here is memory-bound at t = 1
+// and the tensor core can at best remove arithmetic that was already
+// hidden (the bound 1 + (a-1)/(1+a) = 1.33x of "Can tensor cores
+// accelerate non-GEMM workloads?"). Temporal blocking by t raises the
+// intensity to t|S|/8.
 //
 // NaN/Inf: the MMA multiplies every input of a segment by every output
 // column's weight, zeros included, so a non-finite input can reach outputs

@@ -45,19 +45,17 @@
 // kernel take their items from a ticket counter (work_tickets.cuh), so the
 // items in progress stay a compact window: faster blocks take more, and
 // the halo rows of neighbouring tiles, read close in time, come from L2.
-// In grid-stride order (each block its own fixed list) the blocks drifted
-// apart: on an H100 (2026-11-26b, ncu) box2d3r t = 1 at 10240^2 read 17%
-// more from DRAM than the grid holds, the 3D kernel 10%, and the SMs idled
-// 6-11% of the time at the end; tickets brought the reads down to the
-// grid's footprint and, at 10240^2, star2d1r t = 1 from 153 to 167
-// GStencil/s, star2d3r t = 1 from 151-155 to 172, star2d1r t = 3 (cce tiled)
-// from 342-383 to 421-446; 3D t = 1 (1024^3) from 147 / 144 to 152 / 151.
+// In grid-stride order (each block its own fixed list) the blocks drift
+// apart: halo rows are fetched from DRAM again once L2 has dropped them,
+// so the kernels read more than the grid holds, and the SMs idle at the
+// end while the slowest blocks finish; tickets bring the reads down to the
+// grid's footprint (profiles and rates: examples/stencil/README.md).
 // The 3D tiled kernel keeps grid-stride items. Blocks: min(items,
 // resident) (grid-stride t = 1 2D: balanced_blocks, as many rounds each).
 //
 // MMA methods, 2D: the final step's 16x8 fragments are staged in shared
 // memory and written out as whole tile rows (the fragments' scattered 16-
-// byte row pieces had held tc and cc to ~46% of the copy bandwidth at t = 1).
+// byte row pieces had held tc and cc far below the copy bandwidth at t = 1).
 //
 // Work inside a step: `tc`/`cc` cover the step's region with 16x8 blocks
 // (the last block in a row or column shifted back to end at the region's
@@ -240,16 +238,15 @@ struct stencil_args {
 namespace stencil_detail {
 
 /// Where the tiled kernels (stencil2d_kernel, stencil3d_kernel) copy regions
-/// as 16-byte pairs, from two H100 runs (2026-11-25c with 8-byte copies,
-/// -d with pairs; on different machines, unchanged kernels within 3%):
-/// t = 3, radius 1: tc and cce 6-14% faster in 2D, 2-9% in 3D (cc -1% to
-/// +3%); t = 1, star2d3r / box2d3r: tc 3% / 13% faster (cc -3% / +1%).
-/// Not used where they measured slower: t = 1 at radius 1 (2D tc 7-11%
-/// slower), t = 3 at radius 3 (4096^2 star2d3r tc 11% and cce 19% slower,
-/// which was the block count of that run: see launch_tiled2d; the sweep
-/// behind tiled2d_knobs measured them 1-2% faster there), t = 1 in 3D (tc 3% slower to 11% faster, 16% slower on box3d1r at
-/// 1024^3). The t = 1 cce kernels always use them (their configurations
-/// were chosen with them).
+/// as 16-byte pairs: where they measured faster than 8-byte copies (radius
+/// 1 with t >= 2, measured at t = 3; t = 1 on star2d3r / box2d3r). Not
+/// used where they measured slower: t = 1 at radius 1, t = 1 in 3D (mixed,
+/// slower on box3d1r), t = 3 at radius 3 (slower in that comparison
+/// through its block count, see launch_tiled2d; the comparison behind
+/// tiled2d_knobs measured them slightly faster there, and tiled2d_knobs
+/// takes them for star2d3r cce). Measurements: examples/stencil/README.md.
+/// The t = 1 cce kernels always use them (their configurations were chosen
+/// with them).
 template <class S, int T>
 __host__ __device__ constexpr bool tiled_pair_loads()
 {
@@ -470,14 +467,12 @@ __host__ __device__ constexpr int default_tile2d()
 }
 
 /// Threads, cce strip rows and 16-byte copies of the default 2D tiles: 256
-/// threads, cce_strip rows and tiled_pair_loads, except at t = 3 where an
-/// H100 sweep of the knobs (2026-11-25, GStencil/s at 10240^2 / 4096^2 with
-/// one block per SM at 4096^2) measured faster ones:
-///   star2d3r cce: 512 threads, 8-row strips, 16-byte copies 209 / 196
-///     (from 176 / 166; 384 threads 206 / 195; 88x64 tiles 208 / 195);
-///   star2d3r tc: 512 threads 185 / 174 (from 163 / 154);
-///   star2d1r cce: 4-row strips 409 / 375 (from 380 / 372; 16 rows 409 / 367);
-///   box2d1r cce: 16-row strips 380 / 351 (from 361 / 335).
+/// threads, cce_strip rows and tiled_pair_loads, except at t = 3 where a
+/// comparison of the knobs measured faster ones (examples/stencil/README.md):
+///   star2d3r cce: 512 threads, 8-row strips, 16-byte copies;
+///   star2d3r tc: 512 threads;
+///   star2d1r cce: 4-row strips;
+///   box2d1r cce: 16-row strips.
 template <class S, int T, class Backend>
 struct tiled2d_knobs {
     static constexpr bool cce = std::is_same_v<Backend, stencil_cce>;
@@ -743,26 +738,18 @@ struct stream_config {
 
 /// Default streaming configuration: 256x16 tiles, strips of 16 rows (256
 /// threads), 5 buffers (4 planes in flight, 1 block of 183 KB per SM, no
-/// spills), rows fetched by bulk copies. H100 (2026-11-25, star3d1r /
-/// box3d1r at 512^3 and 1024^3): 147 / 144 and 148 / 144 GStencil/s
-/// against 138 / 137 and 141 / 142 for the previous default; the same
-/// tile with cp.async copies measured 148 / 145 and 149 / 149 there (1-3%
-/// ahead). From a sweep on an H200
-/// (2026-11-25, GStencil/s, star3d1r / box3d1r at 512^3 and 1024^3, the
-/// previous default 128x32 / 16-row strips / 6 buffers / 16-byte cp.async
-/// at 175 / 178 and 188 / 175-178): 256x16 with bulk copies 187 / 205 and
-/// 196 / 199; 256x16 with cp.async 187 / 174 and 198 / 178; 128x32 with
-/// bulk copies 208 / 173 and 192 / 175; 512x8 (8-row strips, 512 threads)
-/// 195 / 179 and 197 / 180; 256x32 (512 threads, spilling) 141 / 155 and
-/// 140 / 157; 2 blocks per SM (128x16, 256x8) 170-189; an even split of
-/// the (tile, z) planes over the blocks 154-181 (its XY neighbours drift
-/// apart in z, so the halo rows miss L2: 17% more DRAM reads); the L2
-/// 256-byte prefetch hint -3% to +7%, plain stores 0 to +11%.
-/// Earlier (H100, 2026-11-25d): 128x32 with 16-row strips 136-142 against
-/// 115-120 for 64x32 / 8-row strips / 2 blocks per SM, 129-132 for 128x16
-/// and 132-139 for 256x8 (cp.async). A 2D version streaming rows (sx =
-/// 512, 8 buffers) reached 142-144 on the radius-1 shapes at 10240^2,
-/// below the 2D tiled kernel's 150; it was not used and has been removed.
+/// spills), rows fetched by bulk copies: ahead of the previous default
+/// (128x32, 16-row strips, 6 buffers, 16-byte cp.async) and the fastest or
+/// level with the fastest among the tile shapes, strip heights, blocks per
+/// SM and copy kinds compared on star3d1r / box3d1r (the same tile with cp.async
+/// copies measured slightly ahead on one device and well behind on box3d1r
+/// on another). Slower there: narrower tiles with 2 blocks per SM, 256x32
+/// (512 threads, spilling), and an even split of the (tile, z) planes over
+/// the blocks (its XY neighbours drift apart in z, so the halo rows miss
+/// L2 and the DRAM reads grow); the L2 256-byte prefetch hint and plain
+/// stores were tried too. A 2D version streaming rows (sx = 512, 8
+/// buffers) stayed below the 2D tiled kernel on the radius-1 shapes; it was
+/// not used and has been removed. Measurements: examples/stencil/README.md.
 template <class S>
 using stream_default = stream_config<S, 256, 16, 16, 5, 1>;
 
@@ -963,22 +950,18 @@ struct t1_tile_config {
     static_assert(smem_bytes <= 227 * 1024, "t = 1 tile ring does not fit in shared memory");
 };
 
-/// Default 2D t = 1 configurations, the fastest of a sweep of tile shapes,
-/// strip heights, ring depths and block sizes on an H100 (2026-11-25,
-/// GStencil/s at 10240^2 / 4096^2; the roofline at the measured copy
-/// bandwidth is 188):
-///   radius 1: 256x16 tiles, 8-row strips, 3 buffers, 2 blocks per SM:
-///     153 / 153 (star2d1r), 151 / 153 (box2d1r); 128x64 with 512 threads,
-///     1 block per SM: 152-153 / 152-154; 64x64, 2 buffers, 3 blocks per SM
-///     (the tiled kernel's shape): 128-129 / 131-133; 128x32: 142-148;
-///   star2d3r: 128x32 tiles, 8-row strips, 512 threads, 1 block per SM:
-///     152 / 156; 128x64 with 16-row strips 149 / 149; 64x32 and 64x64
-///     tiles 122-135;
+/// Default 2D t = 1 configurations, the fastest of the tile shapes, strip
+/// heights, ring depths and block sizes compared (examples/stencil/README.md):
+///   radius 1: 256x16 tiles, 8-row strips, 3 buffers, 2 blocks per SM
+///     (128x64 with 512 threads, 1 block per SM, level; 64x64, 2 buffers,
+///     3 blocks per SM (the tiled kernel's shape) and 128x32 slower);
+///   star2d3r: 128x32 tiles, 8-row strips, 512 threads, 1 block per SM
+///     (128x64 with 16-row strips close; 64x32 and 64x64 tiles slower);
 ///   box2d3r (49 FMAs per point): 64x32 tiles, 16-row strips, 128 threads,
-///     4 buffers, 2 blocks per SM: 143 / 138; 128x32 with 256 threads
-///     141 / 137; 64x64 with 256 threads 126 / 131; 8-row strips 99-125.
-/// On the radius-1 shapes and star2d3r every 64-wide tile measured 65-70% of
-/// the copy bandwidth at 10240^2, the 256-wide and 512-thread ones 79-82%.
+///     4 buffers, 2 blocks per SM (128x32 with 256 threads close; 64x64
+///     with 256 threads and 8-row strips slower).
+/// On the radius-1 shapes and star2d3r the 64-wide tiles stay further below
+/// the copy bandwidth than the 256-wide and 512-thread ones.
 template <class S>
 using t1_tile_default = std::conditional_t<
     S::radius <= 1, t1_tile_config<S, 256, 16, 8, 256, 3, 2>,
@@ -1139,9 +1122,9 @@ void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, con
     a.zchunks = 1;
     a.items = a.tiles_x * a.tiles_y;
     // min(items, resident), not balanced_blocks: at 4096^2 with 64x64 tiles
-    // the latter's 128 blocks (twice the tiles per row, so each block kept
-    // one tile column) ran star2d3r t = 3 at 133 GStencil/s against 165 on
-    // 132 blocks (130-131: 164-165, 124: 156; H100, 2026-11-25).
+    // the latter's block count can come out at twice the tiles per row (so
+    // that each block keeps one tile column), which ran star2d3r t = 3
+    // markedly slower than min(items, resident) (examples/stencil/README.md).
     const long long blocks = std::min<long long>(a.items, static_cast<long long>(detail::sm_count()) * per_sm);
     if (sched.tickets) a.tickets = stream_tickets(stream);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
@@ -1185,13 +1168,13 @@ constexpr bool warp_stream_shape()
 }
 
 /// Does the warp streaming kernel beat the tiled one on this device?
-/// star2d3r: everywhere (10240^2, T = 3: 371-372 GStencil/s against 208 on
-/// an H100, 402-405 against 204-206 on an H200). star2d1r: where the DRAM
-/// is fast for the SMs, as the warps (which read 5% more, and hold no
-/// barrier) follow the bandwidth and the tiled kernel, since it takes
-/// tickets, its SMs: 10240^2, T = 3 (2026-11-26b), H100 (25 GB/s per SM)
-/// warps 405-406, tiled 436-446; H200 (36 GB/s per SM) warps 517-518,
-/// tiled 434-439. The threshold, 30 GB/s per SM, lies between the two.
+/// star2d3r: everywhere measured, by a wide margin on large grids.
+/// star2d1r: where the DRAM is fast for the SMs, as the warps (which read
+/// 5% more, and hold no barrier) follow the bandwidth and the tiled kernel,
+/// since it takes tickets, its SMs. The threshold, 30 GB/s of peak DRAM
+/// bandwidth per SM (dram_gbs_per_sm), lies between a device where the
+/// tiled kernel measured ahead and one where the warps did
+/// (examples/stencil/README.md).
 template <class S>
 inline bool warp_stream_preferred()
 {
@@ -1203,13 +1186,11 @@ struct t1_tag {};
 
 /// z planes per item of the 3D streaming kernel when items are taken from
 /// tickets: about 64, and fewer where that leaves less than two items a
-/// block (down to 16), split evenly over the z range. H100 (2026-11-26,
-/// star3d1r / box3d1r, GStencil/s at 512^3 and 1024^3): zc 64 149 / 150
-/// and 152 / 150-151; zc 32 149 / 147 and 151 / 151; zc 128 149 / 147 and
-/// 150 / 148; zc 256 145 / 143 and 146 / 142; grid-stride items (tile-major,
-/// choose_zchunk) 145 / 143 and 147 / 144. Small items keep the blocks
-/// busy to the end, and the items in progress (chunk-major: neighbouring
-/// tiles at the same z) read each other's halo rows from L2.
+/// block (down to 16), split evenly over the z range. Chunks of 32 to 128
+/// planes measured about level, 256 and grid-stride items (tile-major,
+/// choose_zchunk) slower (examples/stencil/README.md). Small items keep
+/// the blocks busy to the end, and the items in progress (chunk-major:
+/// neighbouring tiles at the same z) read each other's halo rows from L2.
 inline long long choose_zchunk_tickets(long long nz, long long tiles, long long resident)
 {
     long long chunks = std::max(detail::ceil_div(nz, 64), detail::ceil_div(2 * resident, tiles));

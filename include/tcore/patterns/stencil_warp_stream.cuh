@@ -28,19 +28,18 @@
 //
 // Against the tiled kernel of stencil_tiled.cuh (60x60 tiles at r = 1, a
 // block barrier per step), the warps read 4.9% (r = 1) or 16% (r = 3) more
-// (the overlap of the strips) and compute as much more. Measured at
-// 10240^2, T = 3 (bench/results/2026-11-26-stencil-stream): star2d3r 410
-// GStencil/s on an H200 and 372-374 on an H100 (tiled: 209 on both),
-// star2d1r 516 on an H200 and 409-411 on an H100 (tiled: 431 and 385-391).
+// (the overlap of the strips) and compute as much more, but hold no
+// barrier and keep all their reuse in registers: on large grids they lead
+// on star2d3r wherever measured, and on star2d1r where the DRAM bandwidth
+// per SM is high (measurements: examples/stencil/README.md).
 //
 // Applies to stencil_cce, 2D stars of radius 1 or 3, T = 2 or 3,
 // Dirichlet, an even row pitch (nx even), 16-byte aligned arrays and grids
 // large enough to fill the device with long bands (warp_stream_fits).
 // stencil_apply takes it for star2d3r, and for star2d1r where the DRAM is
 // fast for the SMs (warp_stream_preferred): since the tiled kernel takes
-// its tiles from tickets (work_tickets.cuh) it leads on an H100 (436-446
-// against 405-406 at 10240^2, T = 3) and the warps on an H200 (517 against
-// 434-439).
+// its tiles from tickets (work_tickets.cuh) it leads where the DRAM
+// bandwidth per SM is low and the warps where it is high.
 #pragma once
 
 #include "launch.cuh"
@@ -293,8 +292,10 @@ inline long long warp_stream_resident()
 /// a grid with enough strips x bands of ws_min_band rows to fill the
 /// resident blocks once, and bands the kernel can count (warp_stream_band_ok;
 /// a very tall grid keeps the tiled kernel). Smaller grids keep the tiled kernel: at 4096^2
-/// (star2d1r, T = 3: 5 blocks of strips, 160 blocks of 128-row bands for
-/// 264 resident) the warps ran 8% behind it on an H100 and level on an H200.
+/// (star2d1r, T = 3: 5 blocks of strips, 160 blocks of 128-row bands) the
+/// bands do not fill the resident blocks of a large device, and the warps
+/// measured behind the tiled kernel or level with it there
+/// (examples/stencil/README.md).
 template <class S, int T>
 inline bool warp_stream_fits(const double* in, const double* out, const stencil_grid& g)
 {
