@@ -36,6 +36,7 @@ inline void require(bool ok, const char* where, const std::string& what)
     if (!ok) throw error(std::string(where) + ": " + what);
 }
 
+#if defined(__CUDACC__)
 /// Device precondition of a block building block written for BlockThreads
 /// threads: a 1-D block of exactly that size. Debug builds assert it.
 template <int BlockThreads>
@@ -46,6 +47,7 @@ __device__ inline void require_block_threads()
            "this block building block needs a 1-D block of exactly BlockThreads threads");
 #endif
 }
+#endif
 
 }  // namespace tcore
 
