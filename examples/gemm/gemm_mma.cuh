@@ -110,7 +110,7 @@ enum class copy_mode { vec16, elem, sync };
 
 namespace detail {
 
-// -- ldmatrix (sm_75; plain code below); copies: tcore/async_copy.cuh ---------
+// -- ldmatrix (sm_75; plain code below); copies: tcore/infra/async_copy.cuh ---------
 
 /// ldmatrix .x4 (trans = false) or .x4.trans; lane l gives the row address
 /// for row l % 8 of matrix l / 8. Only used where cuda_arch() >= 750.

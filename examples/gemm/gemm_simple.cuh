@@ -208,9 +208,9 @@ inline void gemm_f32_tiled(int M, int N, int K, const float* A, long long lda, c
     detail::check_args(who, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float), sizeof(float));
     if (M == 0 || N == 0) return;
     const int grid = detail::tile_count(who, M, N, 128, 128);
-    const bool vec = detail::aligned(A, 16) && detail::aligned(B, 16) && lda % 4 == 0 && ldb % 4 == 0 &&
+    const bool vec = tcore::aligned(A, 16) && tcore::aligned(B, 16) && lda % 4 == 0 && ldb % 4 == 0 &&
                      K % 4 == 0 && N % 4 == 0;
-    const bool vec_c = detail::aligned(C, 16) && ldc % 4 == 0;
+    const bool vec_c = tcore::aligned(C, 16) && ldc % 4 == 0;
     if (vec) f32_tiled_kernel<true><<<grid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, C, ldc, vec_c);
     else f32_tiled_kernel<false><<<grid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, C, ldc, vec_c);
     TCORE_CHECK_LAUNCH();

@@ -28,7 +28,7 @@
 
 #include <tcore/check.cuh>
 #include <tcore/patterns/interp.cuh>
-#include <tcore/patterns/launch.cuh>
+#include <tcore/infra/launch.cuh>
 
 #include <cuda_runtime.h>
 
@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(cce_block_x* cce_block_y)
 
 namespace detail {
 
-using tcore::detail::aligned;
+using tcore::aligned;
 
 /// Checks an input and an output image (3 or 4 channels, sizes, pitches).
 template <class Out>
@@ -312,8 +312,8 @@ void launch_staged(const image_view& in, const image_out<unsigned char>& out, co
         else if (out_rgba) go(resample_staged_kernel<Backend, Shape, F, 4, false, true>);
         else go(resample_staged_kernel<Backend, Shape, F, 4, false, false>);
     } else {
-        const bool in_aligned = detail::aligned(in.data, 4) && in.pitch % 4 == 0;
-        const bool out_words = detail::aligned(out.data, 4) && out.pitch % 4 == 0;
+        const bool in_aligned = tcore::aligned(in.data, 4) && in.pitch % 4 == 0;
+        const bool out_words = tcore::aligned(out.data, 4) && out.pitch % 4 == 0;
         if (contiguous && pairs) go(resample_staged_kernel<Backend, Shape, F, 3, true, true, true, true>);
         else if (contiguous) go(resample_staged_kernel<Backend, Shape, F, 3, true, true, true>);
         else if (in_aligned && out_words) go(resample_staged_kernel<Backend, Shape, F, 3, true, true>);
@@ -370,7 +370,7 @@ void launch_gather(const image_view& in, const image_out<unsigned char>& out, co
         auto launch = [&](auto kernel) {
             // Blocks that fit on the device at once (no dynamic shared memory).
             const long long resident =
-                static_cast<long long>(tcore::detail::sm_count()) * tcore::detail::blocks_per_sm(kernel, warps * 32);
+                static_cast<long long>(tcore::sm_count()) * tcore::blocks_per_sm(kernel, warps * 32);
             const int tiles = plan.tiles > 0 ? plan.tiles : ti::gather_tiles(out.width, out.height, resident, warps);
             const int cols = ti::gather_cols * warps, rows = ti::gather_rows * tiles;
             const dim3 grid((out.width + cols - 1) / cols, (out.height + rows - 1) / rows);

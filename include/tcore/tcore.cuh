@@ -2,7 +2,7 @@
 #pragma once
 
 #include "arch.cuh"
-#include "async_copy.cuh"
+#include "infra/async_copy.cuh"
 #include "backend.cuh"
 #include "check.cuh"
 #include "frag.cuh"

@@ -220,7 +220,7 @@ void multi_round_grid()
 {
     using S = star2d1r;
     namespace sd = stencil_detail;
-    const long long sms = detail::sm_count();
+    const long long sms = tcore::sm_count();
     auto bound = [&](std::size_t smem) { return sms * static_cast<long long>(227 * 1024 / smem); };
     using C3 = sd::config2d<S, 3, stencil_cce>;
     using C1 = sd::t1_tile_default<S>;
@@ -274,7 +274,7 @@ void warp_stream_grids(std::uint64_t salt)
         sd::launch_warp_stream<S, 3>(probe.ptr, probe.ptr, {2, 70000, 1}, stencil_weights<S>{}, 0, 1);
     });
     std::printf("warp stream grid %lldx%lld: stencil_apply takes the %s kernel (DRAM %.1f GB/s per SM)\n", big.nx,
-                big.ny, sd::warp_stream_preferred<S>() ? "warp streaming" : "tiled", detail::dram_gbs_per_sm());
+                big.ny, sd::warp_stream_preferred<S>() ? "warp streaming" : "tiled", tcore::dram_gbs_per_sm());
     run_case<S, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
 }
 

@@ -10,7 +10,7 @@
 #include "common/test_util.hpp"
 
 #include <tcore/frag.cuh>
-#include <tcore/patterns/constants.cuh>
+#include <tcore/infra/constants.cuh>
 
 #include <cstdio>
 

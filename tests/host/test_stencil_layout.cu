@@ -409,9 +409,9 @@ void check_warp_stream()
         for (long long strips : {1LL, 38LL, 94LL, 840LL})
             for (long long resident : {132LL, 264LL}) {
                 const long long band = sd::warp_stream_band(ny, strips, resident);
-                const long long blocks = detail::ceil_div(strips, sd::ws_warps) * detail::ceil_div(ny, band);
+                const long long blocks = tcore::ceil_div(strips, sd::ws_warps) * tcore::ceil_div(ny, band);
                 T.check(band >= sd::ws_min_band && (blocks <= resident || band == sd::ws_min_band ||
-                                                    detail::ceil_div(ny, band) == 1),
+                                                    tcore::ceil_div(ny, band) == 1),
                         "warp_stream_band(%lld, %lld, %lld) = %lld: %lld blocks", ny, strips, resident, band, blocks);
             }
 }

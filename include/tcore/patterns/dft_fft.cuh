@@ -34,10 +34,10 @@
 // 16 M-byte row pieces and stored as whole sectors.
 #pragma once
 
-#include "../async_copy.cuh"
+#include "../infra/async_copy.cuh"
 #include "../check.cuh"
 #include "dft.cuh"
-#include "launch.cuh"
+#include "../infra/launch.cuh"
 
 #include <cuda_runtime.h>
 
@@ -395,7 +395,7 @@ public:
         constexpr const char* where = "fft_plan::execute";
         require(tw_x_ != nullptr, where, "the plan was moved from");
         require(in != nullptr && out != nullptr, where, "null data pointer");
-        require(detail::aligned(in, 16) && detail::aligned(out, 16), where, "data must be 16-byte aligned");
+        require(tcore::aligned(in, 16) && tcore::aligned(out, 16), where, "data must be 16-byte aligned");
         const long long count = elements();
         require(in == out || in + count <= out || out + count <= in, where,
                 "in and out overlap without being the same array");
@@ -455,7 +455,7 @@ private:
         // the kernel takes these strides as constants (fft_pass_args)
         require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
                 "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
-        const long long tiles = detail::ceil_div(a.signals, C::signals);
+        const long long tiles = tcore::ceil_div(a.signals, C::signals);
         auto kernel = dft_detail::fft_pass_kernel<L, Backend, Sign, Strided>;
         // once per device: raise the dynamic shared-memory limit, count the resident CTAs
         static int resident[64] = {};
@@ -465,7 +465,7 @@ private:
         if (full == 0) {
             TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(C::smem_bytes)));
-            full = detail::sm_count() * detail::blocks_per_sm(kernel, C::threads, C::smem_bytes);
+            full = tcore::sm_count() * tcore::blocks_per_sm(kernel, C::threads, C::smem_bytes);
             if (dev >= 0 && dev < 64) resident[dev] = full;
         }
         const long long blocks = tiles < full ? tiles : full;  // persistent: a CTA loops over tiles

@@ -45,8 +45,8 @@
 #include "../frag/f64_m16n8k4.cuh"
 #include "../frag/f64_m16n8k8.cuh"
 #include "../frag/f64_m8n8k4.cuh"
-#include "constants.cuh"
-#include "launch.cuh"
+#include "../infra/constants.cuh"
+#include "../infra/launch.cuh"
 
 #include <algorithm>
 #include <cstdint>
@@ -579,7 +579,7 @@ inline void gemv(layout L, long long m, long long n, const double* A, long long 
         return;
     }
     const detail::gemv_plan p =
-        detail::plan_gemv_mma(L, detail::ceil_div(m, Shape::m), detail::ceil_div(n, Shape::k));
+        detail::plan_gemv_mma(L, tcore::ceil_div(m, Shape::m), tcore::ceil_div(n, Shape::k));
     detail::gemv_run<Backend, Shape>(p, L, m, n, A, lda, x, y, nullptr, stream);
 }
 
@@ -594,10 +594,10 @@ inline void gemv(void* temp, std::size_t& temp_bytes, layout L, long long m, lon
                  long long lda, const double* x, double* y, cudaStream_t stream = 0)
 {
     const char* where = "tcore::gemv";
-    detail::require_size(m, where, "m");
-    detail::require_size(n, where, "n");
-    const detail::gemv_plan p = m > 0 && n > 0 ? detail::plan_gemv_split(L, detail::ceil_div(m, Shape::m),
-                                                                          detail::ceil_div(n, Shape::k))
+    tcore::require_size(m, where, "m");
+    tcore::require_size(n, where, "n");
+    const detail::gemv_plan p = m > 0 && n > 0 ? detail::plan_gemv_split(L, tcore::ceil_div(m, Shape::m),
+                                                                          tcore::ceil_div(n, Shape::k))
                                                : detail::gemv_plan{};
     const std::size_t need = std::max<std::size_t>(8, static_cast<std::size_t>(p.parts > 1 ? p.parts : 0) *
                                                           static_cast<std::size_t>(m) * sizeof(double));
@@ -608,7 +608,7 @@ inline void gemv(void* temp, std::size_t& temp_bytes, layout L, long long m, lon
     detail::gemv_check(where, L, m, n, A, lda, x, y);
     require(temp_bytes >= need, where,
             "temp_bytes (" + std::to_string(temp_bytes) + ") is below the queried size (" + std::to_string(need) + ")");
-    require(detail::aligned(temp, alignof(double)), where, "temp is not 8-byte aligned");
+    require(tcore::aligned(temp, alignof(double)), where, "temp is not 8-byte aligned");
     if (m == 0) return;
     if (n == 0) {
         TCORE_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(m) * sizeof(double), stream));
@@ -634,16 +634,16 @@ inline void gemv_cce(layout L, long long m, long long n, const double* A, long l
         return;
     }
     if (L == layout::row_major) {
-        const bool vec = detail::aligned(A, 16) && detail::aligned(x, 16) && lda % 2 == 0 && n % 2 == 0;
+        const bool vec = tcore::aligned(A, 16) && tcore::aligned(x, 16) && lda % 2 == 0 && n % 2 == 0;
         int lpr = 1;  // lanes per row: enough for one 16-byte (or 8-byte) load each across n
         while (lpr < 32 && lpr * (vec ? 2 : 1) < n) lpr *= 2;
-        const long long warps = detail::ceil_div(m, 32 / lpr);
-        const long long blocks = detail::ceil_div(warps, 8);
+        const long long warps = tcore::ceil_div(m, 32 / lpr);
+        const long long blocks = tcore::ceil_div(warps, 8);
         if (vec) detail::gemv_cce_row_kernel<true><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(A, lda, x, y, m, n, lpr);
         else detail::gemv_cce_row_kernel<false><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(A, lda, x, y, m, n, lpr);
     } else {
-        const bool vec = detail::aligned(A, 16) && lda % 2 == 0;
-        const detail::gemv_plan p = detail::plan_gemv(detail::ceil_div(m, 64), n);
+        const bool vec = tcore::aligned(A, 16) && lda % 2 == 0;
+        const detail::gemv_plan p = detail::plan_gemv(tcore::ceil_div(m, 64), n);
         const std::size_t smem = static_cast<std::size_t>(p.warps) * 64 * sizeof(double);
         if (vec)
             detail::gemv_cce_col_kernel<true><<<static_cast<unsigned>(p.blocks), 32 * p.warps, smem, stream>>>(

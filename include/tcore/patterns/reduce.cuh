@@ -44,8 +44,8 @@
 #include "../frag/f64_m16n8k4.cuh"
 #include "../frag/f64_m16n8k8.cuh"
 #include "../frag/f64_m8n8k4.cuh"
-#include "constants.cuh"
-#include "launch.cuh"
+#include "../infra/constants.cuh"
+#include "../infra/launch.cuh"
 
 #include <algorithm>
 #include <climits>

@@ -51,16 +51,16 @@
 // the warp scans lane totals with shuffles (Kogge-Stone).
 #pragma once
 
-#include "../async_copy.cuh"
+#include "../infra/async_copy.cuh"
 #include "../backend.cuh"
 #include "../check.cuh"
 #include "../frag/f16_m16n8k16.cuh"
 #include "../frag/f64_m16n8k16.cuh"
 #include "../frag/f64_m16n8k8.cuh"
 #include "../frag/reuse.cuh"
-#include "constants.cuh"
-#include "launch.cuh"
-#include "look_back.cuh"
+#include "../infra/constants.cuh"
+#include "../infra/launch.cuh"
+#include "../infra/look_back.cuh"
 
 #include <climits>
 #include <cstddef>

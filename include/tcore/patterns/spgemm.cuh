@@ -36,7 +36,7 @@
 #include "../check.cuh"
 #include "../frag/f64_m8n8k4.cuh"
 #include "../sparse/mbsr.hpp"
-#include "launch.cuh"
+#include "../infra/launch.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
@@ -400,7 +400,7 @@ inline void cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t strea
 
 inline unsigned grid_of(long long n, int per_block)
 {
-    const long long g = detail::ceil_div(n, per_block);
+    const long long g = tcore::ceil_div(n, per_block);
     require(g < (1LL << 31), "tcore::spgemm", "the problem needs more than 2^31 - 1 thread blocks");
     return static_cast<unsigned>(g > 0 ? g : 1);
 }

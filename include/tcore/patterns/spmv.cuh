@@ -36,7 +36,7 @@
 #include "../frag/f64_m16n8k8.cuh"
 #include "../frag/f64_m8n8k4.cuh"
 #include "../sparse/dasp.hpp"
-#include "launch.cuh"
+#include "../infra/launch.cuh"
 
 #include <cuda_runtime.h>
 
@@ -608,8 +608,8 @@ public:
         const char* where = "tcore::dasp_spmv::run";
         require(arena_ != nullptr || view_.rows == 0, where, "the matrix is empty (default-constructed or moved from)");
         if (view_.rows == 0) return;
-        if (view_.cols > 0) detail::require_pointer(x, where, "x");
-        detail::require_pointer(y, where, "y");
+        if (view_.cols > 0) tcore::require_pointer(x, where, "x");
+        tcore::require_pointer(y, where, "y");
         const long long grid = accumulate ? view_.short_end : grid_blocks();  // accumulating skips the empty rows
         if (grid == 0) return;
         const unsigned blocks = static_cast<unsigned>(grid);
@@ -636,7 +636,7 @@ private:
 
     long long grid_blocks() const
     {
-        const long long empty_blocks = detail::ceil_div(view_.empty_count, spmv_detail::threads);
+        const long long empty_blocks = tcore::ceil_div(view_.empty_count, spmv_detail::threads);
         return view_.short_end + empty_blocks;
     }
 
@@ -647,14 +647,14 @@ private:
         if (groups_per_warp == 0) groups_per_warp = mean_group_blocks_ <= 2 ? 4 : mean_group_blocks_ <= 4 ? 2 : 1;
         if (tiles_per_warp == 0) tiles_per_warp = 1;
         v.groups_per_warp = groups_per_warp;
-        v.med_warps = static_cast<int>(detail::ceil_div(v.group_count, groups_per_warp));
+        v.med_warps = static_cast<int>(tcore::ceil_div(v.group_count, groups_per_warp));
         v.tiles_per_warp = tiles_per_warp;
-        v.short_warps = static_cast<int>(detail::ceil_div(v.tile_count, tiles_per_warp));
-        const long long long_blocks = detail::ceil_div(v.piece_count, spmv_detail::warps);
-        const long long bun_blocks = detail::ceil_div(v.bgroup_count, spmv_detail::warps);
-        const long long med_blocks = detail::ceil_div(v.med_warps, spmv_detail::warps);
-        const long long short_blocks = detail::ceil_div(v.short_warps, spmv_detail::warps);
-        const long long empty_blocks = detail::ceil_div(v.empty_count, spmv_detail::threads);
+        v.short_warps = static_cast<int>(tcore::ceil_div(v.tile_count, tiles_per_warp));
+        const long long long_blocks = tcore::ceil_div(v.piece_count, spmv_detail::warps);
+        const long long bun_blocks = tcore::ceil_div(v.bgroup_count, spmv_detail::warps);
+        const long long med_blocks = tcore::ceil_div(v.med_warps, spmv_detail::warps);
+        const long long short_blocks = tcore::ceil_div(v.short_warps, spmv_detail::warps);
+        const long long empty_blocks = tcore::ceil_div(v.empty_count, spmv_detail::threads);
         require(long_blocks + bun_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",
                 "the matrix needs more than 2^31 - 1 thread blocks");
         v.long_end = static_cast<int>(long_blocks);

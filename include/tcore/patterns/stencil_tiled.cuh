@@ -74,12 +74,12 @@
 // offsets {0, 12, 8, 4} (+t) modulo 16).
 #pragma once
 
-#include "../async_copy.cuh"
+#include "../infra/async_copy.cuh"
 #include "../check.cuh"
-#include "launch.cuh"
+#include "../infra/launch.cuh"
 #include "stencil.cuh"
 #include "stencil_warp_stream.cuh"
-#include "work_tickets.cuh"
+#include "../infra/work_tickets.cuh"
 
 #include <cuda_runtime.h>
 
@@ -1052,8 +1052,8 @@ inline long long choose_zchunk(long long nz, long long tiles, long long resident
     long long best = nz, best_cost = -1;
     const long long lo = nz < 8 ? nz : 8;
     for (long long zc = nz; zc >= lo; --zc) {
-        const long long items = tiles * detail::ceil_div(nz, zc);
-        const long long cost = detail::ceil_div(items, resident) * (zc + 2 * halo);
+        const long long items = tiles * tcore::ceil_div(nz, zc);
+        const long long cost = tcore::ceil_div(items, resident) * (zc + 2 * halo);
         if (best_cost < 0 || cost < best_cost) best = zc, best_cost = cost;
     }
     return best;
@@ -1082,8 +1082,8 @@ stencil_args<S> grid_args(const double* in, double* out, const stencil_grid& gri
 /// left to a fraction of the blocks.
 inline long long balanced_blocks(long long items, long long resident)
 {
-    const long long rounds = detail::ceil_div(items, resident);
-    return detail::ceil_div(items, rounds);
+    const long long rounds = tcore::ceil_div(items, resident);
+    return tcore::ceil_div(items, rounds);
 }
 
 /// May the kernels load regions as 16-byte column pairs? Dirichlet arrays
@@ -1094,7 +1094,7 @@ template <class S, boundary BC>
 inline bool pair_loads_apply(const stencil_args<S>& a, int steps)
 {
     return BC == boundary::dirichlet && (steps - 1) * S::radius % 2 == 0 && a.ex % 2 == 0 &&
-           detail::aligned(a.in, 16);
+           tcore::aligned(a.in, 16);
 }
 
 /// How the persistent 2D kernels and the 3D t = 1 kernel hand out work
@@ -1116,8 +1116,8 @@ void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, con
     a.pair_loads = C::pairs && pair_loads_apply<S, BC>(a, T);
     auto kernel = stencil2d_kernel<S, Backend, T, BC, C>;
     const int per_sm = prepare_kernel<kernel_tag<S, Backend, T, BC, C>>(kernel, C::smem_bytes, C::threads);
-    a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
-    a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
+    a.tiles_x = tcore::ceil_div(grid.nx, G::tile_x);
+    a.tiles_y = tcore::ceil_div(grid.ny, G::tile_y);
     a.zchunk = 1;
     a.zchunks = 1;
     a.items = a.tiles_x * a.tiles_y;
@@ -1125,7 +1125,7 @@ void launch_tiled2d(const double* in, double* out, const stencil_grid& grid, con
     // the latter's block count can come out at twice the tiles per row (so
     // that each block keeps one tile column), which ran star2d3r t = 3
     // markedly slower than min(items, resident) (examples/stencil/README.md).
-    const long long blocks = std::min<long long>(a.items, static_cast<long long>(detail::sm_count()) * per_sm);
+    const long long blocks = std::min<long long>(a.items, static_cast<long long>(tcore::sm_count()) * per_sm);
     if (sched.tickets) a.tickets = stream_tickets(stream);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
 }
@@ -1140,17 +1140,17 @@ void launch_tiled(const double* in, double* out, const stencil_grid& grid, const
     } else {
         stencil_args<S> a = grid_args<S, BC>(in, out, grid, w);
         a.pair_loads = tiled_pair_loads<S, T>() && pair_loads_apply<S, BC>(a, T);
-        const int sms = detail::sm_count();
+        const int sms = tcore::sm_count();
         using C = config3d<S, T>;
         using G = typename C::geometry;
         auto kernel = stencil3d_kernel<S, Backend, T, BC>;
         const int per_sm = prepare_kernel<kernel_tag<S, Backend, T, BC, C>>(kernel, C::smem_bytes, C::threads);
-        a.tiles_x = detail::ceil_div(grid.nx, G::tile_x);
-        a.tiles_y = detail::ceil_div(grid.ny, G::tile_y);
+        a.tiles_x = tcore::ceil_div(grid.nx, G::tile_x);
+        a.tiles_y = tcore::ceil_div(grid.ny, G::tile_y);
         const long long tiles = a.tiles_x * a.tiles_y;
         const long long resident = static_cast<long long>(sms) * per_sm;
         a.zchunk = choose_zchunk(a.nz, tiles, resident, T * S::radius);
-        a.zchunks = detail::ceil_div(a.nz, a.zchunk);
+        a.zchunks = tcore::ceil_div(a.nz, a.zchunk);
         a.items = tiles * a.zchunks;
         const long long blocks = std::min<long long>(a.items, resident);
         kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
@@ -1178,7 +1178,7 @@ constexpr bool warp_stream_shape()
 template <class S>
 inline bool warp_stream_preferred()
 {
-    return S::radius == 3 || detail::dram_gbs_per_sm() >= 30.0;
+    return S::radius == 3 || tcore::dram_gbs_per_sm() >= 30.0;
 }
 
 template <class S, boundary BC, class C>
@@ -1193,9 +1193,9 @@ struct t1_tag {};
 /// neighbouring tiles at the same z) read each other's halo rows from L2.
 inline long long choose_zchunk_tickets(long long nz, long long tiles, long long resident)
 {
-    long long chunks = std::max(detail::ceil_div(nz, 64), detail::ceil_div(2 * resident, tiles));
+    long long chunks = std::max(tcore::ceil_div(nz, 64), tcore::ceil_div(2 * resident, tiles));
     chunks = std::max(1LL, std::min(chunks, nz / 16));
-    return detail::ceil_div(nz, chunks);
+    return tcore::ceil_div(nz, chunks);
 }
 
 /// Launches the t = 1 streaming kernel with configuration C (arguments checked).
@@ -1207,15 +1207,15 @@ void launch_stream(const double* in, double* out, const stencil_grid& grid, cons
     a.pair_loads = C::sx % 2 == 0 && pair_loads_apply<S, BC>(a, 1);
     auto kernel = stencil_stream_kernel<S, BC, C>;
     const int per_sm = prepare_kernel<t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
-    a.tiles_x = detail::ceil_div(grid.nx, C::sx);
-    a.tiles_y = detail::ceil_div(grid.ny, C::sy);
+    a.tiles_x = tcore::ceil_div(grid.nx, C::sx);
+    a.tiles_y = tcore::ceil_div(grid.ny, C::sy);
     const long long tiles = a.tiles_x * a.tiles_y;
-    const long long resident = static_cast<long long>(detail::sm_count()) * per_sm;
+    const long long resident = static_cast<long long>(tcore::sm_count()) * per_sm;
     if (sched.tickets) a.tickets = stream_tickets(stream);
     a.zchunk = sched.zchunk > 0   ? std::min<long long>(sched.zchunk, grid.nz)
                : sched.tickets ? choose_zchunk_tickets(grid.nz, tiles, resident)
                                : choose_zchunk(grid.nz, tiles, resident, S::radius);
-    a.zchunks = detail::ceil_div(grid.nz, a.zchunk);
+    a.zchunks = tcore::ceil_div(grid.nz, a.zchunk);
     a.items = tiles * a.zchunks;
     const long long blocks = std::min<long long>(a.items, resident);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
@@ -1230,12 +1230,12 @@ void launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, co
     a.pair_loads = pair_loads_apply<S, BC>(a, 1);
     auto kernel = stencil2d_t1_kernel<S, BC, C>;
     const int per_sm = prepare_kernel<t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
-    a.tiles_x = detail::ceil_div(grid.nx, C::tile_x);
-    a.tiles_y = detail::ceil_div(grid.ny, C::tile_y);
+    a.tiles_x = tcore::ceil_div(grid.nx, C::tile_x);
+    a.tiles_y = tcore::ceil_div(grid.ny, C::tile_y);
     a.zchunk = 1;
     a.zchunks = 1;
     a.items = a.tiles_x * a.tiles_y;
-    const long long resident = static_cast<long long>(detail::sm_count()) * per_sm;
+    const long long resident = static_cast<long long>(tcore::sm_count()) * per_sm;
     if (sched.tickets) a.tickets = stream_tickets(stream);
     const long long blocks = sched.tickets ? std::min(a.items, resident) : balanced_blocks(a.items, resident);
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
@@ -1265,8 +1265,8 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
     static_assert(is_stencil_backend_v<Backend>, "Backend: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
     static_assert(T >= 1 && T <= 8, "T (fused steps) must be 1..8");
     constexpr const char* where = "stencil_apply";
-    detail::require_pointer(in, where, "in");
-    detail::require_pointer(out, where, "out");
+    tcore::require_pointer(in, where, "in");
+    tcore::require_pointer(out, where, "out");
     require(grid.nx >= 1 && grid.ny >= 1 && grid.nz >= 1, where,
             "grid sizes must be >= 1 (got " + std::to_string(grid.nx) + " x " + std::to_string(grid.ny) + " x " +
                 std::to_string(grid.nz) + ")");

@@ -42,7 +42,7 @@
 // bandwidth per SM is low and the warps where it is high.
 #pragma once
 
-#include "launch.cuh"
+#include "../infra/launch.cuh"
 #include "stencil.cuh"
 
 #include <algorithm>
@@ -100,7 +100,7 @@ struct warp_stream_args {
 /// 65535 of them (grid.y), each of fewer than 2^30 rows.
 inline bool warp_stream_band_ok(long long ny, long long band)
 {
-    return band >= 1 && band < (1LL << 30) && detail::ceil_div(ny, band) <= 65535;
+    return band >= 1 && band < (1LL << 30) && tcore::ceil_div(ny, band) <= 65535;
 }
 
 /// One lane's share of a strip for T fused steps of radius R: its 4 array
@@ -268,9 +268,9 @@ __global__ void __launch_bounds__(32 * ws_warps, MinBlocks) warp_stream_kernel(w
 /// resident blocks once (one wave), with bands of at least ws_min_band rows.
 inline long long warp_stream_band(long long ny, long long strips, long long resident_blocks)
 {
-    const long long strip_blocks = detail::ceil_div(strips, ws_warps);
+    const long long strip_blocks = tcore::ceil_div(strips, ws_warps);
     const long long bands = std::max(1LL, resident_blocks / strip_blocks);
-    return std::max(ws_min_band, detail::ceil_div(ny, bands));
+    return std::max(ws_min_band, tcore::ceil_div(ny, bands));
 }
 
 /// The kernel for T steps of the star S (checks S and T at compile time).
@@ -285,7 +285,7 @@ constexpr auto warp_stream_kernel_for()
 template <class S, int T>
 inline long long warp_stream_resident()
 {
-    return static_cast<long long>(detail::sm_count()) * detail::blocks_per_sm(warp_stream_kernel_for<S, T>(), 32 * ws_warps);
+    return static_cast<long long>(tcore::sm_count()) * tcore::blocks_per_sm(warp_stream_kernel_for<S, T>(), 32 * ws_warps);
 }
 
 /// stencil_apply's run-time test: an even row pitch, 16-byte aligned arrays,
@@ -301,9 +301,9 @@ inline bool warp_stream_fits(const double* in, const double* out, const stencil_
 {
     constexpr int R = S::radius;
     const stencil_extent e = stencil_array_extent<S>(g, boundary::dirichlet);
-    if (e.ex % 2 != 0 || !detail::aligned(in, 16) || !detail::aligned(out, 16)) return false;
-    const long long strips = detail::ceil_div(g.nx, ws_valid(T, R)), resident = warp_stream_resident<S, T>();
-    return detail::ceil_div(strips, ws_warps) * (g.ny / ws_min_band) >= resident &&
+    if (e.ex % 2 != 0 || !tcore::aligned(in, 16) || !tcore::aligned(out, 16)) return false;
+    const long long strips = tcore::ceil_div(g.nx, ws_valid(T, R)), resident = warp_stream_resident<S, T>();
+    return tcore::ceil_div(strips, ws_warps) * (g.ny / ws_min_band) >= resident &&
            warp_stream_band_ok(g.ny, warp_stream_band(g.ny, strips, resident));
 }
 
@@ -323,7 +323,7 @@ warp_stream_args<S::radius> warp_stream_setup(const double* in, double* out, con
     const stencil_extent e = stencil_array_extent<S>(g, boundary::dirichlet);
     a.ex = e.ex;
     a.ey = e.ey;
-    a.strips = detail::ceil_div(g.nx, ws_valid(T, R));
+    a.strips = tcore::ceil_div(g.nx, ws_valid(T, R));
     a.w = w;
     a.band = band > 0 ? band : warp_stream_band(g.ny, a.strips, resident);
     require(warp_stream_band_ok(g.ny, a.band), "launch_warp_stream",
@@ -339,8 +339,8 @@ void launch_warp_stream(const double* in, double* out, const stencil_grid& g, co
                         cudaStream_t stream, long long band = 0)
 {
     const auto a = warp_stream_setup<S, T>(in, out, g, w, band, warp_stream_resident<S, T>());
-    const dim3 grid(static_cast<unsigned>(detail::ceil_div(a.strips, ws_warps)),
-                    static_cast<unsigned>(detail::ceil_div(g.ny, a.band)));
+    const dim3 grid(static_cast<unsigned>(tcore::ceil_div(a.strips, ws_warps)),
+                    static_cast<unsigned>(tcore::ceil_div(g.ny, a.band)));
     warp_stream_kernel_for<S, T>()<<<grid, 32 * ws_warps, 0, stream>>>(a);
 }
 

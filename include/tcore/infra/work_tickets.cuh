@@ -1,4 +1,4 @@
-// tcore/patterns/work_tickets.cuh - dynamic work order for persistent
+// tcore/infra/work_tickets.cuh - dynamic work order for persistent
 // kernels: blocks take work items in order from a counter in device memory,
 // so that faster blocks take more items and the items in progress stay a
 // compact window of the item order (neighbouring tiles are loaded close in

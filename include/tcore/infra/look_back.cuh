@@ -1,4 +1,4 @@
-// tcore/patterns/look_back.cuh - decoupled look-back: how a block tile of a
+// tcore/infra/look_back.cuh - decoupled look-back: how a block tile of a
 // single-pass scan learns the sum of every tile before it (Merrill and
 // Garland, "Single-pass parallel prefix scan with decoupled look-back",
 // NVIDIA technical report NVR-2016-002).

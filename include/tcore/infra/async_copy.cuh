@@ -1,4 +1,4 @@
-// tcore/async_copy.cuh - asynchronous global -> shared copies that bypass
+// tcore/infra/async_copy.cuh - asynchronous global -> shared copies that bypass
 // registers (PTX ISA "Data Movement and Conversion Instructions: cp.async",
 // sm_80+), their commit groups and waits.
 //

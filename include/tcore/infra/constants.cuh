@@ -1,4 +1,4 @@
-// tcore/patterns/constants.cuh - constant 0/1 matrices generated in registers,
+// tcore/infra/constants.cuh - constant 0/1 matrices generated in registers,
 // and the operand relabellings the reduce, scan and GEMV patterns share.
 //
 // A constant operand is never loaded: each lane evaluates a generator

@@ -1,5 +1,7 @@
-// tcore/patterns/launch.cuh - host helpers the pattern launchers share:
-// device queries for grid sizing, pointer alignment, argument checks.
+// tcore/infra/launch.cuh - host helpers the launchers share and a user's
+// launcher can call: device queries for grid sizing (sm_count,
+// blocks_per_sm, resident_grid, dram_gbs_per_sm), pointer alignment and
+// argument checks (aligned, require_pointer, require_size), ceil_div.
 #pragma once
 
 #include "../check.cuh"
@@ -22,8 +24,6 @@ struct sum_type {
 };
 template <class T>
 using sum_type_t = typename sum_type<T>::type;
-
-namespace detail {
 
 /// The current device's multiprocessor count.
 inline int sm_count()
@@ -68,6 +68,7 @@ inline long long resident_grid(Kernel kernel, int threads, long long max_blocks)
     return g > 0 ? g : 1;
 }
 
+/// True where `p` is a multiple of `bytes`.
 inline bool aligned(const void* p, std::size_t bytes)
 {
     return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
@@ -82,6 +83,7 @@ inline void require_pointer(const T* p, const char* where, const char* name)
             std::string(name) + " is not aligned to its element type (" + std::to_string(alignof(T)) + " bytes)");
 }
 
+/// Checks that a size argument is not negative.
 inline void require_size(long long v, const char* where, const char* name)
 {
     require(v >= 0, where, std::string(name) + " is negative (" + std::to_string(v) + ")");
@@ -90,5 +92,4 @@ inline void require_size(long long v, const char* where, const char* name)
 /// Ceiling division for non-negative values.
 __host__ __device__ constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
-}  // namespace detail
 }  // namespace tcore
