@@ -3,7 +3,7 @@
 //
 // Variants:
 //   base  cuFFT Z2Z, out of place (plan created outside the timed loop)
-//   tc    tcore::fft_plan on tensor cores (tcore/patterns/dft_fft.cuh): the
+//   tc    tcore::fft_plan on tensor cores (tcore/patterns/device/fft.cuh): the
 //         butterflies as 8- and 16-point DFT matrices in real form on f64
 //         m16n8k16, twiddles from a long double table, one persistent
 //         kernel per dimension (cp.async tile prefetch, stages in shared
@@ -27,7 +27,7 @@
 // tc >= 0.8x cuFFT on the 2D cases and tc >= 1.5x cc.
 #include "harness/harness.hpp"
 
-#include <tcore/patterns/dft_fft.cuh>
+#include <tcore/patterns/device/fft.cuh>
 
 #include <cuda_runtime.h>
 #include <cufft.h>

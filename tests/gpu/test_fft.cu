@@ -1,5 +1,5 @@
 // libs: CUDA::cufft
-// tests/gpu/test_fft.cu - batched FP64 FFTs of tcore/patterns/dft_fft.cuh on
+// tests/gpu/test_fft.cu - batched FP64 FFTs of tcore/patterns/device/fft.cuh on
 // both backends (tensor_core = tc, cuda_core = cc) against the long double
 // CPU reference (dft::fft_reference) and against cuFFT (Z2Z):
 //   * 1D: every supported size 64 .. 4096, batches that leave a CTA partly
@@ -18,7 +18,7 @@
 // TCORE_TEST_QUICK=1 keeps the 1D sizes 64, 512, 4096 and two 2D shapes.
 #include "common/test_util.hpp"
 
-#include <tcore/patterns/dft_fft.cuh>
+#include <tcore/patterns/device/fft.cuh>
 
 #include <cufft.h>
 

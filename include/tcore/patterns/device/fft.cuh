@@ -1,0 +1,492 @@
+// tcore/patterns/device/fft.cuh - batched complex FP64 FFTs (1D, and 2D as
+// two 1D passes) whose butterflies are the DFT matrix products of dft.cuh on
+// the FP64 MMA: `tc` (tensor_core) or, the same kernel with the MMA emulated
+// lane by lane, `cc` (cuda_core).
+//
+//   tcore::fft_plan plan(nx, ny, batch);           // ny = 1: 1D; twiddles uploaded here
+//   plan.execute<tcore::tensor_core>(in, out, tcore::fft_direction::forward, stream);
+//
+// Data: interleaved complex doubles (double2, cufftDoubleComplex), each
+// signal nx contiguous elements (2D: ny rows of nx), signals back to back.
+// in == out (in place) is allowed, other overlaps are not.
+//
+// One persistent kernel per pass. A tile is 2048 complex values (4096 for
+// N = 4096): M = 2048/N signals, 8 values per thread of a 256-thread CTA
+// (512 for N = 4096). The grid fills the device once (the tc kernels are
+// built for 2 CTAs per SM); CTAs take tiles from a counter in device memory
+// (atomicAdd: the tiles in work stay one contiguous window, which keeps the
+// column passes' DRAM rows shared between neighbouring tiles) and hold 2 or
+// 3 tile buffers in shared memory: cp.async (16-byte chunks, coalesced,
+// zero-fill past the last signal) brings the next tiles into the others
+// while the stages of one tile run, so loads stay in flight without holding
+// registers. The stages work in place in the buffer (all reads of a stage,
+// a barrier, all writes), with the swizzle of dft::swizzle; the last stage
+// writes straight to global memory after swapping one value with the
+// neighbouring lane (dft::exchanged_slot), so each store instruction writes
+// whole 32-byte sectors. Each warp owns 32/R groups of 8 columns per stage; every lane
+// keeps 8 complex results in registers between the read and the write half
+// of a stage.
+//
+// Passes of a 2D transform: rows (contiguous signals of nx), then columns
+// (signals of ny with stride nx): the column pass maps the 8 MMA columns of
+// its first and last stage to 8 adjacent columns of the image (mode b of
+// dft::column_of); its tile is ny rows of M adjacent columns, loaded as
+// 16 M-byte row pieces and stored as whole sectors.
+#pragma once
+
+#include "../../infra/async_copy.cuh"
+#include "../../check.cuh"
+#include "../dft.cuh"
+#include "../../infra/launch.cuh"
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace tcore {
+
+namespace detail {
+
+template <int L, bool Strided>
+struct fft_config {
+    static_assert(dft::supported(L), "FFT sizes are 2^6 .. 2^12");
+    static constexpr int n = 1 << L;
+    static constexpr int per_cta = L >= 12 ? 4096 : 2048;  ///< complex values per tile
+    static constexpr int signals = per_cta / n;             ///< M
+    static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
+    static constexpr int warps = threads / 32;
+    /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
+    /// for the row passes of N <= 1024; two for N >= 2048 and the column
+    /// passes, where the third buffer's 32 KiB is worth more as L1 (twiddle
+    /// table): three measured a gain on the row passes and a small loss on
+    /// the column passes (examples/fft/README.md).
+    static constexpr int buffers = !Strided && L <= 10 ? 3 : 2;
+    static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
+};
+
+/// Resident CTAs per SM the tc kernels are built for (register cap 65536 /
+/// (threads x blocks) = 128): two, so that one CTA's stages overlap the
+/// other's barriers. The cc kernels (the MMA emulated with shuffles, more
+/// live registers) and N = 4096 (512 threads) get one.
+template <class Backend, int L>
+constexpr int fft_min_blocks()
+{
+    return std::is_same_v<Backend, tensor_core> && L < 12 ? 2 : 1;
+}
+
+/// The tile counter of a pass: CTAs take tiles in order with atomicAdd on
+/// `next`, so the tiles in work at any time are one contiguous window (as a
+/// non-persistent launch would have them; the column passes' DRAM rows are
+/// shared by neighbouring tiles). The last CTA to finish resets both fields.
+struct fft_schedule {
+    unsigned long long next;
+    unsigned int done;
+};
+
+/// Where the signals of a pass live: signal gs starts at
+/// (gs / row) * batch_stride + (gs % row) * sig_stride, element n at
+/// + n * n_stride. Row passes have n_stride = 1 and sig_stride = N (signals
+/// back to back), column passes sig_stride = 1 (the kernels take these as
+/// constants).
+struct fft_pass_args {
+    const double2* in;
+    double2* out;
+    long long signals;
+    long long row, batch_stride, sig_stride, n_stride;
+    const double2* twiddle;  ///< exp(-2 pi i e/N), e < N
+    fft_schedule* schedule;  ///< zero before the launch, zero again after it
+};
+
+__device__ inline double2 cmul(double2 a, double2 b)
+{
+    return make_double2(fma(a.x, b.x, -a.y * b.y), fma(a.x, b.y, a.y * b.x));
+}
+
+/// Persistent pass kernel: each CTA takes tiles from the pass's counter;
+/// while the stages of one tile run, cp.async brings the next buffers - 1
+/// tiles into the other shared-memory buffers (swizzled as the stages read
+/// them).
+template <int L, class Backend, int Sign, bool Strided>
+__global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_blocks<Backend, L>()))
+    fft_pass_kernel(const fft_pass_args a)
+{
+    using C = fft_config<L, Strided>;
+    using K16 = f64_m16n8<16>;
+    constexpr int N = C::n, M = C::signals;
+    constexpr int S = dft::stages(L);
+    extern __shared__ __align__(16) double2 smem[];
+    // the tile each buffer holds or receives, where it starts, its signals
+    __shared__ long long held[C::buffers], held_base[C::buffers];
+    __shared__ int held_valid[C::buffers];
+
+    const int lane = threadIdx.x & 31;
+    const long long tiles = (a.signals + M - 1) / M;
+    const long long n_stride = Strided ? a.n_stride : 1;
+
+    // thread 0 takes the next tile for buffer `slot`. A tile is M consecutive
+    // signals (a row of the image never splits: the launcher checks that M
+    // divides `row` for strided passes).
+    auto take = [&](int slot) {
+        const long long tile = static_cast<long long>(atomicAdd(&a.schedule->next, 1ull));
+        held[slot] = tile;
+        if (tile >= tiles) return;
+        const long long gs0 = tile * M, left = a.signals - gs0;
+        long long quo, rem;
+        if (gs0 <= 0xffffffffLL && a.row <= 0xffffffffLL) {  // 32-bit division where it fits
+            const unsigned q32 = static_cast<unsigned>(gs0) / static_cast<unsigned>(a.row);
+            quo = q32, rem = gs0 - static_cast<long long>(q32) * a.row;
+        } else {
+            quo = gs0 / a.row, rem = gs0 % a.row;
+        }
+        held_base[slot] = quo * a.batch_stride + rem * a.sig_stride;
+        held_valid[slot] = left < M ? static_cast<int>(left) : M;
+    };
+    // chunk j = tid + threads u of the tile: lane part (tid) and fixed part
+    // (u) of its slot and source offset (s N + n = j for contiguous signals,
+    // s + n nx for strided ones), see dft::tile_slot
+    auto load_tile = [&](int slot, double2* dst, int tid) {
+        const long long base = held_base[slot];
+        const int valid = held_valid[slot];
+        const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
+        const int dst_lane = dft::tile_slot(L, lane_c.s, lane_c.n);
+        const long long src_lane = base + (Strided ? lane_c.s + static_cast<long long>(lane_c.n) * n_stride : tid);
+#pragma unroll
+        for (int u = 0; u < C::per_cta / C::threads; ++u) {
+            const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
+            const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
+            const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
+            const double2* src = ok ? a.in + src_lane + src_fix : a.in;
+            cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, fix.s, fix.n)), src, ok ? 16 : 0);
+        }
+    };
+
+    // DFT operands, generated once
+    const frag_a<K16> a8 = dft::a_radix8<Sign>(lane);
+    frag_a<K16> f16re, f16im;
+    dft::a_radix16<Sign>(lane, f16re, f16im);
+    frag_c<K16> zero;
+    fill(zero, 0.0);
+
+    // prefetch distance D = buffers - 1: tiles of k+1 .. k+D arrive while tile k runs
+    constexpr int D = C::buffers - 1;
+    if (threadIdx.x == 0)
+        for (int d = 0; d < D; ++d) take(d);
+    __syncthreads();
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        if (held[d] < tiles) load_tile(d, smem + d * C::per_cta, static_cast<int>(threadIdx.x));
+        cp_async_commit();
+    }
+#pragma unroll 1
+    for (int k = 0;; ++k) {
+        // buffer and slot (k + D) % buffers held tile k-1: its last reads were
+        // before the last stage's barrier of that tile
+        if (threadIdx.x == 0) take((k + D) % C::buffers);
+        cp_async_wait<D - 1>();  // tile k's copies (all but the D - 1 newest groups)
+        __syncthreads();
+        const long long tile = held[k % C::buffers];
+        if (tile >= tiles) break;  // counters only grow: no later tile either
+        // the thread's offsets, recomputed per tile from an opaque copy of its
+        // index: hoisted out of the loop they would hold some 50 registers
+        // for the whole kernel and cost occupancy. Per stage only the lane
+        // parts are computed; the fixed parts are immediates (dft::tile_slot)
+        int tid = static_cast<int>(threadIdx.x);
+        asm volatile("" : "+r"(tid));
+        if (held[(k + D) % C::buffers] < tiles)
+            load_tile((k + D) % C::buffers, smem + ((k + D) % C::buffers) * C::per_cta, tid);
+        cp_async_commit();
+        const int warp = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
+        double2* const buf = smem + (k % C::buffers) * C::per_cta;
+        const long long base0 = held_base[k % C::buffers];
+        const int valid = held_valid[k % C::buffers];
+
+        static_for<S>([&](auto st_) {
+            constexpr int stage = decltype(st_)::value;
+            constexpr int R = dft::radix(L, stage);
+            constexpr int p = dft::stride_before(L, stage);
+            constexpr int NR = N / R;
+            constexpr bool first = stage == 0, last = stage == S - 1;
+            constexpr bool mode_b = Strided && (first || last);
+            constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
+            constexpr int Q = R / 4;                             // inputs per lane per column
+            constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
+            static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
+            double res[G][RES];
+
+            // -- read half: every input of the warp's groups, twiddled, into the MMA.
+            // Input q = t + 4 qq of column 8 (warp + warps u) + g: lane part
+            // (column 8 warp + g, input t) ^ fixed part (column 8 warps u, input 4 qq)
+            const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
+            const int rd_lane = dft::tile_slot(L, rd_col.s, rd_col.i + t * NR);
+            double2 vin[G][Q];
+#pragma unroll
+            for (int u = 0; u < G; ++u) {
+                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+#pragma unroll
+                for (int qq = 0; qq < Q; ++qq)
+                    vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, fix.s, fix.i + 4 * qq * NR))];
+            }
+#pragma unroll
+            for (int u = 0; u < G; ++u) {
+                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+                double2 v[Q];
+#pragma unroll
+                for (int qq = 0; qq < Q; ++qq) {
+                    v[qq] = vin[u][qq];
+                    if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
+                        // i mod p of column i = lane part + fixed part (no common bit)
+                        const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
+                        double2 w = __ldg(a.twiddle + dft::twiddle_exp_k(k_mod_p, t + 4 * qq, R, p, N));
+                        if constexpr (Sign > 0) w.y = -w.y;
+                        v[qq] = cmul(v[qq], w);
+                    }
+                }
+                if constexpr (R == 8) {
+                    frag_b<K16> b;
+                    b.x[0] = v[0].x, b.x[1] = v[1].x, b.x[2] = v[0].y, b.x[3] = v[1].y;
+                    frag_c<K16> d;
+                    mma<Backend>(d, a8, b, zero);
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
+                } else {
+                    frag_b<K16> b0, b1, nb1;
+#pragma unroll
+                    for (int qq = 0; qq < 4; ++qq) b0.x[qq] = v[qq].x, b1.x[qq] = v[qq].y, nb1.x[qq] = -v[qq].y;
+                    frag_c<K16> re, im;
+                    mma<Backend>(re, f16re, b0, zero);
+                    mma<Backend>(re, f16im, nb1, re);
+                    mma<Backend>(im, f16im, b0, zero);
+                    mma<Backend>(im, f16re, b1, im);
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
+                }
+            }
+            __syncthreads();  // every read of this stage is done: write in place
+
+            // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1.
+            // Output r = g + 8h of column 8 (warp + warps u) + 2t + e: lane part
+            // (column 8 warp + 2t, output g) ^ fixed part (column 8 warps u + e,
+            // output 8h); in the last stage, after the exchange, lane part
+            // dft::exchanged_slot(g, t, 0, 0) ^ fixed part exchanged_slot(0, 0, e, h)
+            [[maybe_unused]] int wr_lane = 0;
+            [[maybe_unused]] long long st_lane = 0;
+            [[maybe_unused]] int st_s = 0;
+            if constexpr (last) {
+                const dft::store_slot sl = dft::exchanged_slot(g, t, 0, 0);
+                const dft::column col = dft::column_of(8 * warp + sl.col, NR, M, mode_b);
+                const int n = dft::stockham_out(col.i, sl.r, R, p);
+                st_s = col.s;
+                st_lane = base0 + (Strided ? col.s + static_cast<long long>(n) * n_stride : col.s * N + n);
+            } else {
+                const dft::column col = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
+                wr_lane = dft::tile_slot(L, col.s, dft::stockham_out(col.i, g, R, p));
+            }
+#pragma unroll
+            for (int u = 0; u < G; ++u) {
+#pragma unroll
+                for (int h = 0; h < RES / 4; ++h) {
+                    double2 val[2];
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        if constexpr (R == 8) val[e] = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
+                        else val[e] = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
+                    }
+                    if constexpr (last) {
+                        // swap with lane ^ 4 so that each store covers whole sectors (dft::exchanged_slot)
+                        const bool odd = g & 1;
+                        const double2 send = odd ? val[0] : val[1];
+                        const double2 recv = make_double2(__shfl_xor_sync(0xffffffffu, send.x, 4),
+                                                          __shfl_xor_sync(0xffffffffu, send.y, 4));
+                        const double2 out[2] = {odd ? recv : val[0], odd ? val[1] : recv};
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            const dft::store_slot sl = dft::exchanged_slot(0, 0, e, h);
+                            const dft::column fix = dft::column_of(8 * C::warps * u + sl.col, NR, M, mode_b);
+                            const int n = dft::stockham_out(fix.i, sl.r, R, p);
+                            if (st_s + fix.s < valid)
+                                a.out[st_lane + (Strided ? fix.s + static_cast<long long>(n) * n_stride : fix.s * N + n)] = out[e];
+                        }
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            const dft::column fix = dft::column_of(8 * C::warps * u + e, NR, M, mode_b);
+                            const int slot = dft::tile_slot(L, fix.s, dft::stockham_out(fix.i, 8 * h, R, p));
+                            buf[dft::xor_fixed(wr_lane, slot)] = val[e];
+                        }
+                    }
+                }
+            }
+            if constexpr (!last) __syncthreads();
+        });
+    }
+    // the last CTA out resets the counter for the next launch
+    if (threadIdx.x == 0) {
+        __threadfence();  // this CTA's takes come before its exit count
+        if (atomicAdd(&a.schedule->done, 1u) == gridDim.x - 1) {
+            a.schedule->next = 0;
+            a.schedule->done = 0;
+            __threadfence();
+        }
+    }
+}
+
+}  // namespace detail
+
+/// A batched FP64 complex FFT of nx (1D) or ny x nx (2D, x fastest), both
+/// powers of two from 64 to 4096. Owns the twiddle tables and a tile counter
+/// (device memory); create it once, outside any timed loop. The counter
+/// makes a plan's executes serial: run them on one stream (or otherwise
+/// one after another), as with one cuFFT plan; use a plan per stream for
+/// concurrent transforms.
+class fft_plan {
+public:
+    fft_plan(long long nx, long long ny, long long batch) : nx_(nx), ny_(ny), batch_(batch)
+    {
+        constexpr const char* where = "fft_plan";
+        require(batch >= 1, where, "batch must be >= 1 (got " + std::to_string(batch) + ")");
+        require(ny >= 1, where, "ny must be >= 1 (1 for a 1D transform)");
+        lx_ = size_log2(nx);
+        require(lx_ >= 0 && dft::supported(lx_), where,
+                "nx must be a power of two from 64 to 4096 (got " + std::to_string(nx) + ")");
+        if (ny > 1) {
+            ly_ = size_log2(ny);
+            require(ly_ >= 0 && dft::supported(ly_), where,
+                    "ny must be 1 or a power of two from 64 to 4096 (got " + std::to_string(ny) + ")");
+            const long long m = (ly_ >= 12 ? 4096 : 2048) / ny;
+            require(nx % m == 0, where, "nx must be a multiple of " + std::to_string(m) + " for ny = " +
+                                            std::to_string(ny));
+        }
+        require(nx * ny <= (1LL << 40) / batch, where, "transform too large");
+        TCORE_CHECK(cudaMalloc(&schedule_, sizeof(detail::fft_schedule)));
+        TCORE_CHECK(cudaMemset(schedule_, 0, sizeof(detail::fft_schedule)));
+        tw_x_ = upload(static_cast<int>(nx));
+        if (ny > 1) tw_y_ = upload(static_cast<int>(ny));
+    }
+    ~fft_plan()
+    {
+        cudaFree(tw_x_);
+        cudaFree(tw_y_);
+        cudaFree(schedule_);
+    }
+    fft_plan(const fft_plan&) = delete;
+    fft_plan& operator=(const fft_plan&) = delete;
+    fft_plan(fft_plan&& o) noexcept { swap(o); }
+    fft_plan& operator=(fft_plan&& o) noexcept
+    {
+        swap(o);
+        return *this;
+    }
+
+    long long nx() const { return nx_; }
+    long long ny() const { return ny_; }
+    long long batch() const { return batch_; }
+    /// Complex elements of in (and out).
+    long long elements() const { return nx_ * ny_ * batch_; }
+    /// Kernel launches per execute (1D: 1, 2D: 2).
+    int passes() const { return ny_ > 1 ? 2 : 1; }
+
+    /// out = FFT(in) on `Backend` (tcore::tensor_core: tc, tcore::cuda_core: cc).
+    template <class Backend = default_backend>
+    void execute(const double2* in, double2* out, fft_direction dir, cudaStream_t stream = 0) const
+    {
+        static_assert(is_backend_v<Backend>, "Backend must be tcore::tensor_core or tcore::cuda_core");
+        constexpr const char* where = "fft_plan::execute";
+        require(tw_x_ != nullptr, where, "the plan was moved from");
+        require(in != nullptr && out != nullptr, where, "null data pointer");
+        require(tcore::aligned(in, 16) && tcore::aligned(out, 16), where, "data must be 16-byte aligned");
+        const long long count = elements();
+        require(in == out || in + count <= out || out + count <= in, where,
+                "in and out overlap without being the same array");
+        require(dir == fft_direction::forward || dir == fft_direction::inverse, where, "bad direction");
+        // rows: signal gs starts at gs * nx
+        detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_, schedule_};
+        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, stream);
+        else launch<Backend, 1, false>(lx_, rows, stream);
+        if (ny_ > 1) {
+            // columns: signal gs = (image b, column c), gs = b * nx + c
+            detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_,
+                                          schedule_};
+            if (dir == fft_direction::forward) launch<Backend, -1, true>(ly_, cols, stream);
+            else launch<Backend, 1, true>(ly_, cols, stream);
+        }
+    }
+
+private:
+    long long nx_ = 0, ny_ = 0, batch_ = 0;
+    int lx_ = -1, ly_ = -1;
+    double2* tw_x_ = nullptr;
+    double2* tw_y_ = nullptr;
+    detail::fft_schedule* schedule_ = nullptr;  ///< the passes' tile counter (they run one after another)
+
+    void swap(fft_plan& o) noexcept
+    {
+        std::swap(nx_, o.nx_), std::swap(ny_, o.ny_), std::swap(batch_, o.batch_);
+        std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
+        std::swap(schedule_, o.schedule_);
+    }
+
+    static int size_log2(long long n)
+    {
+        if (n < 1 || (n & (n - 1)) != 0) return -1;
+        int l = 0;
+        while ((1LL << l) < n) ++l;
+        return l;
+    }
+
+    static double2* upload(int n)
+    {
+        const auto t = dft::twiddle_table(n, -1);
+        double2* d = nullptr;
+        TCORE_CHECK(cudaMalloc(&d, sizeof(double2) * t.size()));
+        const cudaError_t st = cudaMemcpy(d, t.data(), sizeof(double2) * t.size(), cudaMemcpyHostToDevice);
+        if (st != cudaSuccess) {
+            cudaFree(d);
+            TCORE_CHECK(st);
+        }
+        return d;
+    }
+
+    template <int L, class Backend, int Sign, bool Strided>
+    static void launch_l(const detail::fft_pass_args& a, cudaStream_t stream)
+    {
+        using C = detail::fft_config<L, Strided>;
+        // the kernel takes these strides as constants (fft_pass_args)
+        require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
+                "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
+        const long long tiles = tcore::ceil_div(a.signals, C::signals);
+        auto kernel = detail::fft_pass_kernel<L, Backend, Sign, Strided>;
+        // once per device: raise the dynamic shared-memory limit, count the resident CTAs
+        static int resident[64] = {};
+        int dev = 0;
+        TCORE_CHECK(cudaGetDevice(&dev));
+        int full = dev >= 0 && dev < 64 ? resident[dev] : 0;
+        if (full == 0) {
+            TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(C::smem_bytes)));
+            full = tcore::sm_count() * tcore::blocks_per_sm(kernel, C::threads, C::smem_bytes);
+            if (dev >= 0 && dev < 64) resident[dev] = full;
+        }
+        const long long blocks = tiles < full ? tiles : full;  // persistent: a CTA loops over tiles
+        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+        TCORE_CHECK_LAUNCH();
+    }
+
+    template <class Backend, int Sign, bool Strided>
+    static void launch(int l, const detail::fft_pass_args& a, cudaStream_t stream)
+    {
+        switch (l) {
+        case 6: return launch_l<6, Backend, Sign, Strided>(a, stream);
+        case 7: return launch_l<7, Backend, Sign, Strided>(a, stream);
+        case 8: return launch_l<8, Backend, Sign, Strided>(a, stream);
+        case 9: return launch_l<9, Backend, Sign, Strided>(a, stream);
+        case 10: return launch_l<10, Backend, Sign, Strided>(a, stream);
+        case 11: return launch_l<11, Backend, Sign, Strided>(a, stream);
+        case 12: return launch_l<12, Backend, Sign, Strided>(a, stream);
+        default: throw error("fft_plan: unsupported size 2^" + std::to_string(l));
+        }
+    }
+};
+
+}  // namespace tcore
