@@ -36,7 +36,7 @@
 #include "harness/harness.hpp"
 
 #include <tcore/io/matrix_market.hpp>
-#include <tcore/patterns/spmv.cuh>
+#include <tcore/patterns/device/spmv.cuh>
 #include <tcore/sparse/generate.hpp>
 #include <tcore/tcore.cuh>
 

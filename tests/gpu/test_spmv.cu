@@ -23,7 +23,7 @@
 #include "examples/spmv/cusparse_baseline.cuh"
 
 #include <tcore/io/matrix_market.hpp>
-#include <tcore/patterns/spmv.cuh>
+#include <tcore/patterns/device/spmv.cuh>
 #include <tcore/sparse/generate.hpp>
 
 #include <cfloat>

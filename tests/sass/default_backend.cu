@@ -10,7 +10,7 @@
 #include <tcore/patterns/reduce.cuh>
 #include <tcore/patterns/scan.cuh>
 #include <tcore/patterns/spgemm.cuh>
-#include <tcore/patterns/spmv.cuh>
+#include <tcore/patterns/device/spmv.cuh>
 
 using namespace tcore;
 
