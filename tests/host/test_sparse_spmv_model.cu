@@ -1,21 +1,23 @@
 // tests/host/test_sparse_spmv_model.cu - the SpMV kernel's warp algorithm
-// (tcore/patterns/spmv.cuh) run on the CPU, 32 simulated lanes at a time.
+// (tcore/patterns/device/spmv_kernel.cuh) run on the CPU, 32 simulated lanes at a time.
 //
 // Each warp task of the kernel - a long-row piece, a medium group (regular
 // blocks + irregular remainder), a short tile (one MMA per segment position,
-// B masked), an empty row - is replayed lane by lane with the kernel's own
-// host+device helpers (diag_operands, diag_of, holds_diag, short_lane_info)
+// B masked), an empty row - is replayed lane by lane with the building
+// blocks of tcore/patterns/spmv.cuh that run on host and device
+// (diag_operands, diag_of, holds_diag, spmv_short_lane_info)
 // and the very CUDA-core MMA (tcore::mma_emulated, checked against the
 // hardware layouts by the fragment tests), for f64_m8n8k4, f64_m16n8k8 and
 // f64_m16n8k16 (short tiles: m8n8k4 / m16n8k4) and the essential mode, and
 // bundles of 2, 3, 4 and 8 identical rows (m16n8k4, B shared; helpers
-// bundle_a, bundle_diag), chosen explicitly and automatically.
+// spmv_bundle_a, spmv_bundle_diag), chosen explicitly and automatically.
 // The result must match the FP64 reference on every row and every row must
 // be written. This checks the index arithmetic of the kernel without a GPU.
 #include "common/test_util.hpp"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/spmv.cuh>
+#include <tcore/sparse/dasp.hpp>
 #include <tcore/sparse/generate.hpp>
 
 #include <cfloat>
@@ -40,7 +42,6 @@ struct lane_reader {
 template <class Shape>
 std::vector<double> model(const sparse::dasp_format& f, const std::vector<double>& x, bool mma)
 {
-    using spmv_detail::diag_of;
     std::vector<double> y(static_cast<std::size_t>(f.rows), std::nan(""));
     struct warp {
         frag_c<Shape> acc[32];
@@ -51,7 +52,7 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
             for (double& e : ess) e = 0.0;
         }
     };
-    // spmv_detail::accumulate, lane by lane.
+    // spmv_accumulate, lane by lane.
     auto accumulate = [&](warp& w, const double* val, const int* col, long long base, int nblk) {
         constexpr int kb = Shape::k / 4;
         constexpr int per_iter = kb >= 4 ? kb : 4;
@@ -71,7 +72,7 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
                     for (int lane = 0; lane < 32; ++lane) {
                         frag_a<Shape> fa;
                         frag_b<Shape> fb;
-                        spmv_detail::diag_operands<Shape>(fa, fb, v[lane] + m * kb, xv[lane] + m * kb);
+                        diag_operands<Shape>(fa, fb, v[lane] + m * kb, xv[lane] + m * kb);
                         for (int i = 0; i < Shape::a_count; ++i) a[lane][i] = fa.x[i];
                         for (int i = 0; i < Shape::b_count; ++i) b[lane][i] = fb.x[i];
                     }
@@ -115,7 +116,7 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
                 s[lane] = std::fma(f.irr_val[p], x[f.irr_col[p]], s[lane]);
         }
         for (int lane = 0; lane < 32; ++lane) {
-            if (!spmv_detail::holds_diag(lane)) continue;
+            if (!holds_diag(lane)) continue;
             const int q = lane & ~3;
             double sum = s[q] + s[q + 1] + s[q + 2] + s[q + 3];
             if (mma) sum += diag_of(w.acc[lane], lane);
@@ -149,10 +150,10 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
                     for (int lane = 0; lane < 32; ++lane) {
                         frag_a<B16> fa;
                         switch (P) {
-                        case 2: fa = spmv_detail::bundle_a<2>(&v[lane * P], q); break;
-                        case 3: fa = spmv_detail::bundle_a<3>(&v[lane * P], q); break;
-                        case 4: fa = spmv_detail::bundle_a<4>(&v[lane * P], q); break;
-                        default: fa = spmv_detail::bundle_a<8>(&v[lane * P], q); break;
+                        case 2: fa = spmv_bundle_a<2>(&v[lane * P], q); break;
+                        case 3: fa = spmv_bundle_a<3>(&v[lane * P], q); break;
+                        case 4: fa = spmv_bundle_a<4>(&v[lane * P], q); break;
+                        default: fa = spmv_bundle_a<8>(&v[lane * P], q); break;
                         }
                         for (int i = 0; i < B16::a_count; ++i) a[lane][i] = fa.x[i];
                         b[lane][0] = xv[lane];
@@ -175,10 +176,10 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
                     s[lane] = std::fma(f.birr_val[k], x[f.birr_col[k]], s[lane]);
             }
             for (int lane = 0; lane < 32; ++lane) {
-                if (!spmv_detail::holds_diag(lane)) continue;
+                if (!holds_diag(lane)) continue;
                 const int q4 = lane & ~3;
                 double sum = s[q4] + s[q4 + 1] + s[q4 + 2] + s[q4 + 3];
-                if (mma) sum += spmv_detail::bundle_diag(acc[lane * Q + p / 2], (p & 1) != 0, lane);
+                if (mma) sum += spmv_bundle_diag(acc[lane * Q + p / 2], (p & 1) != 0, lane);
                 const int row = f.bun_rows[(8 * gr + (lane >> 2)) * P + p];
                 if (row >= 0) y[row] = sum;
             }
@@ -186,16 +187,16 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
     }
 
     // short tiles
-    using S = spmv_detail::short_shape_t<Shape>;
+    using S = spmv_short_shape_t<Shape>;
     for (int tile = 0; tile < f.tile_count(); ++tile) {
         double v[32], xv[32];
-        spmv_detail::short_lane info[32];
+        spmv_short_lane info[32];
         int most = 0;
         for (int lane = 0; lane < 32; ++lane) {
             const std::size_t slot = 32 * static_cast<std::size_t>(tile) + lane;
             v[lane] = f.short_val[slot];
             xv[lane] = f.short_col[slot] >= 0 ? x[f.short_col[slot]] : 0.0;
-            info[lane] = spmv_detail::short_lane_info(f.tile_mask[tile], lane);
+            info[lane] = spmv_short_lane_info(f.tile_mask[tile], lane);
             most = std::max(most, info[lane].nseg);
         }
         for (int j = 0; j < most; ++j) {
@@ -206,7 +207,7 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
                     frag_a<S> fa;
                     frag_b<S> fb;
                     const double xs = info[lane].seg == j ? xv[lane] : 0.0;
-                    spmv_detail::diag_operands<S>(fa, fb, &v[lane], &xs);
+                    diag_operands<S>(fa, fb, &v[lane], &xs);
                     for (int i = 0; i < S::a_count; ++i) a[lane][i] = fa.x[i];
                     for (int i = 0; i < S::b_count; ++i) b[lane][i] = fb.x[i];
                 }
@@ -224,7 +225,7 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
                 }
             }
             for (int lane = 0; lane < 32; ++lane)
-                if (spmv_detail::holds_diag(lane) && j < info[lane].nseg)
+                if (holds_diag(lane) && j < info[lane].nseg)
                     y[f.short_rows[f.tile_row_ptr[tile] + info[lane].out + j]] = res[lane];
         }
     }

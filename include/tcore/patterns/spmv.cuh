@@ -1,51 +1,49 @@
-// tcore/patterns/spmv.cuh - FP64 SpMV y = A x on the FP64 MMA after DASP
-// (SC'23), Quadrant IV: full A/B operands, only D's diagonal is used.
+// tcore/patterns/spmv.cuh - building blocks of the FP64 row-block SpMV
+// after DASP (SC'23), Quadrant IV: full A/B operands, only D's diagonal is
+// used. The launcher (dasp_spmv) is in patterns/device/spmv.cuh.
 //
-// The format is tcore/sparse/dasp.hpp: 32-slot blocks where lane (g, t)
-// holds nonzero t of row g. One m8n8k4 MMA with A(g,t) = value and B(t,g) =
+// The row-block layout (tcore/sparse/dasp.hpp): 8 rows share "32-blocks" of
+// 32 slots; slot 4g + t of a block holds one entry of row g (lane g = lane /
+// 4, t = lane % 4 loads it). One m8n8k4 MMA with A(g,t) = value and B(t,g) =
 // x[column] leaves sum_t A(g,t) x[col(g,t)] in D(g,g), which sits in lane
 // 4g + g/2, register g & 1 (C map: c_i -> (g, 2t + i)). The sm_90 shapes
 // f64_m16n8k8 / k16 take 2 / 4 blocks per MMA (A rows 8-15 zero, B rows
 // t + 4i = block i); D's diagonal is in the same place. An accumulator runs
 // over all blocks of a group, so each row costs one MMA per 4 (8, 16)
-// nonzeros and no reduction at all.
+// entries and no reduction at all.
 //
-// Backends (template argument Backend):
-//   tensor_core   mma.sync (the `tc` variant)
-//   cuda_core     the same data flow with tcore's CUDA-core MMA (`cc`)
-//   spmv_essential the same data structure, only the essential products:
-//                 one FMA per stored slot, a 4-lane sum per row (`cce`)
-// Bundles (dasp_options::bundle = P > 1): P identical rows share a column
-// index and an x gather; f64_m16n8k4 puts two of them in A rows g and g + 8
-// against the same B column (ceil(P/2) MMAs per block, B loaded once), so
-// D(g, g) and D(g + 8, g) are both results. Index traffic per value falls
-// from 4 to 4/P bytes.
-// One fused kernel handles all row classes (block ranges: long pieces,
-// bundle groups, medium groups, short tiles, empty rows): one launch. Long
-// rows: each warp sums one piece; the last warp to finish a row (atomic
-// counter, reset by that warp for the next launch) adds the piece sums in
-// piece order, so results are deterministic. y gets every row written once,
-// so it needs no initialisation; run(..., accumulate = true) adds A x to y
-// instead, which dasp_spmv_panels uses: A's columns cut into panels whose
-// share of x stays in L2, the first panel writing y, the others adding.
+// Provides (namespace tcore):
+//   spmv_block_rows    the entry point: y of the 8 rows of one group of
+//                      32-blocks, on the lane that holds each row's D(g,g)
+//   spmv_accumulate    the same into a caller's accumulator, from block b0 on
+//   spmv_step, spmv_load_step, spmv_use_step, spmv_step_blocks
+//                      the loads and MMAs of spmv_accumulate, one step apart
+//   diag_operands, holds_diag, diag_of
+//                      A/B from per-lane (value, x) pairs; where D(g,g) is
+//   spmv_short_lane_info, spmv_short_shape_t
+//                      short tiles (up to 4 rows per 4-slot line)
+//   spmv_bundle_a, spmv_bundle_diag
+//                      bundles of identical rows on m16n8k4 (rows g, g + 8)
+//   spmv_essential     a third backend tag: the same data flow with only the
+//                      essential FMAs (one per slot, a 4-lane sum per row)
+//
+// Preconditions common to the device functions (none checked): called by
+// all 32 lanes of one warp, converged (warp-collective: mma.sync, or
+// __shfl_sync on cuda_core and spmv_essential); `lane` is lane_id(). Each
+// lane passes the same block range. Values and x are FP64, columns int:
+// element alignment only (scalar loads). A padding slot has value 0 and
+// column -1 (no x load, so no 0 * inf). Values and columns are read with
+// streaming loads (__ldcs) and x through the read-only path (__ldg): none of
+// them may be written while the kernel runs.
 #pragma once
 
-#include "../check.cuh"
+#include "../backend.cuh"
 #include "../frag/f64_m16n8k16.cuh"
 #include "../frag/f64_m16n8k4.cuh"
 #include "../frag/f64_m16n8k8.cuh"
 #include "../frag/f64_m8n8k4.cuh"
-#include "../sparse/dasp.hpp"
-#include "../infra/launch.cuh"
 
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <string>
 #include <type_traits>
-#include <vector>
 
 namespace tcore {
 
@@ -54,19 +52,47 @@ struct spmv_essential {
     static constexpr const char* name() { return "essential"; }
 };
 
-namespace spmv_detail {
+namespace detail {
 
+/// True for the backends that run the MMA data flow (tensor_core, cuda_core).
 template <class Backend>
-inline constexpr bool is_mma_backend_v = std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>;
+inline constexpr bool spmv_uses_mma_v = std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>;
+
+__host__ __device__ inline int spmv_popcount32(unsigned v)
+{
+#if defined(__CUDA_ARCH__)
+    return __popc(v);
+#else
+    int n = 0;
+    for (; v; v &= v - 1u) ++n;
+    return n;
+#endif
+}
+
+__device__ __forceinline__ double spmv_warp_sum(double v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ double spmv_quad_sum(double v)
+{
+    v += __shfl_xor_sync(0xffffffffu, v, 1);
+    v += __shfl_xor_sync(0xffffffffu, v, 2);
+    return v;
+}
+
+}  // namespace detail
 
 /// The k = 4 shape of the same family (the short tiles use 4-slot lines).
 template <class Shape>
-using short_shape_t = std::conditional_t<std::is_same_v<Shape, f64_m8n8k4>, f64_m8n8k4, f64_m16n8k4>;
+using spmv_short_shape_t = std::conditional_t<std::is_same_v<Shape, f64_m8n8k4>, f64_m8n8k4, f64_m16n8k4>;
 
 /// Fills A and B of `Shape` from KB = k/4 blocks of (value, x) pairs held by
 /// the lane: A element (row, col) of a lane is v[col / 4] for rows < 8, 0
 /// below (m16 shapes); B element (row, col) is xv[row / 4]. Indices are the
-/// same on every lane, so this is compile-time.
+/// same on every lane, so this is compile-time. Per lane (host or device).
 template <class Shape>
 __host__ __device__ __forceinline__ void diag_operands(frag_a<Shape>& a, frag_b<Shape>& b, const double* v,
                                                        const double* xv)
@@ -93,61 +119,44 @@ __host__ __device__ __forceinline__ double diag_of(const frag_c<Shape>& d, int l
 }
 
 /// What a lane of a short tile needs from the tile's segment mask.
-struct short_lane {
+struct spmv_short_lane {
     int seg;   ///< segment (row of the line) its slot belongs to; -1 in an empty line
     int nseg;  ///< segments (rows) in its line
     int out;   ///< rows in the lines before its line (offset into the tile's rows)
 };
 
-__host__ __device__ inline int popcount32(unsigned v)
-{
-#if defined(__CUDA_ARCH__)
-    return __popc(v);
-#else
-    int n = 0;
-    for (; v; v &= v - 1u) ++n;
-    return n;
-#endif
-}
-
-__host__ __device__ inline short_lane short_lane_info(unsigned mask, int lane)
+/// The lane's segment, its line's segment count and the rows before its
+/// line, from a short tile's mask (bit 4g + t: a segment starts at slot
+/// 4g + t). Per lane (host or device).
+__host__ __device__ inline spmv_short_lane spmv_short_lane_info(unsigned mask, int lane)
 {
     const int g = lane >> 2, t = lane & 3;
     const unsigned line = (mask >> (4 * g)) & 0xFu;
-    return {popcount32(line & ((2u << t) - 1u)) - 1, popcount32(line), popcount32(mask & ((1u << (4 * g)) - 1u))};
-}
-
-__device__ __forceinline__ double warp_sum(double v)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-    return v;
-}
-
-__device__ __forceinline__ double quad_sum(double v)
-{
-    v += __shfl_xor_sync(0xffffffffu, v, 1);
-    v += __shfl_xor_sync(0xffffffffu, v, 2);
-    return v;
+    return {detail::spmv_popcount32(line & ((2u << t) - 1u)) - 1, detail::spmv_popcount32(line),
+            detail::spmv_popcount32(mask & ((1u << (4 * g)) - 1u))};
 }
 
 /// 32-blocks a lane loads before it uses any: whole MMAs, at least 4; the
 /// essential mode takes 2, which keeps it at 32-40 registers (12-16 blocks
 /// per SM, not 10) and fits the 2-block groups of rows of 8-11 entries.
 template <class Backend, class Shape>
-inline constexpr int step_blocks = is_mma_backend_v<Backend> ? (Shape::k / 4 >= 4 ? Shape::k / 4 : 4) : 2;
+inline constexpr int spmv_step_blocks =
+    detail::spmv_uses_mma_v<Backend> ? (Shape::k / 4 >= 4 ? Shape::k / 4 : 4) : 2;
 
 /// A lane's slot of `N` consecutive 32-blocks: values and columns (-1: none).
 template <int N>
-struct block_step {
+struct spmv_step {
     double v[N];
     int c[N];
 };
 
-/// Loads blocks b0 .. b0 + N - 1 (those below `nblk`) of the run at `base`.
+/// Loads blocks b0 .. b0 + N - 1 (those below `nblk`) of the run at `base`
+/// (block b is slots base + 32 b .. base + 32 b + 31); blocks past `nblk`
+/// load as padding. Per lane.
 template <int N>
-__device__ __forceinline__ void load_step(block_step<N>& s, const double* __restrict__ val,
-                                          const int* __restrict__ col, long long base, int b0, int nblk, int lane)
+__device__ __forceinline__ void spmv_load_step(spmv_step<N>& s, const double* __restrict__ val,
+                                               const int* __restrict__ col, long long base, int b0, int nblk,
+                                               int lane)
 {
 #pragma unroll
     for (int j = 0; j < N; ++j) {
@@ -162,15 +171,16 @@ __device__ __forceinline__ void load_step(block_step<N>& s, const double* __rest
 /// (diagonal products), the essential mode into `ess` (the lane's FMAs).
 /// `side_v` x[`side_c`] (one more entry of the lane; column -1: none) is
 /// gathered with the step's x and added to `ess` in every mode.
+/// N is a multiple of Shape::k / 4 (spmv_step_blocks is).
 template <class Backend, class Shape, int N>
-__device__ __forceinline__ void use_step(frag_c<Shape>& acc, double& ess, const block_step<N>& s,
-                                         const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
+__device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, const spmv_step<N>& s,
+                                              const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
 {
     double xv[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) xv[j] = s.c[j] >= 0 ? __ldg(x + s.c[j]) : 0.0;
     if (side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
-    if constexpr (is_mma_backend_v<Backend>) {
+    if constexpr (detail::spmv_uses_mma_v<Backend>) {
         constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
 #pragma unroll
         for (int m = 0; m < N / kb; ++m) {
@@ -185,22 +195,52 @@ __device__ __forceinline__ void use_step(frag_c<Shape>& acc, double& ess, const 
     }
 }
 
-/// The blocks of a run from `b0` on, a step at a time.
+/// The blocks of a run from `b0` on, a step at a time: tensor_core and
+/// cuda_core add into `acc` (row g's sum lands in D(g,g): diag_of), the
+/// essential mode adds the lane's products into `ess` (row g's sum is the
+/// sum of `ess` over the quad of g).
 template <class Backend, class Shape>
-__device__ __forceinline__ void accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
-                                           const int* __restrict__ col, long long base, int b0, int nblk,
-                                           const double* __restrict__ x, int lane)
+__device__ __forceinline__ void spmv_accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
+                                                const int* __restrict__ col, long long base, int b0, int nblk,
+                                                const double* __restrict__ x, int lane)
 {
-    constexpr int n = step_blocks<Backend, Shape>;
+    constexpr int n = spmv_step_blocks<Backend, Shape>;
     for (; b0 < nblk; b0 += n) {
-        block_step<n> s;
-        load_step(s, val, col, base, b0, nblk, lane);
-        use_step<Backend, Shape>(acc, ess, s, x);
+        spmv_step<n> s;
+        spmv_load_step(s, val, col, base, b0, nblk, lane);
+        spmv_use_step<Backend, Shape>(acc, ess, s, x);
     }
 }
 
-/// D(g, g) (upper = false) or D(g + 8, g) (upper = true) of an m16n8 accumulator where the lane holds it.
-__host__ __device__ __forceinline__ double bundle_diag(const frag_c<f64_m16n8k4>& d, bool upper, int lane)
+/// y of the 8 rows of one row block: `nblk` 32-blocks at val/col + base,
+/// slot 32 b + 4 g + t holding one entry of row g (each entry once, in any
+/// block and t; padding value 0, column -1). Returns sum_j A(g, j) x[j] on
+/// the lane with holds_diag(lane), for g = lane / 4, and 0 on the other
+/// lanes. Backend: tensor_core, cuda_core (Shape f64_m8n8k4, f64_m16n8k8 or
+/// f64_m16n8k16; the m16 shapes need sm_90 for their own instructions) or
+/// spmv_essential. Warp-collective; every lane passes the same base and
+/// nblk (>= 0). A row of more entries than 4 nblk, or more than 8 rows, is
+/// split by the caller into several row blocks or calls whose results it
+/// adds.
+template <class Backend = default_backend, class Shape = f64_m8n8k4>
+__device__ __forceinline__ double spmv_block_rows(const double* __restrict__ val, const int* __restrict__ col,
+                                                  long long base, int nblk, const double* __restrict__ x, int lane)
+{
+    frag_c<Shape> acc;
+    fill(acc, 0.0);
+    double ess = 0.0;
+    spmv_accumulate<Backend, Shape>(acc, ess, val, col, base, 0, nblk, x, lane);
+    if constexpr (detail::spmv_uses_mma_v<Backend>) {
+        return diag_of(acc, lane);
+    } else {
+        const double s = detail::spmv_quad_sum(ess);
+        return holds_diag(lane) ? s : 0.0;
+    }
+}
+
+/// D(g, g) (upper = false) or D(g + 8, g) (upper = true) of an m16n8
+/// accumulator where the lane holds it (holds_diag), else 0.
+__host__ __device__ __forceinline__ double spmv_bundle_diag(const frag_c<f64_m16n8k4>& d, bool upper, int lane)
 {
     const int g = lane >> 2;
     if (!holds_diag(lane)) return 0.0;
@@ -208,16 +248,16 @@ __host__ __device__ __forceinline__ double bundle_diag(const frag_c<f64_m16n8k4>
 }
 
 /// The m16n8k4 A operand for rows 2q (A rows 0-7) and 2q + 1 (rows 8-15) of
-/// a bundle of P: a0 -> (g, t), a1 -> (g + 8, t).
+/// a bundle of P identical rows whose values of this slot are v[0 .. P-1]:
+/// a0 -> (g, t), a1 -> (g + 8, t). Against a B of x[column] (b0), D(g, g)
+/// is row 2q and D(g + 8, g) row 2q + 1 (spmv_bundle_diag). Per lane.
 template <int P>
-__host__ __device__ __forceinline__ frag_a<f64_m16n8k4> bundle_a(const double* v, int q)
+__host__ __device__ __forceinline__ frag_a<f64_m16n8k4> spmv_bundle_a(const double* v, int q)
 {
     frag_a<f64_m16n8k4> a;
     a.x[0] = v[2 * q];
     a.x[1] = 2 * q + 1 < P ? v[2 * q + 1] : 0.0;
     return a;
 }
-
-}  // namespace spmv_detail
 
 }  // namespace tcore

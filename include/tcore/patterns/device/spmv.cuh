@@ -1,9 +1,29 @@
-// tcore/patterns/device/spmv.cuh - SpMV launchers: dasp_spmv (a matrix
-// packed by sparse::build_dasp and held on the device; run() launches one
-// fused kernel) and dasp_spmv_panels (the same per column panel).
+// tcore/patterns/device/spmv.cuh - FP64 SpMV launchers after DASP (SC'23):
+// dasp_spmv (a matrix packed by sparse::build_dasp and held on the device;
+// run() launches one fused kernel, patterns/device/spmv_kernel.cuh) and
+// dasp_spmv_panels (A's columns cut into panels whose share of x stays in
+// L2, the first panel writing y, the others adding).
+//
+// Backends (template argument Backend of run):
+//   tensor_core    mma.sync (the `tc` variant)
+//   cuda_core      the same data flow with tcore's CUDA-core MMA (`cc`)
+//   spmv_essential the same data structure, only the essential products:
+//                  one FMA per stored slot, a 4-lane sum per row (`cce`)
+// The building blocks (one row block on the MMA) are in patterns/spmv.cuh.
 #pragma once
 
+#include "../../check.cuh"
+#include "../../infra/launch.cuh"
+#include "../../sparse/dasp.hpp"
 #include "spmv_kernel.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 namespace tcore {
 
@@ -97,15 +117,15 @@ public:
         const long long grid = accumulate ? view_.short_end : grid_blocks();  // accumulating skips the empty rows
         if (grid == 0) return;
         const unsigned blocks = static_cast<unsigned>(grid);
-        constexpr int th = spmv_detail::threads;
+        constexpr int th = detail::spmv_threads;
         dasp_view v = view_;
         v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
-        case 1: spmv_detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 2: spmv_detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 3: spmv_detail::dasp_kernel<Backend, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 4: spmv_detail::dasp_kernel<Backend, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 8: spmv_detail::dasp_kernel<Backend, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 1: detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 2: detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 3: detail::dasp_kernel<Backend, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 4: detail::dasp_kernel<Backend, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 8: detail::dasp_kernel<Backend, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
         default: require(false, where, "unsupported bundle size " + std::to_string(view_.bundle));
         }
         TCORE_CHECK_LAUNCH();
@@ -120,7 +140,7 @@ private:
 
     long long grid_blocks() const
     {
-        const long long empty_blocks = tcore::ceil_div(view_.empty_count, spmv_detail::threads);
+        const long long empty_blocks = tcore::ceil_div(view_.empty_count, detail::spmv_threads);
         return view_.short_end + empty_blocks;
     }
 
@@ -134,11 +154,11 @@ private:
         v.med_warps = static_cast<int>(tcore::ceil_div(v.group_count, groups_per_warp));
         v.tiles_per_warp = tiles_per_warp;
         v.short_warps = static_cast<int>(tcore::ceil_div(v.tile_count, tiles_per_warp));
-        const long long long_blocks = tcore::ceil_div(v.piece_count, spmv_detail::warps);
-        const long long bun_blocks = tcore::ceil_div(v.bgroup_count, spmv_detail::warps);
-        const long long med_blocks = tcore::ceil_div(v.med_warps, spmv_detail::warps);
-        const long long short_blocks = tcore::ceil_div(v.short_warps, spmv_detail::warps);
-        const long long empty_blocks = tcore::ceil_div(v.empty_count, spmv_detail::threads);
+        const long long long_blocks = tcore::ceil_div(v.piece_count, detail::spmv_warps);
+        const long long bun_blocks = tcore::ceil_div(v.bgroup_count, detail::spmv_warps);
+        const long long med_blocks = tcore::ceil_div(v.med_warps, detail::spmv_warps);
+        const long long short_blocks = tcore::ceil_div(v.short_warps, detail::spmv_warps);
+        const long long empty_blocks = tcore::ceil_div(v.empty_count, detail::spmv_threads);
         require(long_blocks + bun_blocks + med_blocks + short_blocks + empty_blocks < (1LL << 31), "tcore::dasp_spmv",
                 "the matrix needs more than 2^31 - 1 thread blocks");
         v.long_end = static_cast<int>(long_blocks);

@@ -1,7 +1,22 @@
 // tcore/patterns/device/spmv_kernel.cuh - the fused DASP SpMV kernel
-// (dasp_kernel) and its per-warp routines: long-row pieces, bundle groups,
-// medium groups, short tiles, empty rows, over the device copy of a packed
-// matrix (dasp_view). Launched by dasp_spmv (patterns/device/spmv.cuh).
+// (detail::dasp_kernel) and its per-warp routines over the device copy of a
+// packed matrix (dasp_view), composed of the building blocks of
+// patterns/spmv.cuh. Launched by dasp_spmv (patterns/device/spmv.cuh).
+//
+// One fused kernel handles all row classes of tcore/sparse/dasp.hpp (block
+// ranges: long pieces, bundle groups, medium groups, short tiles, empty
+// rows): one launch, 128 threads (4 warps) a block, one task per warp.
+// Long rows: each warp sums one piece; the last warp to finish a row
+// (atomic counter, reset by that warp for the next launch) adds the piece
+// sums in piece order, so results are deterministic. y gets every row
+// written once, so it needs no initialisation; dasp_view::accumulate = 1
+// adds A x to y instead (dasp_spmv_panels: the first panel writes y, the
+// others add).
+// Bundles (dasp_options::bundle = P > 1): P identical rows share a column
+// index and an x gather; f64_m16n8k4 puts two of them in A rows g and g + 8
+// against the same B column (ceil(P/2) MMAs per block, B loaded once), so
+// D(g, g) and D(g + 8, g) are both results. Index traffic per value falls
+// from 4 to 4/P bytes.
 #pragma once
 
 #include "../spmv.cuh"
@@ -54,30 +69,30 @@ struct dasp_view {
     int short_warps = 0;  ///< warps of the short range: ceil(tile_count / tiles_per_warp)
 };
 
-namespace spmv_detail {
+namespace detail {
 
-inline constexpr int threads = 128;  ///< 4 warps per block
-inline constexpr int warps = threads / 32;
+inline constexpr int spmv_threads = 128;  ///< 4 warps per block
+inline constexpr int spmv_warps = spmv_threads / 32;
 
 /// Writes one result: y[row] = v, or y[row] += v in accumulate mode.
-__device__ __forceinline__ void store_y(const dasp_view& m, double* __restrict__ y, int row, double v)
+__device__ __forceinline__ void spmv_store_y(const dasp_view& m, double* __restrict__ y, int row, double v)
 {
     y[row] = m.accumulate ? y[row] + v : v;
 }
 
 /// One piece of a long row per warp; the row's last warp writes y.
 template <class Backend, class Shape>
-__device__ void long_piece(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int piece,
-                           int lane)
+__device__ void spmv_long_piece(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int piece,
+                                int lane)
 {
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double ess = 0.0;
-    accumulate<Backend, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, 0,
-                            m.long_piece / 32, x, lane);
+    spmv_accumulate<Backend, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, 0,
+                                    m.long_piece / 32, x, lane);
     double sum;
-    if constexpr (is_mma_backend_v<Backend>) sum = warp_sum(diag_of(acc, lane));
-    else sum = warp_sum(ess);
+    if constexpr (spmv_uses_mma_v<Backend>) sum = spmv_warp_sum(diag_of(acc, lane));
+    else sum = spmv_warp_sum(ess);
     const int lr = m.piece_row[piece];
     const int first = m.long_piece_ptr[lr], last = m.long_piece_ptr[lr + 1];
     int done = 0;
@@ -92,25 +107,25 @@ __device__ void long_piece(const dasp_view& m, const double* __restrict__ x, dou
     __threadfence();
     double total = 0.0;
     for (int q = first + lane; q < last; q += 32) total += __ldcg(m.partial + q);
-    total = warp_sum(total);
+    total = spmv_warp_sum(total);
     if (lane == 0) {
-        store_y(m, y, m.long_rows[lr], total);
+        spmv_store_y(m, y, m.long_rows[lr], total);
         m.counter[lr] = 0u;  // ready for the next launch
     }
 }
 
 /// Where a lane's part of one medium group lies: loads that depend on no
 /// other load, issued for the next group while the current one runs.
-struct medium_refs {
+struct spmv_medium_refs {
     int base = 0, nblk = 0;  ///< the group's regular slots: blocks from `base`
     int p0 = 0, p1 = 0;      ///< the lane's irregular entries p0, p0 + 4, ... < p1
     int row = -1;            ///< the lane's output row (-1: padding)
 };
 
-__device__ __forceinline__ medium_refs medium_refs_of(const dasp_view& m, int group, int lane)
+__device__ __forceinline__ spmv_medium_refs spmv_medium_refs_of(const dasp_view& m, int group, int lane)
 {
     const int sr = 8 * group + (lane >> 2);
-    medium_refs r;
+    spmv_medium_refs r;
     r.base = m.group_ptr[group];
     r.nblk = (m.group_ptr[group + 1] - r.base) >> 5;
     r.p0 = m.irr_ptr[sr] + (lane & 3);
@@ -127,39 +142,39 @@ __device__ __forceinline__ medium_refs medium_refs_of(const dasp_view& m, int gr
 /// irregular entry per lane costs two dependent round trips (values and
 /// columns, then x), not the six of a straight-line order.
 template <class Backend, class Shape>
-__device__ void medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
-                             const medium_refs& r, int lane)
+__device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
+                                  const spmv_medium_refs& r, int lane)
 {
-    constexpr int n = step_blocks<Backend, Shape>;
-    block_step<n> first;
-    load_step(first, m.reg_val, m.reg_col, r.base, 0, r.nblk, lane);
+    constexpr int n = spmv_step_blocks<Backend, Shape>;
+    spmv_step<n> first;
+    spmv_load_step(first, m.reg_val, m.reg_col, r.base, 0, r.nblk, lane);
     const bool has_irr = r.p0 < r.p1;
     const double irr_v = has_irr ? __ldcs(m.irr_val + r.p0) : 0.0;
     const int irr_c = has_irr ? __ldcs(m.irr_col + r.p0) : -1;
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double s = 0.0;
-    use_step<Backend, Shape>(acc, s, first, x, irr_v, irr_c);
-    accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
+    spmv_use_step<Backend, Shape>(acc, s, first, x, irr_v, irr_c);
+    spmv_accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
 #pragma unroll 4
     for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
-    s = quad_sum(s);
+    s = spmv_quad_sum(s);
     if (holds_diag(lane)) {
-        if constexpr (is_mma_backend_v<Backend>) s += diag_of(acc, lane);
-        if (r.row >= 0) store_y(m, y, r.row, s);
+        if constexpr (spmv_uses_mma_v<Backend>) s += diag_of(acc, lane);
+        if (r.row >= 0) spmv_store_y(m, y, r.row, s);
     }
 }
 
 /// A short tile's loads that depend on no other: the lane's slot, the
 /// tile's segment mask and its first output row.
-struct short_head {
+struct spmv_short_head {
     double v = 0.0;
     int c = -1;
     unsigned mask = 0u;
     int row0 = 0;
 };
 
-__device__ __forceinline__ short_head short_head_of(const dasp_view& m, int tile, int lane)
+__device__ __forceinline__ spmv_short_head spmv_short_head_of(const dasp_view& m, int tile, int lane)
 {
     const long long slot = 32LL * tile + lane;
     return {__ldcs(m.short_val + slot), __ldcs(m.short_col + slot), m.tile_mask[tile], m.tile_row_ptr[tile]};
@@ -168,15 +183,15 @@ __device__ __forceinline__ short_head short_head_of(const dasp_view& m, int tile
 /// One short tile: up to 4 MMAs (one per segment position), B masked to
 /// the segment; D_j(g, g) is row j of line g.
 template <class Backend, class Shape>
-__device__ void short_tile(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int tile,
-                           int lane)
+__device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int tile,
+                                int lane)
 {
-    using S = short_shape_t<Shape>;
-    const short_head h = short_head_of(m, tile, lane);
+    using S = spmv_short_shape_t<Shape>;
+    const spmv_short_head h = spmv_short_head_of(m, tile, lane);
     const double v = h.v;
     const int c = h.c;
     const double xv = c >= 0 ? __ldg(x + c) : 0.0;
-    const short_lane info = short_lane_info(h.mask, lane);
+    const spmv_short_lane info = spmv_short_lane_info(h.mask, lane);
     const int seg = info.seg, nseg = info.nseg;
     int most = nseg;  // MMAs the tile needs: the most segments of any line
     most = max(most, __shfl_xor_sync(0xffffffffu, most, 4));
@@ -184,7 +199,7 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
     most = max(most, __shfl_xor_sync(0xffffffffu, most, 16));
     const int out = h.row0 + info.out;
     const bool writer = holds_diag(lane);
-    if constexpr (is_mma_backend_v<Backend>) {
+    if constexpr (spmv_uses_mma_v<Backend>) {
         frag_a<S> a;
         double vs[1] = {v};
         for (int j = 0; j < most; ++j) {
@@ -194,13 +209,13 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
             frag_c<S> d;
             fill(d, 0.0);
             mma<Backend>(d, a, b, d);
-            if (writer && j < nseg) store_y(m, y, m.short_rows[out + j], diag_of(d, lane));
+            if (writer && j < nseg) spmv_store_y(m, y, m.short_rows[out + j], diag_of(d, lane));
         }
     } else {
         const double p = v * xv;
         for (int j = 0; j < most; ++j) {
-            const double s = quad_sum(seg == j ? p : 0.0);
-            if (writer && j < nseg) store_y(m, y, m.short_rows[out + j], s);
+            const double s = spmv_quad_sum(seg == j ? p : 0.0);
+            if (writer && j < nseg) spmv_store_y(m, y, m.short_rows[out + j], s);
         }
     }
 }
@@ -208,8 +223,8 @@ __device__ void short_tile(const dasp_view& m, const double* __restrict__ x, dou
 /// One group of 8 bundles of P identical rows: per 32-block one column
 /// index and one x gather per lane, ceil(P / 2) m16n8k4 MMAs (B shared).
 template <class Backend, int P>
-__device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int group,
-                             int lane)
+__device__ void spmv_bundle_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int group,
+                                  int lane)
 {
     constexpr int Q = (P + 1) / 2;
     constexpr int per_iter = 2;
@@ -238,11 +253,11 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
         for (int j = 0; j < per_iter; ++j) xv[j] = c[j] >= 0 ? __ldg(x + c[j]) : 0.0;
 #pragma unroll
         for (int j = 0; j < per_iter; ++j) {
-            if constexpr (is_mma_backend_v<Backend>) {
+            if constexpr (spmv_uses_mma_v<Backend>) {
                 frag_b<S> b;
                 b.x[0] = xv[j];
 #pragma unroll
-                for (int q = 0; q < Q; ++q) mma<Backend>(acc[q], bundle_a<P>(v[j], q), b, acc[q]);
+                for (int q = 0; q < Q; ++q) mma<Backend>(acc[q], spmv_bundle_a<P>(v[j], q), b, acc[q]);
             } else {
 #pragma unroll
                 for (int p = 0; p < P; ++p) ess[p] = fma(v[j][p], xv[j], ess[p]);
@@ -252,15 +267,15 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
 #pragma unroll
     for (int p = 0; p < P; ++p) {
         const int row_index = (8 * group + g) * P + p;
-        double s = is_mma_backend_v<Backend> ? 0.0 : ess[p];
+        double s = spmv_uses_mma_v<Backend> ? 0.0 : ess[p];
         const int k1 = m.birr_ptr[row_index + 1];
         for (int k = m.birr_ptr[row_index] + t; k < k1; k += 4)
             s = fma(__ldcs(m.birr_val + k), __ldg(x + __ldcs(m.birr_col + k)), s);
-        s = quad_sum(s);
+        s = spmv_quad_sum(s);
         if (holds_diag(lane)) {
-            if constexpr (is_mma_backend_v<Backend>) s += bundle_diag(acc[p / 2], (p & 1) != 0, lane);
+            if constexpr (spmv_uses_mma_v<Backend>) s += spmv_bundle_diag(acc[p / 2], (p & 1) != 0, lane);
             const int row = m.bun_rows[row_index];
-            if (row >= 0) store_y(m, y, row, s);
+            if (row >= 0) spmv_store_y(m, y, row, s);
         }
     }
 }
@@ -272,47 +287,48 @@ __device__ void bundle_group(const dasp_view& m, const double* __restrict__ x, d
 /// registers unbounded than under a bound of 8 (40-48, not 64), and a bound
 /// of 16 (32 registers) spills or, for the DMMA of the bundles, fails.
 template <class Backend, class Shape>
-inline constexpr int min_blocks = std::is_same_v<Backend, tensor_core> && Shape::k >= 8 ? 8 : 0;
+inline constexpr int spmv_min_blocks = std::is_same_v<Backend, tensor_core> && Shape::k >= 8 ? 8 : 0;
 
 template <class Backend, class Shape, int P>
-__global__ void __launch_bounds__(threads, (min_blocks<Backend, Shape>)) dasp_kernel(dasp_view m, const double* __restrict__ x,
-                                                       double* __restrict__ y)
+__global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>))
+    dasp_kernel(dasp_view m, const double* __restrict__ x, double* __restrict__ y)
 {
     const int block = static_cast<int>(blockIdx.x);
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     if (block < m.long_end) {
-        const int piece = block * warps + warp;
-        if (piece < m.piece_count) long_piece<Backend, Shape>(m, x, y, piece, lane);
+        const int piece = block * spmv_warps + warp;
+        if (piece < m.piece_count) spmv_long_piece<Backend, Shape>(m, x, y, piece, lane);
     } else if (block < m.bun_end) {
         if constexpr (P > 1) {
-            const int group = (block - m.long_end) * warps + warp;
-            if (group < m.bgroup_count) bundle_group<Backend, P>(m, x, y, group, lane);
+            const int group = (block - m.long_end) * spmv_warps + warp;
+            if (group < m.bgroup_count) spmv_bundle_group<Backend, P>(m, x, y, group, lane);
         }
     } else if (block < m.med_end) {
         // Groups w, w + med_warps, ...: the longest groups (sorted first) go
         // to different warps, each paired with short ones from further on.
         // (The range's last block may hold warps past med_warps: they idle,
         // or they would repeat their neighbours' groups.)
-        const int first = (block - m.bun_end) * warps + warp;
+        const int first = (block - m.bun_end) * spmv_warps + warp;
         const int end = first < m.med_warps ? m.group_count : 0;
-        medium_refs next;
-        if (first < end) next = medium_refs_of(m, first, lane);
+        spmv_medium_refs next;
+        if (first < end) next = spmv_medium_refs_of(m, first, lane);
         for (int group = first; group < end; group += m.med_warps) {
-            const medium_refs cur = next;
-            if (group + m.med_warps < end) next = medium_refs_of(m, group + m.med_warps, lane);
-            medium_group<Backend, Shape>(m, x, y, cur, lane);
+            const spmv_medium_refs cur = next;
+            if (group + m.med_warps < end) next = spmv_medium_refs_of(m, group + m.med_warps, lane);
+            spmv_medium_group<Backend, Shape>(m, x, y, cur, lane);
         }
     } else if (block < m.short_end) {
-        const int first = (block - m.med_end) * warps + warp;
+        const int first = (block - m.med_end) * spmv_warps + warp;
         if (first < m.short_warps)
-            for (int tile = first; tile < m.tile_count; tile += m.short_warps) short_tile<Backend, Shape>(m, x, y, tile, lane);
+            for (int tile = first; tile < m.tile_count; tile += m.short_warps)
+                spmv_short_tile<Backend, Shape>(m, x, y, tile, lane);
     } else {
-        const int i = (block - m.short_end) * threads + static_cast<int>(threadIdx.x);
+        const int i = (block - m.short_end) * spmv_threads + static_cast<int>(threadIdx.x);
         if (i < m.empty_count && !m.accumulate) y[m.empty_rows[i]] = 0.0;
     }
 }
 
-}  // namespace spmv_detail
+}  // namespace detail
 
 }  // namespace tcore
