@@ -37,6 +37,7 @@
 #include "../../infra/async_copy.cuh"
 #include "../../check.cuh"
 #include "../dft.cuh"
+#include "../dft_stage.cuh"
 #include "../../infra/launch.cuh"
 
 #include <cuda_runtime.h>
@@ -99,11 +100,6 @@ struct fft_pass_args {
     fft_schedule* schedule;  ///< zero before the launch, zero again after it
 };
 
-__device__ inline double2 cmul(double2 a, double2 b)
-{
-    return make_double2(fma(a.x, b.x, -a.y * b.y), fma(a.x, b.y, a.y * b.x));
-}
-
 /// Persistent pass kernel: each CTA takes tiles from the pass's counter;
 /// while the stages of one tile run, cp.async brings the next buffers - 1
 /// tiles into the other shared-memory buffers (swizzled as the stages read
@@ -163,11 +159,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
     };
 
     // DFT operands, generated once
-    const frag_a<K16> a8 = dft::a_radix8<Sign>(lane);
-    frag_a<K16> f16re, f16im;
-    dft::a_radix16<Sign>(lane, f16re, f16im);
-    frag_c<K16> zero;
-    fill(zero, 0.0);
+    const dft::radix8_matrix<Sign> f8(lane);
+    const dft::radix16_matrix<Sign> f16(lane);
 
     // prefetch distance D = buffers - 1: tiles of k+1 .. k+D arrive while tile k runs
     constexpr int D = C::buffers - 1;
@@ -240,25 +233,21 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
                         const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
                         double2 w = __ldg(a.twiddle + dft::twiddle_exp_k(k_mod_p, t + 4 * qq, R, p, N));
                         if constexpr (Sign > 0) w.y = -w.y;
-                        v[qq] = cmul(v[qq], w);
+                        v[qq] = dft::cmul(v[qq], w);
                     }
                 }
+                // the DFTs of the group's 8 columns (dft_stage.cuh)
                 if constexpr (R == 8) {
-                    frag_b<K16> b;
-                    b.x[0] = v[0].x, b.x[1] = v[1].x, b.x[2] = v[0].y, b.x[3] = v[1].y;
+                    const frag_b<K16> b = dft::radix8_b(v);
                     frag_c<K16> d;
-                    mma<Backend>(d, a8, b, zero);
+                    d = dft::radix8_stage<Backend>(f8, b);
 #pragma unroll
                     for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
                 } else {
-                    frag_b<K16> b0, b1, nb1;
-#pragma unroll
-                    for (int qq = 0; qq < 4; ++qq) b0.x[qq] = v[qq].x, b1.x[qq] = v[qq].y, nb1.x[qq] = -v[qq].y;
+                    frag_b<K16> b0, b1;
+                    dft::radix16_b(v, b0, b1);
                     frag_c<K16> re, im;
-                    mma<Backend>(re, f16re, b0, zero);
-                    mma<Backend>(re, f16im, nb1, re);
-                    mma<Backend>(im, f16im, b0, zero);
-                    mma<Backend>(im, f16re, b1, im);
+                    dft::radix16_stage<Backend>(f16, b0, b1, re, im);
 #pragma unroll
                     for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
                 }
