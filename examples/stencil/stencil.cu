@@ -32,7 +32,7 @@
 // each against a long double evaluation of its dependence cone.
 #include "harness/harness.hpp"
 
-#include <tcore/patterns/stencil_tiled.cuh>
+#include <tcore/patterns/device/stencil.cuh>
 
 #include <cuda_runtime.h>
 
@@ -181,20 +181,19 @@ struct variant {
 template <class S, int T>
 std::string cce_layout()
 {
-    namespace sd = tcore::stencil_detail;
     if constexpr (T == 1 && S::dims == 3) {
-        using C = sd::stream_default<S>;
+        using C = tcore::stencil_stream_default<S>;
         return "z-streaming " + std::to_string(C::sx) + "x" + std::to_string(C::sy) + " tiles, " +
                std::to_string(C::strip) + "-row register strips, " + std::to_string(C::ring - 1) + " planes in flight";
     } else if constexpr (T == 1) {
-        using C = sd::t1_tile_default<S>;
+        using C = tcore::stencil_t1_tile_default<S>;
         return std::to_string(C::tile_x) + "x" + std::to_string(C::tile_y) + " tiles, " + std::to_string(C::strip) +
                "-row register strips, " + std::to_string(C::buffers) + " region buffers";
     } else if constexpr (S::dims == 2) {
-        using C = sd::config2d<S, T, tcore::stencil_cce>;
+        using C = tcore::stencil_tiled2d_default<S, T, tcore::stencil_cce>;
         return std::to_string(C::strip) + "-row register strips, " + std::to_string(C::threads) + " threads";
     } else {
-        return std::to_string(sd::cce_strip<S>()) + "-row register strips";
+        return std::to_string(tcore::stencil_cce_strip<S>()) + "-row register strips";
     }
 }
 

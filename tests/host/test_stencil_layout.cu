@@ -1,6 +1,7 @@
 // tests/host/test_stencil_layout.cu - CPU checks of the stencil-to-MMA
 // layout (tcore/patterns/stencil.cuh) and of the tiling arithmetic of
-// tcore/patterns/stencil_tiled.cuh:
+// tcore/patterns/stencil_tile.cuh and
+// tcore/patterns/device/stencil*.cuh:
 //   * slot and chunk tables: counts as documented, chunks tile the slots,
 //     each chunk reads one plane, padding only at the end of a plane;
 //   * every (point of the shape, output column) pair meets exactly one slot,
@@ -12,16 +13,16 @@
 //     inside a padded tile;
 //   * the A gathers of a half-warp hit distinct 8-byte banks except where a
 //     slot group straddles two segments;
-//   * region_block covers every region position exactly once without
+//   * stencil_region_block covers every region position exactly once without
 //     reading past the region; the tile configurations fit in 227 KiB;
-//   * choose_zchunk (and choose_zchunk_tickets) on the benchmark's 3D
-//     shapes and on small and odd nz; balanced_blocks gives every
+//   * stencil_zchunk (and stencil_zchunk_tickets) on the benchmark's 3D
+//     shapes and on small and odd nz; stencil_balanced_blocks gives every
 //     block the same number of tiles (to one) in the fewest rounds;
-//   * 16-byte column-pair loads: pair_loads_apply accepts only Dirichlet
+//   * 16-byte column-pair loads: stencil_pair_loads_apply accepts only Dirichlet
 //     arrays with an even row pitch, a 16-byte aligned input and even (t-1)r;
 //   * stencil_apply rejects grids whose element count overflows and rows the
 //     3D t = 1 cce kernel cannot index, before any CUDA call;
-//   * make_frame's per-tile bounds agree with a direct interior / halo /
+//   * make_stencil_tile_frame's per-tile bounds agree with a direct interior / halo /
 //     outside classification of every buffer position, and its global index;
 //   * the warp streaming kernel's strips: margins of at least T r with r's
 //     parity (an even first array column), the stored columns, ring slots
@@ -31,7 +32,7 @@
 #include "common/test_util.hpp"
 
 #include <tcore/patterns/stencil.cuh>
-#include <tcore/patterns/stencil_tiled.cuh>
+#include <tcore/patterns/device/stencil.cuh>
 
 #include <cmath>
 #include <cstdint>
@@ -183,7 +184,7 @@ void check_block_product()
     using plan = stencil_mma_plan<S>;
     const std::string n = S::name();
     constexpr int R = S::radius;
-    constexpr int pitch = stencil_detail::tile_pitch(8 + 16 + 2 * R + 8);
+    constexpr int pitch = stencil_tile_pitch(8 + 16 + 2 * R + 8);
     constexpr int rows = 16 + 2 * R + 8;
     constexpr int NP = plan::planes;
     test::rng r(test::seed() + 23);
@@ -239,8 +240,8 @@ void check_banks()
     const std::string n = S::name();
     // the kernels' pitch; a chunk reads one plane, so the plane offset is
     // common to the half-warp and left out
-    constexpr int pitch = S::dims == 2 ? stencil_detail::config2d<S, 1>::geometry::pitch
-                                       : stencil_detail::config3d<S, 1>::geometry::pitch;
+    constexpr int pitch = S::dims == 2 ? stencil_tiled2d_default<S, 1>::geometry::pitch
+                                       : stencil_tiled3d_default<S, 1>::geometry::pitch;
     int worst = 0, groups = 0, clean = 0;
     const stencil_weights<S> w{};
     std::vector<stencil_lane<S>> ln(32);
@@ -282,7 +283,7 @@ void check_region_blocks()
                 const int blocks = (width + size - 1) / size;
                 bool ok = true;
                 for (int k = 0; k < blocks; ++k) {
-                    const stencil_detail::block_span s = stencil_detail::region_block(lo, hi, size, k);
+                    const stencil_block_span s = stencil_region_block(lo, hi, size, k);
                     ok = ok && s.start >= lo && s.start + size <= hi;
                     for (int p = s.start; p < s.start + size; ++p)
                         if (p >= s.nominal) ++owner[p];
@@ -307,7 +308,7 @@ void check_frames()
                         if (BC == boundary::periodic && !zin) continue;
                         const long long x0 = tx * G::tile_x, y0 = ty * G::tile_y;
                         const long long ex = BC == boundary::dirichlet ? nx + 2 * R : nx;
-                        const stencil_detail::tile_frame f = stencil_detail::make_frame<G, BC>(x0, y0, nx, ny, ex, zin);
+                        const stencil_tile_frame f = make_stencil_tile_frame<G, BC>(x0, y0, nx, ny, ex, zin);
                         ++cases;
                         bool all = true, all_final = true;
                         for (int by = 0; by < G::bh; ++by)
@@ -344,31 +345,29 @@ void check_frames()
 
 void check_zchunks()
 {
-    using stencil_detail::choose_zchunk;
     // 512^3, t = 1: 128 tiles on 264 resident blocks -> two chunks fill the GPU once
-    T.check(choose_zchunk(512, 128, 264, 1) == 256, "zchunk 512^3 t=1: %lld", choose_zchunk(512, 128, 264, 1));
+    T.check(stencil_zchunk(512, 128, 264, 1) == 256, "zchunk 512^3 t=1: %lld", stencil_zchunk(512, 128, 264, 1));
     // 1024^3, t = 1: 512 tiles already make two full waves
-    T.check(choose_zchunk(1024, 512, 264, 1) == 1024, "zchunk 1024^3 t=1: %lld", choose_zchunk(1024, 512, 264, 1));
+    T.check(stencil_zchunk(1024, 512, 264, 1) == 1024, "zchunk 1024^3 t=1: %lld", stencil_zchunk(1024, 512, 264, 1));
     // 512^3, t = 3 (60x28 tiles): 171 tiles on 132 blocks -> three chunks, four waves
-    T.check(choose_zchunk(512, 171, 132, 3) == 171, "zchunk 512^3 t=3: %lld", choose_zchunk(512, 171, 132, 3));
+    T.check(stencil_zchunk(512, 171, 132, 3) == 171, "zchunk 512^3 t=3: %lld", stencil_zchunk(512, 171, 132, 3));
     for (long long nz : {1LL, 2LL, 7LL, 70LL, 333LL})
         for (long long tiles : {1LL, 5LL, 1000LL}) {
-            const long long zc = choose_zchunk(nz, tiles, 132, 3);
+            const long long zc = stencil_zchunk(nz, tiles, 132, 3);
             T.check(zc >= 1 && zc <= nz, "zchunk of nz = %lld: %lld", nz, zc);
         }
     // with tickets (the 3D t = 1 kernel, 256x16 tiles, 132 resident blocks):
     // about 64 planes, fewer where that leaves under two items a block, never
     // under 16 (or nz)
-    using stencil_detail::choose_zchunk_tickets;
-    T.check(choose_zchunk_tickets(512, 64, 132) == 64, "tickets zchunk 512^3: %lld", choose_zchunk_tickets(512, 64, 132));
-    T.check(choose_zchunk_tickets(1024, 256, 132) == 64, "tickets zchunk 1024^3: %lld",
-            choose_zchunk_tickets(1024, 256, 132));
-    T.check(choose_zchunk_tickets(256, 16, 132) == 16, "tickets zchunk 256^3: %lld", choose_zchunk_tickets(256, 16, 132));
-    T.check(choose_zchunk_tickets(100, 2, 132) == 17, "tickets zchunk nz = 100 on 2 tiles: %lld",
-            choose_zchunk_tickets(100, 2, 132));
+    T.check(stencil_zchunk_tickets(512, 64, 132) == 64, "tickets zchunk 512^3: %lld", stencil_zchunk_tickets(512, 64, 132));
+    T.check(stencil_zchunk_tickets(1024, 256, 132) == 64, "tickets zchunk 1024^3: %lld",
+            stencil_zchunk_tickets(1024, 256, 132));
+    T.check(stencil_zchunk_tickets(256, 16, 132) == 16, "tickets zchunk 256^3: %lld", stencil_zchunk_tickets(256, 16, 132));
+    T.check(stencil_zchunk_tickets(100, 2, 132) == 17, "tickets zchunk nz = 100 on 2 tiles: %lld",
+            stencil_zchunk_tickets(100, 2, 132));
     for (long long nz : {1LL, 2LL, 7LL, 15LL, 16LL, 70LL, 333LL})
         for (long long tiles : {1LL, 5LL, 1000LL}) {
-            const long long zc = choose_zchunk_tickets(nz, tiles, 132);
+            const long long zc = stencil_zchunk_tickets(nz, tiles, 132);
             T.check(zc >= 1 && zc <= nz && (zc >= 16 || zc == nz), "tickets zchunk of nz = %lld, %lld tiles: %lld", nz,
                     tiles, zc);
         }
@@ -376,41 +375,40 @@ void check_zchunks()
 
 void check_warp_stream()
 {
-    namespace sd = stencil_detail;
-    for (int r = 1; r <= sd::ws_max_radius; ++r)
+    for (int r = 1; r <= stencil_ws_max_radius; ++r)
         for (int t = 2; t <= 3; ++t) {
-            const int m = sd::ws_margin(t, r), v = sd::ws_valid(t, r);
+            const int m = stencil_ws_margin(t, r), v = stencil_ws_valid(t, r);
             T.check(m >= t * r && m <= t * r + 1 && (r - m) % 2 == 0,
                     "ws_margin(%d, %d) = %d: at least T r, at most one more, first column r - margin even", t, r, m);
-            T.check(v == sd::ws_width - 2 * m && v > 0 && v % 2 == 0, "ws_valid(%d, %d) = %d", t, r, v);
+            T.check(v == stencil_ws_width - 2 * m && v > 0 && v % 2 == 0, "ws_valid(%d, %d) = %d", t, r, v);
         }
-    T.check(sd::ws_valid(3, 1) == 122 && sd::ws_valid(2, 1) == 122 && sd::ws_valid(3, 3) == 110,
+    T.check(stencil_ws_valid(3, 1) == 122 && stencil_ws_valid(2, 1) == 122 && stencil_ws_valid(3, 3) == 110,
             "stored columns: r = 1: 122, r = 3, T = 3: 110");
     for (int p = 3; p <= 7; p += 2)
         for (int u = 0; u < p; ++u) {
             unsigned seen = 0;
             for (int back = 0; back < p; ++back) {
-                const int s = sd::ws_slot(u, back, p);
+                const int s = stencil_ws_slot(u, back, p);
                 T.check(s >= 0 && s < p && (s + back) % p == u, "ws_slot(%d, %d, %d) = %d", u, back, p, s);
                 seen |= 1u << s;
             }
             T.check(seen == (1u << p) - 1, "ws_slot(%d, 0..%d, %d) misses a slot", u, p - 1, p);
         }
     // the kernel's grid.y and 32-bit row counts: at most 65535 bands, each under 2^30 rows
-    T.check(sd::warp_stream_band_ok(10240, 931) && sd::warp_stream_band_ok(65535, 1) &&
-                sd::warp_stream_band_ok((1LL << 30) - 1, (1LL << 30) - 1),
+    T.check(stencil_warp_stream_band_ok(10240, 931) && stencil_warp_stream_band_ok(65535, 1) &&
+                stencil_warp_stream_band_ok((1LL << 30) - 1, (1LL << 30) - 1),
             "warp_stream_band_ok rejects bands the kernel takes");
-    T.check(!sd::warp_stream_band_ok(65536, 1) && !sd::warp_stream_band_ok(1LL << 32, 1LL << 30) &&
-                !sd::warp_stream_band_ok(100, 0),
+    T.check(!stencil_warp_stream_band_ok(65536, 1) && !stencil_warp_stream_band_ok(1LL << 32, 1LL << 30) &&
+                !stencil_warp_stream_band_ok(100, 0),
             "warp_stream_band_ok takes more than 65535 bands, a band of 2^30 rows or an empty band");
     // 10240^2, r = 3, T = 3: 94 strips in 12 blocks; 132 resident blocks: 11 bands of 931 rows
-    T.check(sd::warp_stream_band(10240, 94, 132) == 931, "band 10240^2 r = 3: %lld", sd::warp_stream_band(10240, 94, 132));
+    T.check(stencil_warp_stream_band(10240, 94, 132) == 931, "band 10240^2 r = 3: %lld", stencil_warp_stream_band(10240, 94, 132));
     for (long long ny : {1LL, 777LL, 4096LL, 10240LL, 100000LL})
         for (long long strips : {1LL, 38LL, 94LL, 840LL})
             for (long long resident : {132LL, 264LL}) {
-                const long long band = sd::warp_stream_band(ny, strips, resident);
-                const long long blocks = tcore::ceil_div(strips, sd::ws_warps) * tcore::ceil_div(ny, band);
-                T.check(band >= sd::ws_min_band && (blocks <= resident || band == sd::ws_min_band ||
+                const long long band = stencil_warp_stream_band(ny, strips, resident);
+                const long long blocks = tcore::ceil_div(strips, stencil_ws_warps) * tcore::ceil_div(ny, band);
+                T.check(band >= stencil_ws_min_band && (blocks <= resident || band == stencil_ws_min_band ||
                                                     tcore::ceil_div(ny, band) == 1),
                         "warp_stream_band(%lld, %lld, %lld) = %lld: %lld blocks", ny, strips, resident, band, blocks);
             }
@@ -418,19 +416,18 @@ void check_warp_stream()
 
 void check_balanced_blocks()
 {
-    using stencil_detail::balanced_blocks;
-    // 4096^2 in 64x64 tiles on 396 resident blocks: 11 rounds either way; 373 blocks (366 with 11 tiles,
+        // 4096^2 in 64x64 tiles on 396 resident blocks: 11 rounds either way; 373 blocks (366 with 11 tiles,
     // 7 with 10) instead of 396 (136 with 11, 260 with 10)
-    T.check(balanced_blocks(4096, 396) == 373, "balanced_blocks(4096, 396) = %lld", balanced_blocks(4096, 396));
-    T.check(balanced_blocks(25600, 396) == 394, "balanced_blocks(25600, 396) = %lld", balanced_blocks(25600, 396));
-    T.check(balanced_blocks(100, 396) == 100, "balanced_blocks(100, 396) = %lld", balanced_blocks(100, 396));
-    T.check(balanced_blocks(792, 396) == 396, "balanced_blocks(792, 396) = %lld", balanced_blocks(792, 396));
+    T.check(stencil_balanced_blocks(4096, 396) == 373, "stencil_balanced_blocks(4096, 396) = %lld", stencil_balanced_blocks(4096, 396));
+    T.check(stencil_balanced_blocks(25600, 396) == 394, "stencil_balanced_blocks(25600, 396) = %lld", stencil_balanced_blocks(25600, 396));
+    T.check(stencil_balanced_blocks(100, 396) == 100, "stencil_balanced_blocks(100, 396) = %lld", stencil_balanced_blocks(100, 396));
+    T.check(stencil_balanced_blocks(792, 396) == 396, "stencil_balanced_blocks(792, 396) = %lld", stencil_balanced_blocks(792, 396));
     for (long long items : {1LL, 7LL, 397LL, 4096LL, 29241LL})
         for (long long resident : {1LL, 132LL, 396LL}) {
-            const long long b = balanced_blocks(items, resident);
+            const long long b = stencil_balanced_blocks(items, resident);
             const long long rounds = (items + resident - 1) / resident;
             T.check(b >= 1 && b <= resident && b * rounds >= items && (b - 1) * rounds < items,
-                    "balanced_blocks(%lld, %lld) = %lld", items, resident, b);
+                    "stencil_balanced_blocks(%lld, %lld) = %lld", items, resident, b);
         }
 }
 
@@ -444,8 +441,8 @@ bool pairs_apply(long long nx, int steps, std::size_t offset_bytes)
     alignas(16) static double storage[4];
     const double* in = reinterpret_cast<const double*>(reinterpret_cast<const char*>(storage) + offset_bytes);
     const stencil_grid g{nx, 5, S::dims == 3 ? 5 : 1};
-    const stencil_args<S> a = stencil_detail::grid_args<S, BC>(in, nullptr, g, stencil_weights<S>{});
-    return stencil_detail::pair_loads_apply<S, BC>(a, steps);
+    const stencil_args<S> a = stencil_grid_args<S, BC>(in, nullptr, g, stencil_weights<S>{});
+    return stencil_pair_loads_apply<S, BC>(a, steps);
 }
 
 void check_pair_rule()
@@ -494,15 +491,15 @@ void check_configs()
         T.check(pitch % 8 == 4, "%s %s t=%d: pitch %d", n.c_str(), what, t, pitch);
     };
     if constexpr (S::dims == 2) {
-        chk(stencil_detail::t1_tile_default<S>::smem_bytes, stencil_detail::t1_tile_default<S>::pitch, "2D cce", 1);
-        chk(stencil_detail::config2d<S, 1>::smem_bytes, stencil_detail::config2d<S, 1>::geometry::pitch, "2D", 1);
-        chk(stencil_detail::config2d<S, 3>::smem_bytes, stencil_detail::config2d<S, 3>::geometry::pitch, "2D", 3);
-        chk(stencil_detail::config2d<S, 4>::smem_bytes, stencil_detail::config2d<S, 4>::geometry::pitch, "2D", 4);
+        chk(stencil_t1_tile_default<S>::smem_bytes, stencil_t1_tile_default<S>::pitch, "2D cce", 1);
+        chk(stencil_tiled2d_default<S, 1>::smem_bytes, stencil_tiled2d_default<S, 1>::geometry::pitch, "2D", 1);
+        chk(stencil_tiled2d_default<S, 3>::smem_bytes, stencil_tiled2d_default<S, 3>::geometry::pitch, "2D", 3);
+        chk(stencil_tiled2d_default<S, 4>::smem_bytes, stencil_tiled2d_default<S, 4>::geometry::pitch, "2D", 4);
     } else {
-        chk(stencil_detail::config3d<S, 1>::smem_bytes, stencil_detail::config3d<S, 1>::geometry::pitch, "3D", 1);
-        chk(stencil_detail::config3d<S, 3>::smem_bytes, stencil_detail::config3d<S, 3>::geometry::pitch, "3D", 3);
-        chk(stencil_detail::config3d<S, 4>::smem_bytes, stencil_detail::config3d<S, 4>::geometry::pitch, "3D", 4);
-        chk(stencil_detail::stream_default<S>::smem_bytes, stencil_detail::stream_default<S>::pitch, "3D cce", 1);
+        chk(stencil_tiled3d_default<S, 1>::smem_bytes, stencil_tiled3d_default<S, 1>::geometry::pitch, "3D", 1);
+        chk(stencil_tiled3d_default<S, 3>::smem_bytes, stencil_tiled3d_default<S, 3>::geometry::pitch, "3D", 3);
+        chk(stencil_tiled3d_default<S, 4>::smem_bytes, stencil_tiled3d_default<S, 4>::geometry::pitch, "3D", 4);
+        chk(stencil_stream_default<S>::smem_bytes, stencil_stream_default<S>::pitch, "3D cce", 1);
     }
 }
 
@@ -576,11 +573,11 @@ int main()
     check_configs<box2d3r>();
     check_configs<star3d1r>();
     check_configs<box3d1r>();
-    check_frames<stencil_detail::config2d<star2d1r, 3>::geometry, boundary::dirichlet>();
-    check_frames<stencil_detail::config2d<star2d1r, 3>::geometry, boundary::periodic>();
-    check_frames<stencil_detail::config2d<box2d3r, 1>::geometry, boundary::dirichlet>();
-    check_frames<stencil_detail::config3d<box3d1r, 3>::geometry, boundary::dirichlet>();
-    check_frames<stencil_detail::config3d<star3d1r, 1>::geometry, boundary::periodic>();
+    check_frames<stencil_tiled2d_default<star2d1r, 3>::geometry, boundary::dirichlet>();
+    check_frames<stencil_tiled2d_default<star2d1r, 3>::geometry, boundary::periodic>();
+    check_frames<stencil_tiled2d_default<box2d3r, 1>::geometry, boundary::dirichlet>();
+    check_frames<stencil_tiled3d_default<box3d1r, 3>::geometry, boundary::dirichlet>();
+    check_frames<stencil_tiled3d_default<star3d1r, 1>::geometry, boundary::periodic>();
     check_zchunks();
     check_warp_stream();
     check_balanced_blocks();

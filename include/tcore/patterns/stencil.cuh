@@ -132,21 +132,21 @@ struct stencil_weights {
 
 // -- the stencil-to-MMA layout --------------------------------------------------
 
-namespace stencil_detail {
+namespace detail {
 
-template <class S> __host__ __device__ constexpr int dz_lo() { return S::dims == 3 ? -S::radius : 0; }
-template <class S> __host__ __device__ constexpr int dz_hi() { return S::dims == 3 ? S::radius : 0; }
+template <class S> __host__ __device__ constexpr int stencil_dz_lo() { return S::dims == 3 ? -S::radius : 0; }
+template <class S> __host__ __device__ constexpr int stencil_dz_hi() { return S::dims == 3 ? S::radius : 0; }
 
 /// Lowest / highest dx of row (dz, dy); lo > hi if the row is empty.
 template <class S>
-__host__ __device__ constexpr int seg_cmin(int dz, int dy)
+__host__ __device__ constexpr int stencil_seg_cmin(int dz, int dy)
 {
     for (int dx = -S::radius; dx <= S::radius; ++dx)
         if (S::contains(dz, dy, dx)) return dx;
     return 1;
 }
 template <class S>
-__host__ __device__ constexpr int seg_cmax(int dz, int dy)
+__host__ __device__ constexpr int stencil_seg_cmax(int dz, int dy)
 {
     for (int dx = S::radius; dx >= -S::radius; --dx)
         if (S::contains(dz, dy, dx)) return dx;
@@ -154,47 +154,47 @@ __host__ __device__ constexpr int seg_cmax(int dz, int dy)
 }
 /// Slots of segment (dz, dy): 8 + cmax - cmin, or 0 for an empty row.
 template <class S>
-__host__ __device__ constexpr int seg_width(int dz, int dy)
+__host__ __device__ constexpr int stencil_seg_width(int dz, int dy)
 {
-    const int lo = seg_cmin<S>(dz, dy), hi = seg_cmax<S>(dz, dy);
+    const int lo = stencil_seg_cmin<S>(dz, dy), hi = stencil_seg_cmax<S>(dz, dy);
     return lo <= hi ? 8 + hi - lo : 0;
 }
 /// Real slots of plane dz, the same padded to a multiple of 4, and its first slot.
 template <class S>
-__host__ __device__ constexpr int group_real(int dz)
+__host__ __device__ constexpr int stencil_group_real(int dz)
 {
     int n = 0;
-    for (int dy = -S::radius; dy <= S::radius; ++dy) n += seg_width<S>(dz, dy);
+    for (int dy = -S::radius; dy <= S::radius; ++dy) n += stencil_seg_width<S>(dz, dy);
     return n;
 }
 template <class S>
-__host__ __device__ constexpr int group_padded(int dz)
+__host__ __device__ constexpr int stencil_group_padded(int dz)
 {
-    return (group_real<S>(dz) + 3) / 4 * 4;
+    return (stencil_group_real<S>(dz) + 3) / 4 * 4;
 }
 template <class S>
-__host__ __device__ constexpr int group_base(int dz)
+__host__ __device__ constexpr int stencil_group_base(int dz)
 {
     int b = 0;
-    for (int z = dz_lo<S>(); z < dz; ++z) b += group_padded<S>(z);
+    for (int z = stencil_dz_lo<S>(); z < dz; ++z) b += stencil_group_padded<S>(z);
     return b;
 }
 /// MMA chunks of plane dz: k16 while 16 slots remain, then k8, then k4.
 template <class S>
-__host__ __device__ constexpr int group_chunks(int dz)
+__host__ __device__ constexpr int stencil_group_chunks(int dz)
 {
-    const int p = group_padded<S>(dz);
+    const int p = stencil_group_padded<S>(dz);
     return p / 16 + (p % 16 >= 8 ? 1 : 0) + (p % 8 == 4 ? 1 : 0);
 }
 template <class S>
-__host__ __device__ constexpr int total_chunks()
+__host__ __device__ constexpr int stencil_total_chunks()
 {
     int n = 0;
-    for (int dz = dz_lo<S>(); dz <= dz_hi<S>(); ++dz) n += group_chunks<S>(dz);
+    for (int dz = stencil_dz_lo<S>(); dz <= stencil_dz_hi<S>(); ++dz) n += stencil_group_chunks<S>(dz);
     return n;
 }
 
-}  // namespace stencil_detail
+}  // namespace detail
 
 /// One MMA of the block product: plane dz, shape m16n8k<k>, slots base..base+k-1.
 struct stencil_chunk {
@@ -212,13 +212,13 @@ struct stencil_slot {
 template <class S>
 struct stencil_mma_plan {
     using shape = S;
-    static constexpr int dz_lo = stencil_detail::dz_lo<S>();
-    static constexpr int dz_hi = stencil_detail::dz_hi<S>();
+    static constexpr int dz_lo = detail::stencil_dz_lo<S>();
+    static constexpr int dz_hi = detail::stencil_dz_hi<S>();
     static constexpr int planes = dz_hi - dz_lo + 1;
     /// Slots (the MMA K summed over chunks), a multiple of 4.
-    static constexpr int slots = stencil_detail::group_base<S>(dz_hi + 1);
+    static constexpr int slots = detail::stencil_group_base<S>(dz_hi + 1);
     static constexpr int slot_groups = slots / 4;  ///< slots 4j..4j+3: one per lane t
-    static constexpr int chunks = stencil_detail::total_chunks<S>();
+    static constexpr int chunks = detail::stencil_total_chunks<S>();
     /// MMA flops per output point: 2 * 16 * 8 * slots per 128 outputs.
     static constexpr int mma_flops_per_point = 2 * slots;
 
@@ -226,8 +226,8 @@ struct stencil_mma_plan {
     __host__ __device__ static constexpr stencil_chunk chunk(int c)
     {
         for (int dz = dz_lo; dz <= dz_hi; ++dz) {
-            const int p = stencil_detail::group_padded<S>(dz);
-            int base = stencil_detail::group_base<S>(dz);
+            const int p = detail::stencil_group_padded<S>(dz);
+            int base = detail::stencil_group_base<S>(dz);
             for (int i = 0; i < p / 16; ++i, base += 16)
                 if (c-- == 0) return {dz, 16, base};
             if (p % 16 >= 8) {
@@ -244,12 +244,12 @@ struct stencil_mma_plan {
     __host__ __device__ static constexpr stencil_slot slot(int k)
     {
         for (int dz = dz_lo; dz <= dz_hi; ++dz) {
-            const int base = stencil_detail::group_base<S>(dz);
-            if (k >= base + stencil_detail::group_padded<S>(dz)) continue;
+            const int base = detail::stencil_group_base<S>(dz);
+            if (k >= base + detail::stencil_group_padded<S>(dz)) continue;
             int off = k - base;
             for (int dy = -S::radius; dy <= S::radius; ++dy) {
-                const int w = stencil_detail::seg_width<S>(dz, dy);
-                if (off < w) return {true, dz, dy, stencil_detail::seg_cmin<S>(dz, dy) + off};
+                const int w = detail::stencil_seg_width<S>(dz, dy);
+                if (off < w) return {true, dz, dy, detail::stencil_seg_cmin<S>(dz, dy) + off};
                 off -= w;
             }
             return {false, dz, 0, 0};  // padding of plane dz
@@ -417,7 +417,7 @@ void stencil_reference_step(const double* in, double* out, const stencil_grid& g
         for (long long y = 0; y < g.ny; ++y)
             for (long long x = 0; x < g.nx; ++x) {
                 long double acc = 0;
-                for (int dz = stencil_detail::dz_lo<S>(); dz <= stencil_detail::dz_hi<S>(); ++dz)
+                for (int dz = detail::stencil_dz_lo<S>(); dz <= detail::stencil_dz_hi<S>(); ++dz)
                     for (int dy = -R; dy <= R; ++dy)
                         for (int dx = -R; dx <= R; ++dx) {
                             if (!S::contains(dz, dy, dx)) continue;
