@@ -1,6 +1,7 @@
 // examples/gemv/gemv.cu - the GEMV workload (Quadrant IV): y = A x in FP64
 // with x broadcast into the MMA's B operand and one column of the result
-// kept (include/tcore/patterns/gemv.cuh).
+// kept (include/tcore/patterns/gemv.cuh, launchers in
+// include/tcore/patterns/device/gemv.cuh).
 //
 // Cases (m x n, A row- or column-major, lda = n or m)
 //   tall-skinny  4096x16, 4096x32, 11264x16 ("11K"), 32768x16, 40960x16
@@ -20,7 +21,7 @@
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
-#include <tcore/patterns/gemv.cuh>
+#include <tcore/patterns/device/gemv.cuh>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -1,5 +1,6 @@
-// tests/gpu/test_gemv.cu - patterns/gemv.cuh on the GPU against an FP64 CPU
-// reference (dot products accumulated in long double).
+// tests/gpu/test_gemv.cu - patterns/gemv.cuh and patterns/device/gemv.cuh on
+// the GPU against an FP64 CPU reference (dot products accumulated in long
+// double).
 //
 // Variants: tc (tensor_core) on m16n8k16, m16n8k8, m16n8k4 and m8n8k4, cc
 // (cuda_core) on m16n8k16, cce, and the temp-storage overload (tc m16n8k16
@@ -21,6 +22,7 @@
 // TCORE_TEST_QUICK=1 drops the largest shapes.
 #include "common/test_util.hpp"
 
+#include <tcore/patterns/device/gemv.cuh>
 #include <tcore/patterns/gemv.cuh>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // tests/host/test_gemv_plan.cu - CPU checks of the GEMV launch plans and
-// argument checks of tcore/patterns/gemv.cuh:
+// argument checks of tcore/patterns/device/gemv.cuh:
 //   * plan_gemv and plan_gemv_mma over row / column tile counts (boundaries
 //     of every doubling) and SM counts: ksplit a power of two, at most 16 and
 //     at most the column steps; whole row tiles per block, at most
@@ -16,7 +16,7 @@
 //     before A's first or after its last element.
 #include "common/test_util.hpp"
 
-#include <tcore/patterns/gemv.cuh>
+#include <tcore/patterns/device/gemv.cuh>
 
 #include <cstdio>
 #include <set>
