@@ -22,7 +22,7 @@
 #include "harness/harness.hpp"
 
 #include <tcore/io/matrix_market.hpp>
-#include <tcore/patterns/spgemm.cuh>
+#include <tcore/patterns/device/spgemm.cuh>
 #include <tcore/sparse/generate.hpp>
 #include <tcore/sparse/mbsr.hpp>
 #include <tcore/tcore.cuh>

@@ -18,7 +18,7 @@
 #include "examples/spmv/cusparse_baseline.cuh"
 
 #include <tcore/io/matrix_market.hpp>
-#include <tcore/patterns/spgemm.cuh>
+#include <tcore/patterns/device/spgemm.cuh>
 #include <tcore/sparse/generate.hpp>
 #include <tcore/sparse/mbsr.hpp>
 

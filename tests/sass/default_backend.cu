@@ -9,7 +9,7 @@
 #include <tcore/patterns/gemv.cuh>
 #include <tcore/patterns/reduce.cuh>
 #include <tcore/patterns/scan.cuh>
-#include <tcore/patterns/spgemm.cuh>
+#include <tcore/patterns/device/spgemm.cuh>
 #include <tcore/patterns/device/spmv.cuh>
 
 using namespace tcore;

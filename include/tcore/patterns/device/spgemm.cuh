@@ -1,0 +1,413 @@
+// tcore/patterns/device/spgemm.cuh - SpGEMM launcher
+#pragma once
+
+#include "../spgemm.cuh"
+
+namespace tcore {
+
+/// A stream-ordered device array (cudaMallocAsync / cudaFreeAsync).
+template <class T>
+class async_array {
+public:
+    async_array() = default;
+    async_array(std::size_t n, cudaStream_t stream) : count_(n), stream_(stream)
+    {
+        if (n) TCORE_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), n * sizeof(T), stream));
+    }
+    ~async_array() { reset(); }
+    async_array(const async_array&) = delete;
+    async_array& operator=(const async_array&) = delete;
+    async_array(async_array&& o) noexcept
+        : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), stream_(o.stream_)
+    {
+    }
+    async_array& operator=(async_array&& o) noexcept
+    {
+        if (this != &o) {
+            reset();
+            ptr_ = std::exchange(o.ptr_, nullptr);
+            count_ = std::exchange(o.count_, 0);
+            stream_ = o.stream_;
+        }
+        return *this;
+    }
+    void reset()
+    {
+        if (ptr_) cudaFreeAsync(ptr_, stream_);
+        ptr_ = nullptr;
+        count_ = 0;
+    }
+    T* get() const { return ptr_; }
+    std::size_t size() const { return count_; }
+
+private:
+    T* ptr_ = nullptr;
+    std::size_t count_ = 0;
+    cudaStream_t stream_ = nullptr;
+};
+
+/// An mBSR matrix in device memory (tile_row: the tile row of every tile).
+struct mbsr_device {
+    int rows = 0, cols = 0, block_rows = 0, block_cols = 0;
+    long long tiles = 0;
+    async_array<int> tile_ptr, tile_col, tile_row;
+    async_array<std::uint16_t> tile_mask;
+    async_array<double> tile_val;
+
+    mbsr_device() = default;
+    /// Uploads `m` (validated) on `stream`; synchronises before returning.
+    mbsr_device(const sparse::mbsr_matrix& m, cudaStream_t stream)
+    {
+        sparse::validate(m, "tcore::mbsr_device");
+        rows = m.rows;
+        cols = m.cols;
+        block_rows = m.block_rows;
+        block_cols = m.block_cols;
+        tiles = m.tiles();
+        std::vector<int> row(static_cast<std::size_t>(tiles));
+        for (int br = 0; br < m.block_rows; ++br)
+            for (int p = m.tile_ptr[br]; p < m.tile_ptr[br + 1]; ++p) row[p] = br;
+        tile_ptr = async_array<int>(m.tile_ptr.size(), stream);
+        tile_col = async_array<int>(m.tile_col.size(), stream);
+        tile_row = async_array<int>(row.size(), stream);
+        tile_mask = async_array<std::uint16_t>(m.tile_mask.size(), stream);
+        tile_val = async_array<double>(m.tile_val.size(), stream);
+        copy_in(tile_ptr, m.tile_ptr, stream);
+        copy_in(tile_col, m.tile_col, stream);
+        copy_in(tile_row, row, stream);
+        copy_in(tile_mask, m.tile_mask, stream);
+        copy_in(tile_val, m.tile_val, stream);
+        TCORE_CHECK(cudaStreamSynchronize(stream));
+    }
+
+    /// The matrix on the host (synchronises `stream`).
+    sparse::mbsr_matrix download(cudaStream_t stream) const
+    {
+        sparse::mbsr_matrix m;
+        m.rows = rows;
+        m.cols = cols;
+        m.block_rows = block_rows;
+        m.block_cols = block_cols;
+        m.tile_ptr = copy_out(tile_ptr, stream);
+        m.tile_col = copy_out(tile_col, stream);
+        m.tile_mask = copy_out(tile_mask, stream);
+        m.tile_val = copy_out(tile_val, stream);
+        if (m.tile_ptr.empty()) m.tile_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
+        return m;
+    }
+
+private:
+    template <class T>
+    static void copy_in(async_array<T>& d, const std::vector<T>& h, cudaStream_t s)
+    {
+        if (!h.empty()) TCORE_CHECK(cudaMemcpyAsync(d.get(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
+    }
+    template <class T>
+    static std::vector<T> copy_out(const async_array<T>& d, cudaStream_t s)
+    {
+        std::vector<T> h(d.size());
+        if (!h.empty()) TCORE_CHECK(cudaMemcpyAsync(h.data(), d.get(), h.size() * sizeof(T), cudaMemcpyDeviceToHost, s));
+        TCORE_CHECK(cudaStreamSynchronize(s));
+        return h;
+    }
+};
+
+namespace spgemm_detail {
+
+inline constexpr int threads = 128;
+
+/// The global index of the calling thread's warp.
+__device__ inline long long warp_index() { return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; }
+
+/// One warp per A tile (i, k): counts the B tiles (k, j) it meets.
+__global__ void count_products(long long a_tiles, const int* __restrict__ a_col, const std::uint16_t* __restrict__ a_mask,
+                               const int* __restrict__ b_ptr, const std::uint16_t* __restrict__ b_mask,
+                               long long* __restrict__ counts)
+{
+    const long long p = warp_index();
+    if (p >= a_tiles) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int k = a_col[p];
+    const unsigned cols = tile_cols_used(a_mask[p]);
+    unsigned count = 0;
+    for (int q = b_ptr[k] + lane; q < b_ptr[k + 1]; q += 32) count += (cols & tile_rows_used(b_mask[q])) != 0;
+    count = __reduce_add_sync(0xffffffffu, count);
+    if (lane == 0) counts[p] = count;
+}
+
+/// One warp per A tile (i, k): emits (key = i * block_cols + j, (A tile <<
+/// 32) | B tile) for every B tile (k, j) it meets, in B's order; the lanes
+/// take 32 B tiles at a time and write contiguously.
+__global__ void expand_products(long long a_tiles, const int* __restrict__ a_row, const int* __restrict__ a_col,
+                                const std::uint16_t* __restrict__ a_mask, const int* __restrict__ b_ptr,
+                                const int* __restrict__ b_col, const std::uint16_t* __restrict__ b_mask,
+                                const long long* __restrict__ offsets, long long block_cols,
+                                unsigned long long* __restrict__ keys, unsigned long long* __restrict__ pairs)
+{
+    const long long p = warp_index();
+    if (p >= a_tiles) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int k = a_col[p], end = b_ptr[k + 1];
+    const unsigned cols = tile_cols_used(a_mask[p]);
+    const unsigned long long row_key = static_cast<unsigned long long>(a_row[p]) * block_cols;
+    long long out = offsets[p];
+    for (int q0 = b_ptr[k]; q0 < end; q0 += 32) {
+        const int q = q0 + lane;
+        const bool meet = q < end && (cols & tile_rows_used(b_mask[q])) != 0;
+        const unsigned ballot = __ballot_sync(0xffffffffu, meet);
+        if (meet) {
+            const long long at = out + __popc(ballot & ((1u << lane) - 1u));
+            keys[at] = row_key + static_cast<unsigned long long>(b_col[q]);
+            pairs[at] = static_cast<unsigned long long>(p) << 32 | static_cast<unsigned>(q);
+        }
+        out += __popc(ballot);
+    }
+}
+
+/// One thread per C tile (a run of the sorted keys): its row and column.
+__global__ void tile_coords(int tiles, const unsigned long long* __restrict__ keys, long long block_cols,
+                            int* __restrict__ c_row, int* __restrict__ c_col)
+{
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= tiles) return;
+    const unsigned long long key = keys[t], cols = static_cast<unsigned long long>(block_cols);
+    c_row[t] = static_cast<int>(key / cols);
+    c_col[t] = static_cast<int>(key % cols);
+}
+
+/// tile_ptr from the tiles' rows, which are sorted: thread t (0 <= t <=
+/// tiles) starts the rows after its predecessor's, up to its own, at t.
+__global__ void row_pointers(int tiles, const int* __restrict__ c_row, int block_rows, int* __restrict__ tile_ptr)
+{
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t > tiles) return;
+    const int row = t < tiles ? c_row[t] : block_rows;
+    const int prev = t > 0 ? c_row[t - 1] : -1;
+    for (int r = prev + 1; r <= row; ++r) tile_ptr[r] = static_cast<int>(t);
+}
+
+struct operands {
+    const double *a_val, *b_val;
+    const std::uint16_t *a_mask, *b_mask;
+    const unsigned long long* pairs;  ///< tile products, grouped by C tile
+};
+
+inline constexpr int chunk_products = 32;  ///< numeric: tile products whose indices a warp loads at once
+/// numeric: resident blocks asked of the compiler (registers <= 40 for tc and
+/// cce: the kernel is latency bound and most C tiles have one or two
+/// products, so occupancy matters more than a deeper batch; cc's emulated
+/// MMA needs more registers).
+template <class Backend>
+inline constexpr int numeric_min_blocks = std::is_same_v<Backend, cuda_core> ? 8 : 12;
+
+/// One warp per C tile: C(i, j) = sum over its tile products A(i, k) B(k, j)
+/// (run_off[tile] .. run_off[tile + 1] of the sorted pairs). The warp loads
+/// 32 pair indices with one coalesced read, then issues the operand loads
+/// of 2 MMAs (4 products) before the MMAs themselves: a C tile with
+/// thousands of products waits for a memory latency per 4 products, not per
+/// pair, and the kernel keeps the registers, and so the occupancy, that the
+/// most common C tiles (one or two products) need.
+template <class Backend>
+__global__ void __launch_bounds__(threads, numeric_min_blocks<Backend>) numeric(long long c_tiles, const int* __restrict__ run_off,
+                                                   double* __restrict__ c_val, std::uint16_t* __restrict__ c_mask,
+                                                   operands op)
+{
+    const long long tile = warp_index();
+    if (tile >= c_tiles) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int first = run_off[tile], count = run_off[tile + 1] - first;
+    constexpr bool use_mma = std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>;
+    constexpr int batch = 2;  // MMAs whose operands are loaded together (few registers: occupancy)
+    frag_c<f64_m8n8k4> acc;
+    fill(acc, 0.0);
+    double ess = 0.0;
+    unsigned mask = 0;           // C(i, j)'s structure: the OR of its products' boolean products
+    const int half = lane >> 4;  // cce: lanes 0-15 take the first product of a pair, 16-31 the second
+    for (int base = 0; base < count; base += chunk_products) {
+        const int n = min(chunk_products, count - base);  // warp-uniform
+        const unsigned long long mine = lane < n ? op.pairs[first + base + lane] : 0ull;
+        if (lane < n) mask |= tile_mask_product(op.a_mask[pair_first(mine)], op.b_mask[pair_second(mine)]);
+        if constexpr (use_mma) {
+            for (int s0 = 0; 2 * s0 < n; s0 += batch) {  // operand loads of `batch` MMAs, then the MMAs
+                double a_op[batch], b_op[batch];
+#pragma unroll
+                for (int s = s0; s < s0 + batch; ++s)
+                    if (2 * s < n) {
+                        const unsigned long long v1 = __shfl_sync(0xffffffffu, mine, 2 * s);
+                        const unsigned long long v2 = __shfl_sync(0xffffffffu, mine, 2 * s + 1);
+                        const bool two = 2 * s + 1 < n;
+                        a_op[s - s0] = pair_a(op.a_val, pair_first(v1), pair_first(v2), two, lane);
+                        b_op[s - s0] = pair_b(op.b_val, pair_second(v1), pair_second(v2), two, lane);
+                    }
+#pragma unroll
+                for (int s = s0; s < s0 + batch; ++s)
+                    if (2 * s < n) {
+                        frag_a<f64_m8n8k4> a;
+                        frag_b<f64_m8n8k4> b;
+                        a.x[0] = a_op[s - s0];
+                        b.x[0] = b_op[s - s0];
+                        mma<Backend>(acc, a, b, acc);
+                    }
+            }
+        } else {
+#pragma unroll 4
+            for (int s = 0; 2 * s < n; ++s) {
+                const unsigned long long v = __shfl_sync(0xffffffffu, mine, 2 * s + half);
+                if (half == 0 || 2 * s + 1 < n)
+                    ess = essential_term(op.a_val, op.b_val, pair_first(v), pair_second(v), lane, ess);
+            }
+        }
+    }
+    mask = __reduce_or_sync(0xffffffffu, mask);
+    if (lane == 0) c_mask[tile] = static_cast<std::uint16_t>(mask);
+    if constexpr (use_mma) {
+        const double o0 = __shfl_sync(0xffffffffu, acc.x[0], pair_partner(lane));
+        const double o1 = __shfl_sync(0xffffffffu, acc.x[1], pair_partner(lane));
+        if (pair_writer(lane)) {
+            c_val[16LL * tile + pair_element(lane, 0)] = acc.x[0] + o0;
+            c_val[16LL * tile + pair_element(lane, 1)] = acc.x[1] + o1;
+        }
+    } else {
+        const double v = ess + __shfl_xor_sync(0xffffffffu, ess, 16);
+        if (half == 0) c_val[16LL * tile + (lane & 15)] = v;
+    }
+}
+
+template <class F>
+inline void cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t stream)
+{
+    std::size_t bytes = 0;
+    TCORE_CHECK(f(nullptr, bytes));
+    // never pass a null scratch pointer: CUB would take the call for a size query
+    if (bytes > temp.size() || temp.get() == nullptr) temp = async_array<unsigned char>(bytes > 16 ? bytes : 16, stream);
+    TCORE_CHECK(f(temp.get(), bytes));
+}
+
+inline unsigned grid_of(long long n, int per_block)
+{
+    const long long g = tcore::ceil_div(n, per_block);
+    require(g < (1LL << 31), "tcore::spgemm", "the problem needs more than 2^31 - 1 thread blocks");
+    return static_cast<unsigned>(g > 0 ? g : 1);
+}
+
+}  // namespace spgemm_detail
+
+/// Statistics of the last product (for reports).
+struct spgemm_stats {
+    long long tile_products = 0;  ///< A tile x B tile pairs that meet (expanded by the symbolic phase)
+    long long c_tiles = 0;        ///< tiles of C (non-empty masks)
+};
+
+/// C = A B. A is m x k, B is k x n, both mBSR on the device; C is returned
+/// in mBSR with its exact structure. Backend: tensor_core (`tc`), cuda_core
+/// (`cc`) or spgemm_essential (`cce`). Runs on `stream`; the host waits
+/// twice (for the product and tile counts, to size the arrays).
+/// Throws tcore::error on bad input.
+template <class Backend = default_backend>
+mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stream = nullptr,
+                   spgemm_stats* stats = nullptr)
+{
+    static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> ||
+                      std::is_same_v<Backend, spgemm_essential>,
+                  "Backend is tcore::tensor_core, tcore::cuda_core or tcore::spgemm_essential");
+    namespace d = spgemm_detail;
+    const char* where = "tcore::spgemm";
+    require(a.cols == b.rows, where,
+            "inner dimensions differ: A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", B is " +
+                std::to_string(b.rows) + " x " + std::to_string(b.cols));
+    require(a.block_rows == 0 || a.tile_ptr.get() != nullptr, where, "A has no tile_ptr (empty handle)");
+    require(b.block_rows == 0 || b.tile_ptr.get() != nullptr, where, "B has no tile_ptr (empty handle)");
+    mbsr_device c;
+    c.rows = a.rows;
+    c.cols = b.cols;
+    c.block_rows = a.block_rows;
+    c.block_cols = b.block_cols;
+    c.tile_ptr = async_array<int>(static_cast<std::size_t>(c.block_rows) + 1, stream);
+    TCORE_CHECK(cudaMemsetAsync(c.tile_ptr.get(), 0, (static_cast<std::size_t>(c.block_rows) + 1) * sizeof(int), stream));
+    if (stats) *stats = {};
+    if (a.tiles == 0 || b.tiles == 0 || c.block_cols == 0) {
+        TCORE_CHECK(cudaStreamSynchronize(stream));
+        return c;
+    }
+
+    // -- symbolic: expand the tile pairs that meet ---------------------------------------
+    async_array<unsigned char> temp;
+    async_array<long long> offsets(static_cast<std::size_t>(a.tiles) + 1, stream);
+    TCORE_CHECK(cudaMemsetAsync(offsets.get() + a.tiles, 0, sizeof(long long), stream));
+    const unsigned warp_grid = d::grid_of(32 * a.tiles, d::threads);  // one warp per A tile
+    d::count_products<<<warp_grid, d::threads, 0, stream>>>(a.tiles, a.tile_col.get(), a.tile_mask.get(),
+                                                            b.tile_ptr.get(), b.tile_mask.get(), offsets.get());
+    TCORE_CHECK_LAUNCH();
+    long long* off = offsets.get();
+    const long long n_off = a.tiles + 1;
+    d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, off, off, n_off, stream); },
+                temp, stream);
+    long long products = 0;
+    TCORE_CHECK(cudaMemcpyAsync(&products, off + a.tiles, sizeof(long long), cudaMemcpyDeviceToHost, stream));
+    TCORE_CHECK(cudaStreamSynchronize(stream));
+    require(products < (1LL << 31), where, "more than 2^31 - 1 tile products (the matrices are too large)");
+    if (stats) stats->tile_products = products;
+    if (products == 0) return c;
+    const int n = static_cast<int>(products);
+    async_array<unsigned long long> keys(n, stream), keys_sorted(n, stream), pairs(n, stream), pairs_sorted(n, stream);
+    d::expand_products<<<warp_grid, d::threads, 0, stream>>>(a.tiles, a.tile_row.get(), a.tile_col.get(),
+                                                             a.tile_mask.get(), b.tile_ptr.get(), b.tile_col.get(),
+                                                             b.tile_mask.get(), off, c.block_cols, keys.get(), pairs.get());
+    TCORE_CHECK_LAUNCH();
+    offsets.reset();
+
+    // -- symbolic: group by C tile (every group has an entry) -------------------------------
+    const unsigned long long max_key = static_cast<unsigned long long>(c.block_rows) * c.block_cols;
+    int end_bit = 1;
+    while (end_bit < 64 && (1ull << end_bit) < max_key) ++end_bit;
+    {
+        unsigned long long *ki = keys.get(), *ko = keys_sorted.get(), *vi = pairs.get(), *vo = pairs_sorted.get();
+        // LSD radix sort is stable: a C tile's products stay in expansion order (deterministic sums).
+        d::cub_call([&](void* tmp, std::size_t& bytes) {
+            return cub::DeviceRadixSort::SortPairs(tmp, bytes, ki, ko, vi, vo, n, 0, end_bit, stream);
+        }, temp, stream);
+    }
+    pairs.reset();
+    async_array<int> run_off(static_cast<std::size_t>(n) + 1, stream), nruns(1, stream);
+    {
+        unsigned long long *ki = keys_sorted.get(), *ko = keys.get();
+        int *co = run_off.get(), *nr = nruns.get();
+        d::cub_call([&](void* tmp, std::size_t& bytes) {
+            return cub::DeviceRunLengthEncode::Encode(tmp, bytes, ki, ko, co, nr, n, stream);
+        }, temp, stream);
+    }
+    keys_sorted.reset();
+    int tiles = 0;
+    TCORE_CHECK(cudaMemcpyAsync(&tiles, nruns.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+    TCORE_CHECK(cudaStreamSynchronize(stream));
+    TCORE_CHECK(cudaMemsetAsync(run_off.get() + tiles, 0, sizeof(int), stream));
+    {
+        int* co = run_off.get();
+        const int nr = tiles + 1;  // run lengths -> run offsets
+        d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, co, co, nr, stream); },
+                    temp, stream);
+    }
+    if (stats) stats->c_tiles = tiles;
+    c.tiles = tiles;
+
+    // -- C's structure ------------------------------------------------------------------
+    c.tile_col = async_array<int>(tiles, stream);
+    c.tile_row = async_array<int>(tiles, stream);
+    c.tile_mask = async_array<std::uint16_t>(tiles, stream);
+    c.tile_val = async_array<double>(16 * static_cast<std::size_t>(tiles), stream);
+    d::tile_coords<<<d::grid_of(tiles, d::threads), d::threads, 0, stream>>>(tiles, keys.get(), c.block_cols,
+                                                                             c.tile_row.get(), c.tile_col.get());
+    TCORE_CHECK_LAUNCH();
+    d::row_pointers<<<d::grid_of(tiles + 1LL, d::threads), d::threads, 0, stream>>>(tiles, c.tile_row.get(), c.block_rows,
+                                                                                   c.tile_ptr.get());
+    TCORE_CHECK_LAUNCH();
+
+    // -- numeric (and C's masks) ------------------------------------------------------------
+    const d::operands op{a.tile_val.get(), b.tile_val.get(), a.tile_mask.get(), b.tile_mask.get(), pairs_sorted.get()};
+    d::numeric<Backend><<<d::grid_of(32LL * tiles, d::threads), d::threads, 0, stream>>>(
+        tiles, run_off.get(), c.tile_val.get(), c.tile_mask.get(), op);
+    TCORE_CHECK_LAUNCH();
+    return c;
+}
+
+}  // namespace tcore
