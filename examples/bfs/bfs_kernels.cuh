@@ -23,7 +23,7 @@
 #include "bfs_graphs.hpp"
 
 #include <tcore/check.cuh>
-#include <tcore/patterns/bitbfs.cuh>
+#include <tcore/patterns/device/bfs.cuh>
 
 #include <cooperative_groups.h>
 #include <cub/device/device_scan.cuh>

@@ -1,5 +1,5 @@
 // tests/host/test_bfs_slices.cu - the sliced adjacency bitmap of
-// tcore/patterns/bitbfs.cuh without a GPU.
+// tcore/patterns/bitbfs.cuh and tcore/patterns/device/bfs.cuh without a GPU.
 //
 // Round trip graph -> slices -> CSR for random graphs, Kronecker and
 // Mycielski graphs, sizes that are not multiples of 8 or 128, an empty graph
@@ -22,7 +22,7 @@
 
 #include "examples/bfs/bfs_graphs.hpp"
 
-#include <tcore/patterns/bitbfs.cuh>
+#include <tcore/patterns/device/bfs.cuh>
 
 #include <algorithm>
 #include <cstdio>
