@@ -23,7 +23,6 @@
 #include <vector>
 
 using namespace tcore;
-using detail::gemv_plan;
 
 namespace {
 
@@ -40,7 +39,7 @@ bool valid_plan(const gemv_plan& p, long long row_tiles, long long col_tiles)
 {
     const bool pow2 = p.ksplit >= 1 && (p.ksplit & (p.ksplit - 1)) == 0;
     if (!pow2 || p.ksplit > 16 || p.ksplit > std::max(1LL, col_tiles)) return false;
-    if (p.warps < p.ksplit || p.warps % p.ksplit != 0 || 32 * p.warps > detail::gemv_max_threads) return false;
+    if (p.warps < p.ksplit || p.warps % p.ksplit != 0 || 32 * p.warps > gemv_max_threads) return false;
     const long long rows = p.warps / p.ksplit;
     return p.blocks * rows >= row_tiles && (p.blocks - 1) * rows < row_tiles;
 }
@@ -75,11 +74,11 @@ void check_plans()
         for (long long rt : rows) {
             if (rt < 1) continue;
             for (long long ct : cols_list) {
-                const gemv_plan base = detail::plan_gemv(rt, ct, sms);
+                const gemv_plan base = plan_gemv(rt, ct, sms);
                 bad_plan += !valid_plan(base, rt, ct);
                 for (layout L : {layout::row_major, layout::col_major}) {
                     ++cases;
-                    const gemv_plan p = detail::plan_gemv_mma(L, rt, ct, sms);
+                    const gemv_plan p = plan_gemv_mma(L, rt, ct, sms);
                     bad_mma += !valid_plan(p, rt, ct);
                     if (base.ksplit < 4 || ct < 16) {
                         bad_shape += !same(p, base);
@@ -88,7 +87,7 @@ void check_plans()
                     } else {
                         bad_shape += p.ksplit != std::min(base.ksplit, 8) || p.warps != 2 * p.ksplit;
                     }
-                    const gemv_plan q = detail::plan_gemv_split(L, rt, ct, sms);
+                    const gemv_plan q = plan_gemv_split(L, rt, ct, sms);
                     bad_split += !valid_split(q, p, L, rt, ct, sms);
                 }
             }
@@ -109,27 +108,27 @@ void check_named_plans()
     };
     const auto R = layout::row_major, C = layout::col_major;
     // m16n8k16, 1 GiB A (the sweep in plan_gemv_mma's comment)
-    expect("row 32768 x 4096", detail::plan_gemv_mma(R, 2048, 256, h100), 8, 8, 2048);
-    expect("row 32768 x 4096, plan_gemv", detail::plan_gemv(2048, 256, h100), 4, 8, 1024);
-    expect("col 4096 x 32768", detail::plan_gemv_mma(C, 256, 2048, h100), 8, 16, 128);
-    expect("col 4096 x 32768, plan_gemv", detail::plan_gemv(256, 2048, h100), 16, 16, 256);
-    expect("row 4096 x 32768", detail::plan_gemv_mma(R, 256, 2048, h100), 16, 16, 256);
-    expect("col 32768 x 4096", detail::plan_gemv_mma(C, 2048, 256, h100), 4, 8, 1024);
+    expect("row 32768 x 4096", plan_gemv_mma(R, 2048, 256, h100), 8, 8, 2048);
+    expect("row 32768 x 4096, plan_gemv", plan_gemv(2048, 256, h100), 4, 8, 1024);
+    expect("col 4096 x 32768", plan_gemv_mma(C, 256, 2048, h100), 8, 16, 128);
+    expect("col 4096 x 32768, plan_gemv", plan_gemv(256, 2048, h100), 16, 16, 256);
+    expect("row 4096 x 32768", plan_gemv_mma(R, 256, 2048, h100), 16, 16, 256);
+    expect("col 32768 x 4096", plan_gemv_mma(C, 2048, 256, h100), 4, 8, 1024);
     // column parts: col 4096 x 32768 in 33 parts of 63 K-steps (the sweep in plan_gemv_split's comment)
-    const gemv_plan split = detail::plan_gemv_split(C, 256, 2048, h100);
+    const gemv_plan split = plan_gemv_split(C, 256, 2048, h100);
     T.check(split.ksplit == 4 && split.warps == 8 && split.blocks == 128 && split.parts == 33 && split.part_steps == 63,
             "col 4096 x 32768 split: ksplit %d, %d warps, %lld blocks, %d parts of %lld steps (want 4, 8, 128, 33, 63)",
             split.ksplit, split.warps, split.blocks, split.parts, split.part_steps);
     for (layout L : {R, C}) {
-        const gemv_plan whole = detail::plan_gemv_split(L, 2048, 256, h100);  // 32768 x 4096: enough row tiles
-        T.check(whole.parts == 1 && same(whole, detail::plan_gemv_mma(L, 2048, 256, h100)),
+        const gemv_plan whole = plan_gemv_split(L, 2048, 256, h100);  // 32768 x 4096: enough row tiles
+        T.check(whole.parts == 1 && same(whole, plan_gemv_mma(L, 2048, 256, h100)),
                 "32768 x 4096 (%s): no column parts", L == R ? "row" : "col");
     }
     // K = 4 shapes at n = 16: 4 K-steps, plan_gemv's 4 warps per row tile
     for (layout L : {R, C}) {
-        expect("m16n8k4 4096 x 16", detail::plan_gemv_mma(L, 256, 4, h100), 4, 4, 256);
-        expect("m8n8k4 4096 x 16", detail::plan_gemv_mma(L, 512, 4, h100), 4, 8, 256);
-        expect("m16n8k4 11264 x 16", detail::plan_gemv_mma(L, 704, 4, h100), 4, 8, 352);
+        expect("m16n8k4 4096 x 16", plan_gemv_mma(L, 256, 4, h100), 4, 4, 256);
+        expect("m8n8k4 4096 x 16", plan_gemv_mma(L, 512, 4, h100), 4, 8, 256);
+        expect("m16n8k4 11264 x 16", plan_gemv_mma(L, 704, 4, h100), 4, 8, 352);
     }
 }
 
@@ -150,24 +149,24 @@ void check_arguments()
             T.check(false, "%s refused: %s", what, e.what());
         }
     };
-    ok("separate A, x, y", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, y); });
+    ok("separate A, x, y", [&] { gemv_check(where, R, 8, 8, A, 8, x, y); });
     // row-major 4 x 4 with lda 8: A's storage is 3 x 8 + 4 = 28 elements
-    ok("y right after A (row-major)", [&] { detail::gemv_check(where, R, 4, 4, A, 8, x, A + 28); });
-    ok("y right before A", [&] { detail::gemv_check(where, R, 4, 4, A + 4, 8, x, A); });
+    ok("y right after A (row-major)", [&] { gemv_check(where, R, 4, 4, A, 8, x, A + 28); });
+    ok("y right before A", [&] { gemv_check(where, R, 4, 4, A + 4, 8, x, A); });
     // col-major 4 x 6 with lda 5: 5 x 5 + 4 = 29 elements
-    ok("y right after A (col-major)", [&] { detail::gemv_check(where, C, 4, 6, A, 5, x, A + 29); });
-    T.expect_error("y overlapping A", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, A + 60); }, "y overlaps A");
+    ok("y right after A (col-major)", [&] { gemv_check(where, C, 4, 6, A, 5, x, A + 29); });
+    T.expect_error("y overlapping A", [&] { gemv_check(where, R, 8, 8, A, 8, x, A + 60); }, "y overlaps A");
     T.expect_error("y on A's last element (col-major)",
-                   [&] { detail::gemv_check(where, C, 4, 6, A, 5, x, A + 25); }, "y overlaps A");
-    T.expect_error("y in A's row padding", [&] { detail::gemv_check(where, R, 4, 4, A, 8, x, A + 4); }, "y overlaps A");
-    T.expect_error("y overlapping x", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, mem + 4100); }, "y overlaps x");
+                   [&] { gemv_check(where, C, 4, 6, A, 5, x, A + 25); }, "y overlaps A");
+    T.expect_error("y in A's row padding", [&] { gemv_check(where, R, 4, 4, A, 8, x, A + 4); }, "y overlaps A");
+    T.expect_error("y overlapping x", [&] { gemv_check(where, R, 8, 8, A, 8, x, mem + 4100); }, "y overlaps x");
     T.expect_error("an lda whose storage overflows",
-                   [&] { detail::gemv_check(where, R, 4, 4, A, 1LL << 59, x, y); }, "too large");
-    T.expect_error("row-major lda < n", [&] { detail::gemv_check(where, R, 8, 9, A, 8, x, y); }, "lda");
-    T.expect_error("col-major lda < m", [&] { detail::gemv_check(where, C, 9, 8, A, 8, x, y); }, "lda");
-    T.expect_error("a negative n", [&] { detail::gemv_check(where, R, 8, -1, A, 8, x, y); }, "negative");
-    T.expect_error("a null A", [&] { detail::gemv_check(where, R, 8, 8, nullptr, 8, x, y); }, "A is a null");
-    T.expect_error("a null y", [&] { detail::gemv_check(where, R, 8, 8, A, 8, x, nullptr); }, "y is a null");
+                   [&] { gemv_check(where, R, 4, 4, A, 1LL << 59, x, y); }, "too large");
+    T.expect_error("row-major lda < n", [&] { gemv_check(where, R, 8, 9, A, 8, x, y); }, "lda");
+    T.expect_error("col-major lda < m", [&] { gemv_check(where, C, 9, 8, A, 8, x, y); }, "lda");
+    T.expect_error("a negative n", [&] { gemv_check(where, R, 8, -1, A, 8, x, y); }, "negative");
+    T.expect_error("a null A", [&] { gemv_check(where, R, 8, 8, nullptr, 8, x, y); }, "A is a null");
+    T.expect_error("a null y", [&] { gemv_check(where, R, 8, 8, A, 8, x, nullptr); }, "y is a null");
 }
 
 }  // namespace

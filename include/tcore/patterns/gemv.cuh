@@ -94,9 +94,13 @@ struct gemv_tile {
     __host__ __device__ static constexpr int row_pair(int p) { return (p & 1) + 4 * (p >> 1); }
 };
 
-namespace detail {
+// -- operand loaders (per lane) ----------------------------------------------
 
-/// Loads the lane's A registers of the tile at (r0, k0); outside m x n reads zero.
+/// Loads the lane's A registers of the M x K tile at (r0, k0) of the m x n
+/// matrix A (layout L, leading dimension lda): register i holds
+/// A(r0 + a_elem(lane, i).row, k0 + a_elem(lane, i).col). Elements outside
+/// m x n read as zero (element loads); a tile wholly inside uses streaming
+/// loads (__ldcs), 16-byte ones where Vec and the layout pairs registers.
 template <class Shape, layout L, bool Vec>
 __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long lda, long long r0, long long k0,
                                    long long m, long long n)
@@ -135,7 +139,8 @@ __device__ inline void gemv_load_a(frag_a<Shape>& a, const double* A, long long 
     }
 }
 
-/// Loads the lane's B registers: x[k0 + x_elem], zero past n.
+/// Loads the lane's B registers: x[k0 + x_elem(lane, j)], zero past n
+/// (__ldg; 16-byte loads where Vec and the shape pairs registers).
 template <class Shape, bool Vec>
 __device__ inline void gemv_load_x(frag_b<Shape>& b, const double* x, long long k0, long long n)
 {
@@ -231,7 +236,7 @@ __device__ inline void gemv_load_x_at(frag_b<Shape>& f, const double* xp)
     }
 }
 
-}  // namespace detail
+// -- tile product (warp) -----------------------------------------------------
 
 /// Warp level: acc += A(r0.., k0..) tile * broadcast x(k0..). Any part of the
 /// tile outside m x n counts as zero. Vec: 16-byte loads (needs A, x 16-byte
@@ -242,8 +247,8 @@ __device__ inline void gemv_accumulate(frag_c<Shape>& acc, const double* A, long
 {
     frag_a<Shape> a;
     frag_b<Shape> b;
-    detail::gemv_load_a<Shape, L, Vec>(a, A, lda, r0, k0, m, n);
-    detail::gemv_load_x<Shape, Vec>(b, x, k0, n);
+    gemv_load_a<Shape, L, Vec>(a, A, lda, r0, k0, m, n);
+    gemv_load_x<Shape, Vec>(b, x, k0, n);
     mma<Backend>(acc, a, b, acc);
 }
 

@@ -37,9 +37,10 @@
 
 namespace tcore {
 
-namespace detail {
-
+/// The largest block (threads) a GEMV plan gives: 16 warps.
 inline constexpr int gemv_max_threads = 512;
+
+namespace detail {
 
 /// tc/cc: block = (warps / ksplit) row tiles x ksplit warps per tile, on
 /// K-steps [blockIdx.y * part_steps, (blockIdx.y + 1) * part_steps); its
@@ -202,7 +203,13 @@ __global__ void __launch_bounds__(gemv_max_threads, 1)
     }
 }
 
-/// Warps per row tile and per block for `row_tiles` tiles of `col_tiles` column steps.
+}  // namespace detail
+
+// -- launch plans --------------------------------------------------------------
+
+/// Warps per row tile and per block for `row_tiles` tiles of `col_tiles`
+/// column steps (K-steps). A block holds warps / ksplit row tiles, each split
+/// over ksplit warps; 32 x warps <= gemv_max_threads.
 struct gemv_plan {
     int ksplit = 1, warps = 1;
     long long blocks = 1;  ///< blocks per column part
@@ -210,7 +217,10 @@ struct gemv_plan {
     long long part_steps = 0;  ///< K-steps per part (parts > 1)
 };
 
-/// On a device of `sms` multiprocessors.
+/// The base plan, on a device of `sms` multiprocessors: ksplit doubles (up to
+/// 16) while the warps are fewer than 32 per SM and each warp keeps two
+/// K-steps; up to 8 warps per block (16 with ksplit 16), fewer rows per
+/// block while the blocks would be fewer than the SMs.
 inline gemv_plan plan_gemv(long long row_tiles, long long col_tiles, int sms)
 {
     const long long target = static_cast<long long>(sms) * 32;  // warps to keep the device busy
@@ -294,6 +304,8 @@ inline gemv_plan plan_gemv_split(layout L, long long row_tiles, long long col_ti
     return plan_gemv_split(L, row_tiles, col_tiles, sm_count());
 }
 
+namespace detail {
+
 /// Rejects a byte range [b, b + bytes) that overlaps [c, c + c_bytes).
 inline void require_disjoint(const void* b, std::size_t bytes, const void* c, std::size_t c_bytes, const char* where,
                              const char* what)
@@ -310,6 +322,12 @@ inline std::size_t gemv_a_bytes(layout L, long long m, long long n, long long ld
     return static_cast<std::size_t>((a_rows - 1) * lda + a_cols) * sizeof(double);
 }
 
+}  // namespace detail
+
+/// The argument checks of gemv and gemv_cce: m, n >= 0; lda >= n
+/// (row-major) or m (column-major), and >= 1; non-null A, x, y where used;
+/// A's storage ((rows - 1) lda + cols elements) below 2^60 elements; y not
+/// overlapping x or A's storage. Throws tcore::error naming `where`.
 inline void gemv_check(const char* where, layout L, long long m, long long n, const double* A, long long lda,
                        const double* x, double* y)
 {
@@ -325,13 +343,15 @@ inline void gemv_check(const char* where, layout L, long long m, long long n, co
     require_pointer(A, where, "A");
     require_pointer(x, where, "x");
     const std::size_t y_bytes = static_cast<std::size_t>(m) * sizeof(double);
-    require_disjoint(y, y_bytes, x, static_cast<std::size_t>(n) * sizeof(double), where, "y overlaps x");
+    detail::require_disjoint(y, y_bytes, x, static_cast<std::size_t>(n) * sizeof(double), where, "y overlaps x");
     const long long a_rows = L == layout::row_major ? m : n, a_cols = L == layout::row_major ? n : m;
     constexpr long long max_elems = 1LL << 60;
     require(a_rows == 1 || lda <= (max_elems - a_cols) / (a_rows - 1), where,
             "A's storage ((rows - 1) x lda + cols elements, lda " + std::to_string(lda) + ") is too large");
-    require_disjoint(y, y_bytes, A, gemv_a_bytes(L, m, n, lda), where, "y overlaps A");
+    detail::require_disjoint(y, y_bytes, A, detail::gemv_a_bytes(L, m, n, lda), where, "y overlaps A");
 }
+
+namespace detail {
 
 /// Runs plan p: into y directly, or (p.parts > 1) into the parts' partial y
 /// at `partial` (p.parts x m doubles), then adds them into y.
@@ -372,14 +392,13 @@ template <class Backend = default_backend, class Shape = f64_m16n8k16>
 inline void gemv(layout L, long long m, long long n, const double* A, long long lda, const double* x, double* y,
                  cudaStream_t stream = 0)
 {
-    detail::gemv_check("tcore::gemv", L, m, n, A, lda, x, y);
+    gemv_check("tcore::gemv", L, m, n, A, lda, x, y);
     if (m == 0) return;
     if (n == 0) {
         TCORE_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(m) * sizeof(double), stream));
         return;
     }
-    const detail::gemv_plan p =
-        detail::plan_gemv_mma(L, tcore::ceil_div(m, Shape::m), tcore::ceil_div(n, Shape::k));
+    const gemv_plan p = plan_gemv_mma(L, tcore::ceil_div(m, Shape::m), tcore::ceil_div(n, Shape::k));
     detail::gemv_run<Backend, Shape>(p, L, m, n, A, lda, x, y, nullptr, stream);
 }
 
@@ -396,16 +415,15 @@ inline void gemv(void* temp, std::size_t& temp_bytes, layout L, long long m, lon
     const char* where = "tcore::gemv";
     tcore::require_size(m, where, "m");
     tcore::require_size(n, where, "n");
-    const detail::gemv_plan p = m > 0 && n > 0 ? detail::plan_gemv_split(L, tcore::ceil_div(m, Shape::m),
-                                                                          tcore::ceil_div(n, Shape::k))
-                                               : detail::gemv_plan{};
+    const gemv_plan p =
+        m > 0 && n > 0 ? plan_gemv_split(L, tcore::ceil_div(m, Shape::m), tcore::ceil_div(n, Shape::k)) : gemv_plan{};
     const std::size_t need = std::max<std::size_t>(8, static_cast<std::size_t>(p.parts > 1 ? p.parts : 0) *
                                                           static_cast<std::size_t>(m) * sizeof(double));
     if (temp == nullptr) {
         temp_bytes = need;
         return;
     }
-    detail::gemv_check(where, L, m, n, A, lda, x, y);
+    gemv_check(where, L, m, n, A, lda, x, y);
     require(temp_bytes >= need, where,
             "temp_bytes (" + std::to_string(temp_bytes) + ") is below the queried size (" + std::to_string(need) + ")");
     require(tcore::aligned(temp, alignof(double)), where, "temp is not 8-byte aligned");
@@ -427,7 +445,7 @@ inline void gemv_cce(layout L, long long m, long long n, const double* A, long l
                      cudaStream_t stream = 0)
 {
     const char* where = "tcore::gemv_cce";
-    detail::gemv_check(where, L, m, n, A, lda, x, y);
+    gemv_check(where, L, m, n, A, lda, x, y);
     if (m == 0) return;
     if (n == 0) {
         TCORE_CHECK(cudaMemsetAsync(y, 0, static_cast<std::size_t>(m) * sizeof(double), stream));
@@ -443,7 +461,7 @@ inline void gemv_cce(layout L, long long m, long long n, const double* A, long l
         else detail::gemv_cce_row_kernel<false><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(A, lda, x, y, m, n, lpr);
     } else {
         const bool vec = tcore::aligned(A, 16) && lda % 2 == 0;
-        const detail::gemv_plan p = detail::plan_gemv(tcore::ceil_div(m, 64), n);
+        const gemv_plan p = plan_gemv(tcore::ceil_div(m, 64), n);
         const std::size_t smem = static_cast<std::size_t>(p.warps) * 64 * sizeof(double);
         if (vec)
             detail::gemv_cce_col_kernel<true><<<static_cast<unsigned>(p.blocks), 32 * p.warps, smem, stream>>>(
