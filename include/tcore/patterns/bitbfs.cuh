@@ -64,6 +64,20 @@
 // persistent grid (warp `warp` of `warps`): state written by other blocks
 // in the same launch is read with ld.global.cg (L2), never from L1.
 //
+// Entry points and their preconditions (none checked):
+//   slice_hits, slice_frontier_step, record_hits: warp-collective (all 32
+//     lanes, converged, none exited); per lane one 32-bit slice word (word
+//     `lane`) and one frontier word (word lane % 4 of the column block);
+//     the hit mask is warp-uniform. slice_frontier_step is the bit-matrix
+//     frontier step of one slice: product and recording together.
+//   claim_vertex, record_claimed: one thread.
+//   top_down_hubs, top_down_rest, top_down_heavy, bottom_up: warp
+//     `warp` of `warps` of a persistent grid, warp-collective; the barrier
+//     between steps (grid barrier or a new launch) is the caller's.
+//   Bitmaps (visited, frontier, next): ceil(n / 128) * 4 words, 16-byte
+//   aligned (the frontier of a column block is read as one uint4), in
+//   global memory (ld.global.cg). No shared memory. tensor_core needs
+//   sm_80 or later (b1_m8n8k128).
 // The cuda_core backend runs the same steps with tcore's CUDA-core MMA
 // (shuffles and 32-bit popcounts, same registers per lane).
 // tests/host/test_bfs_slices.cu checks the slicing and models the hybrid
@@ -209,6 +223,29 @@ __device__ inline void record_hits(const step_state& st, const csr_view& c, int 
     }
 }
 
+/// The bit-matrix frontier step of one slice: D = A_slice * [f .. f] on the
+/// 1-bit MMA (slice_hits), then the rows of row block R with a frontier
+/// neighbour in the slice's 128 columns that were not visited yet get
+/// visited, level depth + 1 and a next-frontier bit, and are tallied
+/// (record_hits). Returns the 8-bit mask of rows hit (visited before or
+/// not), the same on every lane.
+/// Preconditions (not checked): warp-collective (all 32 lanes, converged;
+/// a lane with no slice passes 0 words, and R of a real row block);
+/// lane l passes word l of the slice (slice row l / 4, columns
+/// 32 (l % 4) .. + 31: the A map) and word l % 4 of the frontier of the
+/// slice's column block (the B map); R is the slice's row block. Visited
+/// and next are updated with atomics, so several warps may step slices of
+/// one row block at once. sm_80 or later for tensor_core (mma.m8n8k128
+/// .and.popc); cuda_core runs anywhere.
+template <class Backend>
+__device__ inline unsigned slice_frontier_step(const step_state& st, const csr_view& c, int R, unsigned slice_word,
+                                               unsigned frontier_word, step_counts& cnt)
+{
+    const unsigned hits = slice_hits<Backend>(slice_word, frontier_word);
+    record_hits(st, c, R, hits, cnt);
+    return hits;
+}
+
 inline constexpr int batch = 4;  ///< slices in flight per warp
 
 /// Top-down, hub part: warp `warp` of `warps` looks at chunks of the sliced
@@ -253,7 +290,7 @@ __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, co
                     a[i] = valid ? g.bits[s * slice_words + lane] : 0u;
                 }
 #pragma unroll
-                for (int i = 0; i < batch; ++i) record_hits(st, c, R[i], slice_hits<Backend>(a[i], f), cnt);
+                for (int i = 0; i < batch; ++i) slice_frontier_step<Backend>(st, c, R[i], a[i], f, cnt);
             }
         }
     }
