@@ -6,9 +6,10 @@
 // pairs that meet, OR-ed per (i, j), must give exactly the tiles and masks
 // of the CPU structural product (csr_to_mbsr(spgemm_reference)).
 // Numeric: the warp of the numeric kernel, 32 simulated lanes per C tile,
-// with the kernel's own helpers (pair_first/second, pair_a, pair_b,
-// pair_writer, pair_partner, pair_element, essential_term) and the CUDA-core
-// MMA model (tcore::mma_emulated): a C tile's tile products, in the order
+// with the building blocks of tcore/patterns/spgemm.cuh that the kernel
+// uses (spgemm_pair_first/second, spgemm_pair_a, spgemm_pair_b,
+// spgemm_pair_writer, spgemm_pair_partner, spgemm_pair_element,
+// spgemm_essential_term) and the CUDA-core MMA model (tcore::mma_emulated): a C tile's tile products, in the order
 // the stable sort leaves them, are taken two at a time as the kernel does.
 // The values must match the reference; tc/cc and cce are both modelled.
 #include "common/test_util.hpp"
@@ -25,7 +26,6 @@
 #include <vector>
 
 using namespace tcore;
-using namespace tcore::spgemm_detail;
 using tcore::test::tally;
 
 namespace {
@@ -71,12 +71,13 @@ std::vector<double> numeric_tile(const sparse::mbsr_matrix& a, const sparse::mbs
     for (int m = 0; m < count; m += 2) {
         const bool two = m + 1 < count;
         const unsigned long long v1 = pairs[m], v2 = two ? pairs[m + 1] : v1;
-        const int pa1 = pair_first(v1), pb1 = pair_second(v1), pa2 = pair_first(v2), pb2 = pair_second(v2);
+        const int pa1 = spgemm_pair_first(v1), pb1 = spgemm_pair_second(v1);
+        const int pa2 = spgemm_pair_first(v2), pb2 = spgemm_pair_second(v2);
         if (mma) {
             double av[32][1], bv[32][1];
             for (int lane = 0; lane < 32; ++lane) {
-                av[lane][0] = pair_a(a.tile_val.data(), pa1, pa2, two, lane);
-                bv[lane][0] = pair_b(b.tile_val.data(), pb1, pb2, two, lane);
+                av[lane][0] = spgemm_pair_a(a.tile_val.data(), pa1, pa2, two, lane);
+                bv[lane][0] = spgemm_pair_b(b.tile_val.data(), pb1, pb2, two, lane);
             }
             for (int lane = 0; lane < 32; ++lane)
                 mma_emulated<f64_m8n8k4>(lane, acc[lane].x, lane_reader<double, 1>{av}, lane_reader<double, 1>{bv});
@@ -84,16 +85,17 @@ std::vector<double> numeric_tile(const sparse::mbsr_matrix& a, const sparse::mbs
             for (int lane = 0; lane < 32; ++lane) {
                 const int half = lane >> 4;
                 if (half == 0 || two)
-                    ess[lane] = essential_term(a.tile_val.data(), b.tile_val.data(), half ? pa2 : pa1, half ? pb2 : pb1,
-                                               lane, ess[lane]);
+                    ess[lane] = spgemm_essential_term(a.tile_val.data(), b.tile_val.data(), half ? pa2 : pa1,
+                                                      half ? pb2 : pb1, lane, ess[lane]);
             }
         }
     }
     std::vector<double> out(16, std::nan(""));
     for (int lane = 0; lane < 32; ++lane) {
         if (mma) {
-            if (!pair_writer(lane)) continue;
-            for (int r = 0; r < 2; ++r) out[pair_element(lane, r)] = acc[lane].x[r] + acc[pair_partner(lane)].x[r];
+            if (!spgemm_pair_writer(lane)) continue;
+            for (int r = 0; r < 2; ++r)
+                out[spgemm_pair_element(lane, r)] = acc[lane].x[r] + acc[spgemm_pair_partner(lane)].x[r];
         } else if (lane < 16) {
             out[lane] = ess[lane] + ess[lane ^ 16];
         }

@@ -1,53 +1,41 @@
-// tcore/patterns/spgemm.cuh - FP64 SpGEMM C = A B on the FP64 MMA after
-// AmgT (SC'24), Quadrant IV: both operands in mBSR (4x4 tiles with 16-bit
-// masks, tcore/sparse/mbsr.hpp), tile products grouped in pairs into the
-// 8x4 A / 4x8 B operands of one m8n8k4 MMA; only D's two diagonal 4x4
-// blocks are used.
+// tcore/patterns/spgemm.cuh - building blocks of the FP64 mBSR tile-pair
+// product after AmgT (SC'24), Quadrant IV: 4x4 tiles (values row-major, 16
+// per tile; 16-bit masks, bit 4r + c; tcore/sparse/mbsr.hpp), two tile
+// products grouped into the 8x4 A / 4x8 B operands of one m8n8k4 MMA; only
+// D's two diagonal 4x4 blocks are used. The launcher (spgemm) is in
+// patterns/device/spgemm.cuh.
 //
-// Symbolic phase (tile level, expand-sort-compress with CUB): a pair of an
-// A tile (i, k) and a B tile (k, j) is expanded only if the tiles meet (a
-// column of the A tile holding an entry matches a row of the B tile holding
-// one: the pair adds an entry, not only structural zeros); one warp per A
-// tile counts, then emits, its pairs as the key (i, j) and the pair of tile
-// indices. A stable radix sort groups the pairs of every C tile (in
-// expansion order: A tiles by column, then B tiles); run-length encoding
-// finds the groups, each a C tile with at least one entry; its mask, the
-// OR of the boolean products of its pairs' masks, is formed by the numeric
-// kernel's warp as it walks the pairs. The result is C's tile
-// structure and exact element structure (the structural product, as
-// cuSPARSE and tcore::sparse::spgemm_reference give it), and for every C
-// tile the list of its tile products: the numeric phase does exactly that
-// work. On power-law rows most tiles hold one entry, and most pairs of
-// tiles that share k do not meet: filtering them before the sort shrinks
-// it several times.
-// Numeric phase: one warp per C tile (i, j) takes its tile products two at
-// a time: A operand rows 0-3 = A(i, k1), rows 4-7 = A(i, k2); B operand
-// columns 0-3 = B(k1, j), 4-7 = B(k2, j). D[0:4, 0:4] accumulates
-// A(i,k1) B(k1,j) and D[4:8, 4:8] A(i,k2) B(k2,j); C(i, j) = D[0:4, 0:4] +
-// D[4:8, 4:8] (lane 4g + t, g < 4, t < 2, adds the value of lane + 18).
-// Backends: tensor_core (`tc`), cuda_core (`cc`, same data flow),
-// spgemm_essential (`cce`: 16 lanes per tile product, 4 FMAs each, two
-// products at a time; 64 FMAs per tile pair instead of the MMA's 256).
+// One warp per C tile (i, j) takes its tile products two at a time: A
+// operand rows 0-3 = A(i, k1), rows 4-7 = A(i, k2); B operand columns 0-3 =
+// B(k1, j), 4-7 = B(k2, j). D[0:4, 0:4] accumulates A(i,k1) B(k1,j) and
+// D[4:8, 4:8] A(i,k2) B(k2,j); C(i, j) = D[0:4, 0:4] + D[4:8, 4:8] (lane 4g +
+// t, g < 4, t < 2, adds the value of lane + 18).
 //
-// Device memory comes from the stream-ordered allocator (cudaMallocAsync),
-// so repeated products reuse the pool; the result owns its arrays.
+// Provides (namespace tcore):
+//   spgemm_pair_mma     the entry point: adds two tile products to an
+//                       m8n8k4 accumulator (warp-collective)
+//   spgemm_store_tile   C's 16 values from that accumulator (warp-collective)
+//   spgemm_pair_a, spgemm_pair_b, spgemm_pair_writer, spgemm_pair_partner,
+//   spgemm_pair_element the per-lane operand and result maps behind them
+//   spgemm_essential_term, spgemm_essential
+//                       the `cce` mode: 16 lanes per tile product, 4 FMAs
+//                       each (64 FMAs per tile pair, not the MMA's 256)
+//   tile_mask_product, tile_cols_used, tile_rows_used, tiles_meet
+//                       4x4 mask algebra (C's structure, the symbolic filter)
+//   spgemm_pair_first, spgemm_pair_second
+//                       a tile product packed as (A tile << 32) | B tile
+//
+// Preconditions (not checked): tile p of a value array is the 16 doubles at
+// val + 16 p (8-byte alignment; scalar loads through the generic path);
+// tile indices in range. Per-lane functions take `lane` = lane_id() and run
+// on host and device. The warp-collective ones are called by all 32 lanes
+// of one warp, converged, with the same tile indices on every lane.
 #pragma once
 
-#include "../check.cuh"
+#include "../backend.cuh"
 #include "../frag/f64_m8n8k4.cuh"
-#include "../sparse/mbsr.hpp"
-#include "../infra/launch.cuh"
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_run_length_encode.cuh>
-#include <cub/device/device_scan.cuh>
-#include <cuda_runtime.h>
-
-#include <cstdint>
-#include <string>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
 namespace tcore {
 
@@ -66,8 +54,6 @@ __host__ __device__ constexpr unsigned tile_mask_product(unsigned a, unsigned b)
     return c;
 }
 
-namespace spgemm_detail {
-
 /// Bit c set when column c of a 4x4 tile mask holds an entry.
 __host__ __device__ constexpr unsigned tile_cols_used(unsigned m) { return (m | m >> 4 | m >> 8 | m >> 12) & 0xFu; }
 /// Bit r set when row r of a 4x4 tile mask holds an entry.
@@ -83,12 +69,16 @@ __host__ __device__ constexpr bool tiles_meet(unsigned a_mask, unsigned b_mask)
     return (tile_cols_used(a_mask) & tile_rows_used(b_mask)) != 0;
 }
 
-__host__ __device__ constexpr int pair_first(unsigned long long v) { return static_cast<int>(v >> 32); }
-__host__ __device__ constexpr int pair_second(unsigned long long v) { return static_cast<int>(v & 0xffffffffu); }
+/// The A tile and the B tile of a tile product packed as (A << 32) | B.
+__host__ __device__ constexpr int spgemm_pair_first(unsigned long long v) { return static_cast<int>(v >> 32); }
+__host__ __device__ constexpr int spgemm_pair_second(unsigned long long v)
+{
+    return static_cast<int>(v & 0xffffffffu);
+}
 
 /// A(g, t) of the paired MMA on `lane`: rows 0-3 from A tile pa1, rows 4-7
 /// from pa2 (0 when there is no second product).
-__host__ __device__ inline double pair_a(const double* a_val, int pa1, int pa2, bool two, int lane)
+__host__ __device__ inline double spgemm_pair_a(const double* a_val, int pa1, int pa2, bool two, int lane)
 {
     const int g = lane >> 2, t = lane & 3;
     const bool low = g < 4;
@@ -96,7 +86,7 @@ __host__ __device__ inline double pair_a(const double* a_val, int pa1, int pa2, 
 }
 
 /// B(t, g) of the paired MMA: columns 0-3 from B tile pb1, 4-7 from pb2.
-__host__ __device__ inline double pair_b(const double* b_val, int pb1, int pb2, bool two, int lane)
+__host__ __device__ inline double spgemm_pair_b(const double* b_val, int pb1, int pb2, bool two, int lane)
 {
     const int g = lane >> 2, t = lane & 3;
     const bool low = g < 4;
@@ -104,16 +94,19 @@ __host__ __device__ inline double pair_b(const double* b_val, int pb1, int pb2, 
 }
 
 /// Lanes holding D[0:4, 0:4] (g < 4, t < 2) write C; they add the value of
-/// pair_partner(lane), which holds the same position of D[4:8, 4:8].
-__host__ __device__ constexpr bool pair_writer(int lane) { return (lane >> 2) < 4 && (lane & 3) < 2; }
-__host__ __device__ constexpr int pair_partner(int lane) { return (lane + 18) & 31; }
+/// spgemm_pair_partner(lane), which holds the same position of D[4:8, 4:8].
+__host__ __device__ constexpr bool spgemm_pair_writer(int lane) { return (lane >> 2) < 4 && (lane & 3) < 2; }
+__host__ __device__ constexpr int spgemm_pair_partner(int lane) { return (lane + 18) & 31; }
 /// Tile element (row-major) that accumulator register i of a writer lane is.
-__host__ __device__ constexpr int pair_element(int lane, int i) { return 4 * (lane >> 2) + 2 * (lane & 3) + i; }
+__host__ __device__ constexpr int spgemm_pair_element(int lane, int i)
+{
+    return 4 * (lane >> 2) + 2 * (lane & 3) + i;
+}
 
 /// cce: lane's share of one tile product: element lane % 16 (row-major) of
 /// A tile pa times B tile pb, 4 FMAs added to `acc`.
-__host__ __device__ inline double essential_term(const double* a_val, const double* b_val, int pa, int pb, int lane,
-                                                 double acc)
+__host__ __device__ inline double spgemm_essential_term(const double* a_val, const double* b_val, int pa, int pb,
+                                                        int lane, double acc)
 {
     const int e = lane & 15;
     const double* ar = a_val + 16LL * pa + 4 * (e >> 2);
@@ -122,6 +115,35 @@ __host__ __device__ inline double essential_term(const double* a_val, const doub
     return acc;
 }
 
-}  // namespace spgemm_detail
+/// acc += the tile products A tile pa1 x B tile pb1 (into D[0:4, 0:4]) and,
+/// if `two`, A tile pa2 x B tile pb2 (into D[4:8, 4:8]), by one m8n8k4 MMA
+/// on `Backend` (tensor_core or cuda_core). Start from fill(acc, 0.0); add
+/// any number of pairs of one C tile, then spgemm_store_tile. pa2 and pb2
+/// are not read when `two` is false. Warp-collective.
+template <class Backend = default_backend>
+__device__ __forceinline__ void spgemm_pair_mma(frag_c<f64_m8n8k4>& acc, const double* a_val, const double* b_val,
+                                                int pa1, int pb1, int pa2, int pb2, bool two, int lane)
+{
+    static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>,
+                  "Backend is tcore::tensor_core or tcore::cuda_core");
+    frag_a<f64_m8n8k4> a;
+    frag_b<f64_m8n8k4> b;
+    a.x[0] = spgemm_pair_a(a_val, pa1, pa2, two, lane);
+    b.x[0] = spgemm_pair_b(b_val, pb1, pb2, two, lane);
+    mma<Backend>(acc, a, b, acc);
+}
+
+/// C tile = D[0:4, 0:4] + D[4:8, 4:8] of an accumulator of spgemm_pair_mma:
+/// the 16 values (row-major) at `c_tile`, each written by one lane (the
+/// spgemm_pair_writer lanes, two each). Warp-collective (two shuffles).
+__device__ __forceinline__ void spgemm_store_tile(double* c_tile, const frag_c<f64_m8n8k4>& acc, int lane)
+{
+    const double o0 = __shfl_sync(0xffffffffu, acc.x[0], spgemm_pair_partner(lane));
+    const double o1 = __shfl_sync(0xffffffffu, acc.x[1], spgemm_pair_partner(lane));
+    if (spgemm_pair_writer(lane)) {
+        c_tile[spgemm_pair_element(lane, 0)] = acc.x[0] + o0;
+        c_tile[spgemm_pair_element(lane, 1)] = acc.x[1] + o1;
+    }
+}
 
 }  // namespace tcore

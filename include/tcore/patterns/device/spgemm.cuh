@@ -1,7 +1,46 @@
-// tcore/patterns/device/spgemm.cuh - SpGEMM launcher
+// tcore/patterns/device/spgemm.cuh - FP64 SpGEMM C = A B launcher after
+// AmgT (SC'24): spgemm() on mBSR matrices held on the device (mbsr_device),
+// composed of the tile-pair building blocks of patterns/spgemm.cuh.
+//
+// Symbolic phase (tile level, expand-sort-compress with CUB): a pair of an
+// A tile (i, k) and a B tile (k, j) is expanded only if the tiles meet (a
+// column of the A tile holding an entry matches a row of the B tile holding
+// one: the pair adds an entry, not only structural zeros); one warp per A
+// tile counts, then emits, its pairs as the key (i, j) and the pair of tile
+// indices. A stable radix sort groups the pairs of every C tile (in
+// expansion order: A tiles by column, then B tiles); run-length encoding
+// finds the groups, each a C tile with at least one entry; its mask, the
+// OR of the boolean products of its pairs' masks, is formed by the numeric
+// kernel's warp as it walks the pairs. The result is C's tile
+// structure and exact element structure (the structural product, as
+// cuSPARSE and tcore::sparse::spgemm_reference give it), and for every C
+// tile the list of its tile products: the numeric phase does exactly that
+// work. On power-law rows most tiles hold one entry, and most pairs of
+// tiles that share k do not meet: filtering them before the sort shrinks
+// it several times.
+// Numeric phase: one warp per C tile, two tile products per m8n8k4 MMA
+// (patterns/spgemm.cuh). Backends: tensor_core (`tc`), cuda_core (`cc`,
+// same data flow), spgemm_essential (`cce`).
+//
+// Device memory comes from the stream-ordered allocator (cudaMallocAsync),
+// so repeated products reuse the pool; the result owns its arrays.
 #pragma once
 
+#include "../../check.cuh"
+#include "../../infra/launch.cuh"
+#include "../../sparse/mbsr.hpp"
 #include "../spgemm.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace tcore {
 
@@ -112,19 +151,22 @@ private:
     }
 };
 
-namespace spgemm_detail {
+namespace detail {
 
-inline constexpr int threads = 128;
+inline constexpr int spgemm_threads = 128;
 
 /// The global index of the calling thread's warp.
-__device__ inline long long warp_index() { return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; }
+__device__ inline long long spgemm_warp_index()
+{
+    return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+}
 
 /// One warp per A tile (i, k): counts the B tiles (k, j) it meets.
-__global__ void count_products(long long a_tiles, const int* __restrict__ a_col, const std::uint16_t* __restrict__ a_mask,
-                               const int* __restrict__ b_ptr, const std::uint16_t* __restrict__ b_mask,
-                               long long* __restrict__ counts)
+__global__ void spgemm_count_products(long long a_tiles, const int* __restrict__ a_col,
+                                      const std::uint16_t* __restrict__ a_mask, const int* __restrict__ b_ptr,
+                                      const std::uint16_t* __restrict__ b_mask, long long* __restrict__ counts)
 {
-    const long long p = warp_index();
+    const long long p = spgemm_warp_index();
     if (p >= a_tiles) return;  // whole warps
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int k = a_col[p];
@@ -138,13 +180,13 @@ __global__ void count_products(long long a_tiles, const int* __restrict__ a_col,
 /// One warp per A tile (i, k): emits (key = i * block_cols + j, (A tile <<
 /// 32) | B tile) for every B tile (k, j) it meets, in B's order; the lanes
 /// take 32 B tiles at a time and write contiguously.
-__global__ void expand_products(long long a_tiles, const int* __restrict__ a_row, const int* __restrict__ a_col,
-                                const std::uint16_t* __restrict__ a_mask, const int* __restrict__ b_ptr,
-                                const int* __restrict__ b_col, const std::uint16_t* __restrict__ b_mask,
-                                const long long* __restrict__ offsets, long long block_cols,
-                                unsigned long long* __restrict__ keys, unsigned long long* __restrict__ pairs)
+__global__ void spgemm_expand_products(long long a_tiles, const int* __restrict__ a_row, const int* __restrict__ a_col,
+                                       const std::uint16_t* __restrict__ a_mask, const int* __restrict__ b_ptr,
+                                       const int* __restrict__ b_col, const std::uint16_t* __restrict__ b_mask,
+                                       const long long* __restrict__ offsets, long long block_cols,
+                                       unsigned long long* __restrict__ keys, unsigned long long* __restrict__ pairs)
 {
-    const long long p = warp_index();
+    const long long p = spgemm_warp_index();
     if (p >= a_tiles) return;  // whole warps
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int k = a_col[p], end = b_ptr[k + 1];
@@ -165,8 +207,8 @@ __global__ void expand_products(long long a_tiles, const int* __restrict__ a_row
 }
 
 /// One thread per C tile (a run of the sorted keys): its row and column.
-__global__ void tile_coords(int tiles, const unsigned long long* __restrict__ keys, long long block_cols,
-                            int* __restrict__ c_row, int* __restrict__ c_col)
+__global__ void spgemm_tile_coords(int tiles, const unsigned long long* __restrict__ keys, long long block_cols,
+                                   int* __restrict__ c_row, int* __restrict__ c_col)
 {
     const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t >= tiles) return;
@@ -177,7 +219,8 @@ __global__ void tile_coords(int tiles, const unsigned long long* __restrict__ ke
 
 /// tile_ptr from the tiles' rows, which are sorted: thread t (0 <= t <=
 /// tiles) starts the rows after its predecessor's, up to its own, at t.
-__global__ void row_pointers(int tiles, const int* __restrict__ c_row, int block_rows, int* __restrict__ tile_ptr)
+__global__ void spgemm_row_pointers(int tiles, const int* __restrict__ c_row, int block_rows,
+                                    int* __restrict__ tile_ptr)
 {
     const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (t > tiles) return;
@@ -186,19 +229,19 @@ __global__ void row_pointers(int tiles, const int* __restrict__ c_row, int block
     for (int r = prev + 1; r <= row; ++r) tile_ptr[r] = static_cast<int>(t);
 }
 
-struct operands {
+struct spgemm_operands {
     const double *a_val, *b_val;
     const std::uint16_t *a_mask, *b_mask;
     const unsigned long long* pairs;  ///< tile products, grouped by C tile
 };
 
-inline constexpr int chunk_products = 32;  ///< numeric: tile products whose indices a warp loads at once
+inline constexpr int spgemm_chunk_products = 32;  ///< numeric: tile products whose indices a warp loads at once
 /// numeric: resident blocks asked of the compiler (registers <= 40 for tc and
 /// cce: the kernel is latency bound and most C tiles have one or two
 /// products, so occupancy matters more than a deeper batch; cc's emulated
 /// MMA needs more registers).
 template <class Backend>
-inline constexpr int numeric_min_blocks = std::is_same_v<Backend, cuda_core> ? 8 : 12;
+inline constexpr int spgemm_numeric_min_blocks = std::is_same_v<Backend, cuda_core> ? 8 : 12;
 
 /// One warp per C tile: C(i, j) = sum over its tile products A(i, k) B(k, j)
 /// (run_off[tile] .. run_off[tile + 1] of the sorted pairs). The warp loads
@@ -208,11 +251,11 @@ inline constexpr int numeric_min_blocks = std::is_same_v<Backend, cuda_core> ? 8
 /// pair, and the kernel keeps the registers, and so the occupancy, that the
 /// most common C tiles (one or two products) need.
 template <class Backend>
-__global__ void __launch_bounds__(threads, numeric_min_blocks<Backend>) numeric(long long c_tiles, const int* __restrict__ run_off,
-                                                   double* __restrict__ c_val, std::uint16_t* __restrict__ c_mask,
-                                                   operands op)
+__global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Backend>)
+    spgemm_numeric(long long c_tiles, const int* __restrict__ run_off, double* __restrict__ c_val,
+                   std::uint16_t* __restrict__ c_mask, spgemm_operands op)
 {
-    const long long tile = warp_index();
+    const long long tile = spgemm_warp_index();
     if (tile >= c_tiles) return;  // whole warps
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int first = run_off[tile], count = run_off[tile + 1] - first;
@@ -223,10 +266,11 @@ __global__ void __launch_bounds__(threads, numeric_min_blocks<Backend>) numeric(
     double ess = 0.0;
     unsigned mask = 0;           // C(i, j)'s structure: the OR of its products' boolean products
     const int half = lane >> 4;  // cce: lanes 0-15 take the first product of a pair, 16-31 the second
-    for (int base = 0; base < count; base += chunk_products) {
-        const int n = min(chunk_products, count - base);  // warp-uniform
+    for (int base = 0; base < count; base += spgemm_chunk_products) {
+        const int n = min(spgemm_chunk_products, count - base);  // warp-uniform
         const unsigned long long mine = lane < n ? op.pairs[first + base + lane] : 0ull;
-        if (lane < n) mask |= tile_mask_product(op.a_mask[pair_first(mine)], op.b_mask[pair_second(mine)]);
+        if (lane < n)
+            mask |= tile_mask_product(op.a_mask[spgemm_pair_first(mine)], op.b_mask[spgemm_pair_second(mine)]);
         if constexpr (use_mma) {
             for (int s0 = 0; 2 * s0 < n; s0 += batch) {  // operand loads of `batch` MMAs, then the MMAs
                 double a_op[batch], b_op[batch];
@@ -236,8 +280,10 @@ __global__ void __launch_bounds__(threads, numeric_min_blocks<Backend>) numeric(
                         const unsigned long long v1 = __shfl_sync(0xffffffffu, mine, 2 * s);
                         const unsigned long long v2 = __shfl_sync(0xffffffffu, mine, 2 * s + 1);
                         const bool two = 2 * s + 1 < n;
-                        a_op[s - s0] = pair_a(op.a_val, pair_first(v1), pair_first(v2), two, lane);
-                        b_op[s - s0] = pair_b(op.b_val, pair_second(v1), pair_second(v2), two, lane);
+                        a_op[s - s0] =
+                            spgemm_pair_a(op.a_val, spgemm_pair_first(v1), spgemm_pair_first(v2), two, lane);
+                        b_op[s - s0] =
+                            spgemm_pair_b(op.b_val, spgemm_pair_second(v1), spgemm_pair_second(v2), two, lane);
                     }
 #pragma unroll
                 for (int s = s0; s < s0 + batch; ++s)
@@ -254,18 +300,19 @@ __global__ void __launch_bounds__(threads, numeric_min_blocks<Backend>) numeric(
             for (int s = 0; 2 * s < n; ++s) {
                 const unsigned long long v = __shfl_sync(0xffffffffu, mine, 2 * s + half);
                 if (half == 0 || 2 * s + 1 < n)
-                    ess = essential_term(op.a_val, op.b_val, pair_first(v), pair_second(v), lane, ess);
+                    ess = spgemm_essential_term(op.a_val, op.b_val, spgemm_pair_first(v), spgemm_pair_second(v),
+                                                lane, ess);
             }
         }
     }
     mask = __reduce_or_sync(0xffffffffu, mask);
     if (lane == 0) c_mask[tile] = static_cast<std::uint16_t>(mask);
     if constexpr (use_mma) {
-        const double o0 = __shfl_sync(0xffffffffu, acc.x[0], pair_partner(lane));
-        const double o1 = __shfl_sync(0xffffffffu, acc.x[1], pair_partner(lane));
-        if (pair_writer(lane)) {
-            c_val[16LL * tile + pair_element(lane, 0)] = acc.x[0] + o0;
-            c_val[16LL * tile + pair_element(lane, 1)] = acc.x[1] + o1;
+        const double o0 = __shfl_sync(0xffffffffu, acc.x[0], spgemm_pair_partner(lane));
+        const double o1 = __shfl_sync(0xffffffffu, acc.x[1], spgemm_pair_partner(lane));
+        if (spgemm_pair_writer(lane)) {
+            c_val[16LL * tile + spgemm_pair_element(lane, 0)] = acc.x[0] + o0;
+            c_val[16LL * tile + spgemm_pair_element(lane, 1)] = acc.x[1] + o1;
         }
     } else {
         const double v = ess + __shfl_xor_sync(0xffffffffu, ess, 16);
@@ -274,7 +321,7 @@ __global__ void __launch_bounds__(threads, numeric_min_blocks<Backend>) numeric(
 }
 
 template <class F>
-inline void cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t stream)
+inline void spgemm_cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t stream)
 {
     std::size_t bytes = 0;
     TCORE_CHECK(f(nullptr, bytes));
@@ -283,14 +330,14 @@ inline void cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t strea
     TCORE_CHECK(f(temp.get(), bytes));
 }
 
-inline unsigned grid_of(long long n, int per_block)
+inline unsigned spgemm_grid_of(long long n, int per_block)
 {
     const long long g = tcore::ceil_div(n, per_block);
     require(g < (1LL << 31), "tcore::spgemm", "the problem needs more than 2^31 - 1 thread blocks");
     return static_cast<unsigned>(g > 0 ? g : 1);
 }
 
-}  // namespace spgemm_detail
+}  // namespace detail
 
 /// Statistics of the last product (for reports).
 struct spgemm_stats {
@@ -310,7 +357,7 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> ||
                       std::is_same_v<Backend, spgemm_essential>,
                   "Backend is tcore::tensor_core, tcore::cuda_core or tcore::spgemm_essential");
-    namespace d = spgemm_detail;
+    namespace d = detail;
     const char* where = "tcore::spgemm";
     require(a.cols == b.rows, where,
             "inner dimensions differ: A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", B is " +
@@ -334,14 +381,16 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     async_array<unsigned char> temp;
     async_array<long long> offsets(static_cast<std::size_t>(a.tiles) + 1, stream);
     TCORE_CHECK(cudaMemsetAsync(offsets.get() + a.tiles, 0, sizeof(long long), stream));
-    const unsigned warp_grid = d::grid_of(32 * a.tiles, d::threads);  // one warp per A tile
-    d::count_products<<<warp_grid, d::threads, 0, stream>>>(a.tiles, a.tile_col.get(), a.tile_mask.get(),
-                                                            b.tile_ptr.get(), b.tile_mask.get(), offsets.get());
+    constexpr int th = d::spgemm_threads;
+    const unsigned warp_grid = d::spgemm_grid_of(32 * a.tiles, th);  // one warp per A tile
+    d::spgemm_count_products<<<warp_grid, th, 0, stream>>>(a.tiles, a.tile_col.get(), a.tile_mask.get(),
+                                                           b.tile_ptr.get(), b.tile_mask.get(), offsets.get());
     TCORE_CHECK_LAUNCH();
     long long* off = offsets.get();
     const long long n_off = a.tiles + 1;
-    d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, off, off, n_off, stream); },
-                temp, stream);
+    d::spgemm_cub_call(
+        [&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, off, off, n_off, stream); },
+        temp, stream);
     long long products = 0;
     TCORE_CHECK(cudaMemcpyAsync(&products, off + a.tiles, sizeof(long long), cudaMemcpyDeviceToHost, stream));
     TCORE_CHECK(cudaStreamSynchronize(stream));
@@ -350,9 +399,10 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     if (products == 0) return c;
     const int n = static_cast<int>(products);
     async_array<unsigned long long> keys(n, stream), keys_sorted(n, stream), pairs(n, stream), pairs_sorted(n, stream);
-    d::expand_products<<<warp_grid, d::threads, 0, stream>>>(a.tiles, a.tile_row.get(), a.tile_col.get(),
-                                                             a.tile_mask.get(), b.tile_ptr.get(), b.tile_col.get(),
-                                                             b.tile_mask.get(), off, c.block_cols, keys.get(), pairs.get());
+    d::spgemm_expand_products<<<warp_grid, th, 0, stream>>>(a.tiles, a.tile_row.get(), a.tile_col.get(),
+                                                            a.tile_mask.get(), b.tile_ptr.get(), b.tile_col.get(),
+                                                            b.tile_mask.get(), off, c.block_cols, keys.get(),
+                                                            pairs.get());
     TCORE_CHECK_LAUNCH();
     offsets.reset();
 
@@ -363,7 +413,7 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     {
         unsigned long long *ki = keys.get(), *ko = keys_sorted.get(), *vi = pairs.get(), *vo = pairs_sorted.get();
         // LSD radix sort is stable: a C tile's products stay in expansion order (deterministic sums).
-        d::cub_call([&](void* tmp, std::size_t& bytes) {
+        d::spgemm_cub_call([&](void* tmp, std::size_t& bytes) {
             return cub::DeviceRadixSort::SortPairs(tmp, bytes, ki, ko, vi, vo, n, 0, end_bit, stream);
         }, temp, stream);
     }
@@ -372,7 +422,7 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     {
         unsigned long long *ki = keys_sorted.get(), *ko = keys.get();
         int *co = run_off.get(), *nr = nruns.get();
-        d::cub_call([&](void* tmp, std::size_t& bytes) {
+        d::spgemm_cub_call([&](void* tmp, std::size_t& bytes) {
             return cub::DeviceRunLengthEncode::Encode(tmp, bytes, ki, ko, co, nr, n, stream);
         }, temp, stream);
     }
@@ -384,8 +434,9 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     {
         int* co = run_off.get();
         const int nr = tiles + 1;  // run lengths -> run offsets
-        d::cub_call([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, co, co, nr, stream); },
-                    temp, stream);
+        d::spgemm_cub_call(
+            [&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, co, co, nr, stream); },
+            temp, stream);
     }
     if (stats) stats->c_tiles = tiles;
     c.tiles = tiles;
@@ -395,16 +446,17 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     c.tile_row = async_array<int>(tiles, stream);
     c.tile_mask = async_array<std::uint16_t>(tiles, stream);
     c.tile_val = async_array<double>(16 * static_cast<std::size_t>(tiles), stream);
-    d::tile_coords<<<d::grid_of(tiles, d::threads), d::threads, 0, stream>>>(tiles, keys.get(), c.block_cols,
-                                                                             c.tile_row.get(), c.tile_col.get());
+    d::spgemm_tile_coords<<<d::spgemm_grid_of(tiles, th), th, 0, stream>>>(tiles, keys.get(), c.block_cols,
+                                                                         c.tile_row.get(), c.tile_col.get());
     TCORE_CHECK_LAUNCH();
-    d::row_pointers<<<d::grid_of(tiles + 1LL, d::threads), d::threads, 0, stream>>>(tiles, c.tile_row.get(), c.block_rows,
-                                                                                   c.tile_ptr.get());
+    d::spgemm_row_pointers<<<d::spgemm_grid_of(tiles + 1LL, th), th, 0, stream>>>(tiles, c.tile_row.get(),
+                                                                                c.block_rows, c.tile_ptr.get());
     TCORE_CHECK_LAUNCH();
 
     // -- numeric (and C's masks) ------------------------------------------------------------
-    const d::operands op{a.tile_val.get(), b.tile_val.get(), a.tile_mask.get(), b.tile_mask.get(), pairs_sorted.get()};
-    d::numeric<Backend><<<d::grid_of(32LL * tiles, d::threads), d::threads, 0, stream>>>(
+    const d::spgemm_operands op{a.tile_val.get(), b.tile_val.get(), a.tile_mask.get(), b.tile_mask.get(),
+                                pairs_sorted.get()};
+    d::spgemm_numeric<Backend><<<d::spgemm_grid_of(32LL * tiles, th), th, 0, stream>>>(
         tiles, run_off.get(), c.tile_val.get(), c.tile_mask.get(), op);
     TCORE_CHECK_LAUNCH();
     return c;
