@@ -5,6 +5,11 @@
 //     the complex product;
 //   * a_radix8 / a_radix16 spread exactly those matrices over the warp
 //     through the m16n8k16 lane map (each element held once);
+//   * the radix stage's placement (dft_stage.cuh): radix8_matrix /
+//     radix16_matrix hold those fragments, and inputs placed as documented
+//     (radix8_b / radix16_b from the lane's complex inputs t + 4j of column
+//     g, twiddled by dft::cmul) give, through the stage's MMAs, the DFT of
+//     each of the 8 columns at the documented C-map outputs;
 //   * the twiddle table matches long double trigonometry;
 //   * swizzle is a bijection of every signal's slots;
 //   * the kernel's split indices (dft::tile_slot, dft::xor_fixed): for every
@@ -31,6 +36,7 @@
 #include "common/test_util.hpp"
 
 #include <tcore/patterns/dft.cuh>
+#include <tcore/patterns/dft_stage.cuh>
 
 #include <cmath>
 #include <complex>
@@ -167,6 +173,79 @@ void check_lane_operands()
                 T.check(held8[i][j] == 1 && held16[i][j] == 1, "operand element (%d,%d) held %d/%d times", i, j,
                         held8[i][j], held16[i][j]);
     }
+}
+
+/// The stage's documented placement, with the MMAs of radix8_stage /
+/// radix16_stage done by host_mma: 8 columns of random inputs, random unit
+/// twiddles (as the twiddled overloads apply them), all 32 lanes.
+template <int R, int Sign>
+void check_stage_placement()
+{
+    test::rng rng(test::seed() + static_cast<std::uint64_t>(2 * R + (Sign > 0)));
+    constexpr int Q = R / 4;
+    cd x[8][R], w[R];
+    for (int col = 0; col < 8; ++col)
+        for (int n = 0; n < R; ++n) x[col][n] = {rng.nonzero(), rng.nonzero()};
+    for (int n = 0; n < R; ++n) {
+        const double a = rng.uniform(0.0, 6.283185307179586);
+        w[n] = {std::cos(a), std::sin(a)};
+    }
+    frag_a<K16> f0[32], f1[32];
+    frag_b<K16> b0[32], b1[32], nb1[32];
+    frag_c<K16> zero[32], y0[32], y1[32];
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        double2 v[Q];
+        for (int j = 0; j < Q; ++j) {
+            const cd in = x[g][t + 4 * j];
+            v[j] = dft::cmul(make_double2(in.real(), in.imag()), make_double2(w[t + 4 * j].real(), w[t + 4 * j].imag()));
+        }
+        fill(zero[lane], 0.0);
+        if constexpr (R == 8) {
+            f0[lane] = dft::radix8_matrix<Sign>(lane).f;
+            b0[lane] = dft::radix8_b(v);
+        } else {
+            const dft::radix16_matrix<Sign> F(lane);
+            f0[lane] = F.re, f1[lane] = F.im;
+            dft::radix16_b(v, b0[lane], b1[lane]);
+            for (int j = 0; j < 4; ++j) nb1[lane].x[j] = -b1[lane].x[j];
+        }
+    }
+    if constexpr (R == 8) {
+        host_mma(y0, f0, b0, zero);
+    } else {
+        host_mma(y0, f0, b0, zero), host_mma(y0, f1, nb1, y0);  // Re Y
+        host_mma(y1, f1, b0, zero), host_mma(y1, f0, b1, y1);   // Im Y
+    }
+    double worst = 0;
+    bool placed = true;
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int i = 0; i < 4; ++i) {
+            int col, r;
+            double re, im;
+            if constexpr (R == 8) {
+                if (i >= 2) continue;
+                col = 2 * t + i, r = g, re = y0[lane].x[i], im = y0[lane].x[2 + i];
+            } else {
+                col = 2 * t + (i & 1), r = g + 8 * (i >> 1), re = y0[lane].x[i], im = y1[lane].x[i];
+            }
+            std::complex<long double> ref = 0;
+            long double sum = 0;
+            for (int n = 0; n < R; ++n) {
+                const long double a = two_pi * static_cast<long double>((r * n) % R) / R;
+                const std::complex<long double> xn(x[col][n].real(), x[col][n].imag()), wn(w[n].real(), w[n].imag());
+                ref += xn * wn * std::complex<long double>(std::cos(a), Sign * std::sin(a));
+                sum += std::fabs(static_cast<long double>(x[col][n].real())) + std::fabs(static_cast<long double>(x[col][n].imag()));
+            }
+            const long double err = std::max(std::fabs(re - ref.real()), std::fabs(im - ref.imag()));
+            const long double bound = (2 * R + 5) * 0x1p-53L * sum * 2;  // |w| = 1: T <= 2 sum
+            placed = placed && err <= bound;
+            worst = std::max(worst, static_cast<double>(err / bound));
+        }
+    }
+    T.check(placed, "radix-%d stage (sign %d): outputs at the documented places, worst %.3f of the bound", R, Sign,
+            worst);
 }
 
 void check_twiddles()
@@ -565,6 +644,10 @@ int main()
     check_constants();
     check_matrices();
     check_lane_operands();
+    check_stage_placement<8, -1>();
+    check_stage_placement<8, 1>();
+    check_stage_placement<16, -1>();
+    check_stage_placement<16, 1>();
     check_twiddles();
     check_swizzle();
     for (int L = 6; L <= 12; ++L) check_split_indices<false>(L), check_split_indices<true>(L);
