@@ -1,5 +1,5 @@
 // tests/gpu/test_stencil.cu - iterative stencils (tcore/patterns/
-// stencil_tiled.cuh) against the CPU reference, every shape of the
+// device/stencil.cuh) against the CPU reference, every shape of the
 // ConvStencil/EBISU set on all three methods (tensor_core = tc, cuda_core =
 // cc, stencil_cce = cce), t = 1 and 3 fused steps (t = 2 for two shapes),
 // Dirichlet and periodic boundaries, odd grid sizes (smaller than a tile,
@@ -26,7 +26,7 @@
 // TCORE_TEST_QUICK=1 drops the largest grids.
 #include "common/test_util.hpp"
 
-#include <tcore/patterns/stencil_tiled.cuh>
+#include <tcore/patterns/device/stencil.cuh>
 
 #include <algorithm>
 #include <cmath>
@@ -129,26 +129,25 @@ template <class S, class M, int T, boundary BC>
 void launch(route how, const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
             cudaStream_t stream)
 {
-    namespace sd = stencil_detail;
-    constexpr sd::tile_schedule grid_stride{false, 0};
+    constexpr stencil_schedule grid_stride{false, 0};
     if (how == route::apply) {
         stencil_apply<S, M, T, BC>(in, out, g, w, stream);
         return;
     }
     if (how == route::warp_stream) {
-        if constexpr (sd::warp_stream_star<S> && std::is_same_v<M, stencil_cce> && BC == boundary::dirichlet &&
+        if constexpr (stencil_warp_stream_star<S> && std::is_same_v<M, stencil_cce> && BC == boundary::dirichlet &&
                       (T == 2 || T == 3))
-            sd::launch_warp_stream<S, T>(in, out, g, w, stream);
+            stencil_launch_warp_stream<S, T>(in, out, g, w, stream);
         else
             throw std::invalid_argument("the warp streaming kernel computes cce 2D stars, t = 2 or 3, Dirichlet");
     }
     if (how == route::grid_stride) {
         if constexpr (std::is_same_v<M, stencil_cce> && T == 1 && S::dims == 3)
-            sd::launch_stream<S, BC, sd::stream_default<S>>(in, out, g, w, stream, grid_stride);
+            stencil_launch_stream<S, BC, stencil_stream_default<S>>(in, out, g, w, stream, grid_stride);
         else if constexpr (std::is_same_v<M, stencil_cce> && T == 1)
-            sd::launch_t1_tiles<S, BC, sd::t1_tile_default<S>>(in, out, g, w, stream, grid_stride);
+            stencil_launch_t1_tiles<S, BC, stencil_t1_tile_default<S>>(in, out, g, w, stream, grid_stride);
         else if constexpr (S::dims == 2)
-            sd::launch_tiled2d<S, M, T, BC>(in, out, g, w, stream, grid_stride);
+            stencil_launch_tiled2d<S, M, T, BC>(in, out, g, w, stream, grid_stride);
         else
             throw std::invalid_argument("the 3D tiled kernel has no ticket order to leave");
     }
@@ -219,14 +218,13 @@ void run_grids(std::uint64_t salt)
 void multi_round_grid()
 {
     using S = star2d1r;
-    namespace sd = stencil_detail;
     const long long sms = tcore::sm_count();
     auto bound = [&](std::size_t smem) { return sms * static_cast<long long>(227 * 1024 / smem); };
-    using C3 = sd::config2d<S, 3, stencil_cce>;
-    using C1 = sd::t1_tile_default<S>;
+    using C3 = stencil_tiled2d_default<S, 3, stencil_cce>;
+    using C1 = stencil_t1_tile_default<S>;
     const long long tile3 = C3::geometry::tile_x * C3::geometry::tile_y, tile1 = C1::tile_x * C1::tile_y;
     const long long need =
-        2 * std::max(bound(C3::smem_bytes) * tile3, std::max(bound(sd::config2d<S, 3>::smem_bytes) * tile3,
+        2 * std::max(bound(C3::smem_bytes) * tile3, std::max(bound(stencil_tiled2d_default<S, 3>::smem_bytes) * tile3,
                                                              bound(C1::smem_bytes) * tile1));
     const long long nx = 1447;  // 24 tiles of 60 and a tail of 7
     long long ny = (need + nx - 1) / nx;
@@ -248,9 +246,8 @@ void multi_round_grid()
 template <class S>
 void warp_stream_grids(std::uint64_t salt)
 {
-    namespace sd = stencil_detail;
     constexpr int R = S::radius;
-    const long long valid = sd::ws_valid(3, R);
+    const long long valid = stencil_ws_valid(3, R);
     std::vector<stencil_grid> grids = {{2, 1, 1}, {valid, 3, 1}, {valid + 2, 130, 1}, {1000, 777, 1}};
     for (const stencil_grid& g : grids) {
         run_case<S, stencil_cce, 3, boundary::dirichlet, route::warp_stream>(g, 2, salt++);
@@ -259,22 +256,22 @@ void warp_stream_grids(std::uint64_t salt)
     if (quick) return;
     // 16 strips (2 blocks of them; nx even) and enough 128-row bands to fill the device once, plus a tail
     const long long strip_blocks = 2;
-    const stencil_grid big{16 * valid - 6, sd::ws_min_band * ((sd::warp_stream_resident<S, 3>() + 1) / strip_blocks) + 13, 1};
+    const stencil_grid big{16 * valid - 6, stencil_ws_min_band * ((stencil_warp_stream_resident<S, 3>() + 1) / strip_blocks) + 13, 1};
     device_buffer<double> probe(16);
-    tally_.check(sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, big) && !sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, {big.nx + 1, big.ny, 1}),
+    tally_.check(stencil_warp_stream_fits<S, 3>(probe.ptr, probe.ptr, big) && !stencil_warp_stream_fits<S, 3>(probe.ptr, probe.ptr, {big.nx + 1, big.ny, 1}),
                  "%s: warp_stream_fits takes %lldx%lld and leaves an odd nx to the tiled kernel", S::name().c_str(), big.nx, big.ny);
     // the measured choice at 4096^2: the tiled kernel for star2d1r, the warps for star2d3r; a grid of
     // 2 x 2^40 points would need bands of 2^30 rows or more (one wave of fewer than 1024 blocks) and
     // stays tiled
     const stencil_grid square{4096, 4096, 1}, tall{2, 1LL << 40, 1};
-    tally_.check(sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, square) == (R == 3) &&
-                     !sd::warp_stream_fits<S, 3>(probe.ptr, probe.ptr, tall),
+    tally_.check(stencil_warp_stream_fits<S, 3>(probe.ptr, probe.ptr, square) == (R == 3) &&
+                     !stencil_warp_stream_fits<S, 3>(probe.ptr, probe.ptr, tall),
                  "%s: warp_stream_fits at 4096^2 (warps for star2d3r only) or on a 2 x 2^40 grid", S::name().c_str());
     tally_.expect_error("a direct launch with 70000 bands of 1 row", [&] {
-        sd::launch_warp_stream<S, 3>(probe.ptr, probe.ptr, {2, 70000, 1}, stencil_weights<S>{}, 0, 1);
+        stencil_launch_warp_stream<S, 3>(probe.ptr, probe.ptr, {2, 70000, 1}, stencil_weights<S>{}, 0, 1);
     });
     std::printf("warp stream grid %lldx%lld: stencil_apply takes the %s kernel (DRAM %.1f GB/s per SM)\n", big.nx,
-                big.ny, sd::warp_stream_preferred<S>() ? "warp streaming" : "tiled", tcore::dram_gbs_per_sm());
+                big.ny, stencil_warp_stream_preferred<S>() ? "warp streaming" : "tiled", tcore::dram_gbs_per_sm());
     run_case<S, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
 }
 
@@ -290,7 +287,7 @@ void run_shape(std::uint64_t salt)
 }
 
 /// The kernels that take tickets, with their items in grid-stride order
-/// instead (tile_schedule{false}): 2D t = 1 tiles, 2D tiled (tc, cc and
+/// instead (stencil_schedule{false}): 2D t = 1 tiles, 2D tiled (tc, cc and
 /// cce, t = 1 and 3), 3D t = 1 streaming; grids with tails, both boundaries.
 void grid_stride_order()
 {
