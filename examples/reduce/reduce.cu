@@ -1,5 +1,6 @@
 // examples/reduce/reduce.cu - the Reduction workload (Quadrant III): sums by
-// MMA against a constant row of ones (include/tcore/patterns/reduce.cuh).
+// MMA against a constant row of ones (include/tcore/patterns/reduce.cuh,
+// launchers in include/tcore/patterns/device/reduce.cuh).
 //
 // Cases
 //   seg=64 .. seg=1024   FP64 sums of consecutive segments over 2^27 elements (1 GiB)
@@ -20,7 +21,7 @@
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
-#include <tcore/patterns/reduce.cuh>
+#include <tcore/patterns/device/reduce.cuh>
 
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
-// tests/gpu/test_reduce.cu - patterns/reduce.cuh on the GPU against an FP64
-// CPU reference (accumulated in long double).
+// tests/gpu/test_reduce.cu - patterns/reduce.cuh and patterns/device/reduce.cuh
+// on the GPU against an FP64 CPU reference (accumulated in long double).
 //
 // Variants: tc (tensor_core) on every FP64 shape and FP16 m16n8k16 (FP32
 // accumulation), cc (cuda_core), cce. Levels: warp_reduce, block_reduce,
@@ -18,6 +18,7 @@
 // TCORE_TEST_QUICK=1 also caps the other sizes at about 10^5.
 #include "common/test_util.hpp"
 
+#include <tcore/patterns/device/reduce.cuh>
 #include <tcore/patterns/reduce.cuh>
 
 #include <cmath>

@@ -1,5 +1,7 @@
 // tcore/patterns/reduce.cuh - sum reduction as an MMA against a constant row
-// of ones (Quadrant III: partial input, partial output).
+// of ones (Quadrant III: partial input, partial output): the warp and block
+// building blocks. The device-wide and segmented launchers are in
+// patterns/device/reduce.cuh.
 //
 // After Dakkak et al., "Accelerating reduction and scan using tensor core
 // units" (ICS'19), in the FP64 form of the Cubie study. The data is the B
@@ -23,18 +25,36 @@
 // 32c..32c+31, so one tile also gives 4 segment sums of 64 (lane t: c0 + c1)
 // or 2 of 128 (one shuffle) or 1 of 256 (two shuffles).
 //
-// Entry points
-//   warp:      warp_sum<Backend, Shape> (accumulator), warp_reduce(v)
-//   block:     block_reduce<Backend, Shape, Threads>(v, smem)
-//   segmented: reduce_segments / reduce_segments_cce (fixed segment size)
-//   device:    reduce / reduce_cce (CUB-style temp-storage query). Bitwise
-//              deterministic run to run: for a given n and device the grid is
-//              fixed, each warp sums a fixed set of tiles, and block and grid
-//              partials are combined in a fixed order (no floating-point
-//              atomics). The last stage adds at most 32 partials per SM on
-//              CUDA cores for every variant.
-// The cce ("essential") variants add the same loaded values on CUDA cores
-// and finish with a shuffle tree.
+// Provides
+//   tile:  reduce_tile (256), reduce_per_lane (8), reduce_placement,
+//          reduce_tile_pos; reduce_load (whole tile), reduce_load_part
+//          (first `valid` elements, zeros after), reduce_load_pair
+//   warp:  warp_sum<Backend, Shape> (accumulator: add, pair, total,
+//          store_segments<S>), warp_reduce(v)
+//   block: block_reduce<Backend, Shape, BlockThreads>(v, smem)
+//   cce:   warp_sum_cce, warp_reduce_cce, block_reduce_cce (the same values
+//          added on CUDA cores, then a shuffle tree)
+//
+// Preconditions
+//   Shape: an FP64 shape (double in, double out) or f16_m16n8k16_f32acc
+//          (__half in, float out); static_asserts: row 0 of D is c0/c1 of
+//          lanes 0-3, and 8 values fill whole B fragments.
+//   warp:  warp-collective: all 32 lanes, converged, call every member and
+//          function together (mma.sync / __shfl_sync with a full mask; not
+//          checked). 8 values per lane per tile; any placement for add,
+//          total and warp_reduce (A is the same for every k).
+//          store_segments<S> (S = 64, 128, 256) needs the chunk placement
+//          reduce_tile_pos<reduce_placement::chunk, T> (not checked).
+//   loads: reduce_load<P, Vec>: the whole 256-element tile readable; Vec
+//          needs `tile` 16-byte aligned (not checked) and global memory
+//          (__ldg). reduce_load_part reads element by element (element
+//          alignment), positions >= valid read as zero. A tail guard in
+//          front of a warp-collective call is undefined: load zeros instead.
+//   block: 1-D block of exactly BlockThreads threads (require_block_threads,
+//          debug builds only), a multiple of 32 and <= 1024 (static_assert);
+//          every thread calls it (it holds __syncthreads); smem:
+//          BlockThreads/32 sums in shared memory, reusable at once after
+//          the call. Warps are added in order (deterministic).
 #pragma once
 
 #include "../backend.cuh"
@@ -47,10 +67,7 @@
 #include "../infra/constants.cuh"
 #include "../infra/launch.cuh"
 
-#include <algorithm>
-#include <climits>
-#include <cstddef>
-#include <string>
+#include <type_traits>
 
 namespace tcore {
 
@@ -86,7 +103,13 @@ __device__ inline S to_sum(T v)
     else return static_cast<S>(v);
 }
 
-/// Loads one whole tile. Vec: 16-byte loads, which need `tile` 16-byte aligned.
+}  // namespace detail
+
+// -- tile loads --------------------------------------------------------------
+
+/// Loads one whole tile (per lane: value q from reduce_tile_pos<P, T>(lane, q)).
+/// Vec: 16-byte loads through __ldg, which need `tile` 16-byte aligned and in
+/// global memory; otherwise element loads from any memory.
 template <reduce_placement P, bool Vec, class T>
 __device__ inline void reduce_load(T (&v)[reduce_per_lane], const T* tile)
 {
@@ -110,18 +133,21 @@ __device__ inline void reduce_load(T (&v)[reduce_per_lane], const T* tile)
 }
 
 /// Loads the first `valid` elements of a tile (any value; <= 0 gives all
-/// zeros); the other positions read as zero.
+/// zeros) with element loads; the other positions read as zero and are not
+/// read from memory, so a tile may run past the end of the array.
 template <reduce_placement P, class T>
 __device__ inline void reduce_load_part(T (&v)[reduce_per_lane], const T* tile, long long valid)
 {
     const int lane = lane_id();
     static_for<reduce_per_lane>([&](auto q) {
         const int pos = reduce_tile_pos<P, T>(lane, q);
-        v[q] = pos < valid ? tile[pos] : zero_of<T>();
+        v[q] = pos < valid ? tile[pos] : detail::zero_of<T>();
     });
 }
 
-/// Loads tiles 0 and 1 at `base` (2 * 256 elements, `valid` of them present).
+/// Loads tiles 0 and 1 at `base` (2 * 256 elements, `valid` of them present):
+/// whole-tile loads when both are complete (returns true), else
+/// reduce_load_part for each. `valid` must be the same on every lane.
 template <reduce_placement P, bool Vec, class T>
 __device__ inline bool reduce_load_pair(T (&v0)[reduce_per_lane], T (&v1)[reduce_per_lane], const T* base,
                                         long long valid)
@@ -135,8 +161,6 @@ __device__ inline bool reduce_load_pair(T (&v0)[reduce_per_lane], T (&v1)[reduce
     reduce_load_part<P>(v1, base + reduce_tile, valid - reduce_tile);
     return false;
 }
-
-}  // namespace detail
 
 // -- warp level --------------------------------------------------------------
 
@@ -286,251 +310,6 @@ template <int BlockThreads, class T>
 __device__ inline sum_type_t<T> block_reduce_cce(const T (&v)[reduce_per_lane], sum_type_t<T>* smem)
 {
     return detail::block_combine<BlockThreads>(warp_reduce_cce(v), smem);
-}
-
-// -- kernels -----------------------------------------------------------------
-
-namespace detail {
-
-inline constexpr int reduce_threads = 256;
-inline constexpr int reduce_warps = reduce_threads / 32;
-
-/// Device-wide stage 1: warp w of the grid sums tile pairs w, w + W, ...
-/// (a pair is 512 elements; the last one is read with bounds checks);
-/// each block writes its sum (warps added in order) to partials[blockIdx.x].
-template <class Acc, bool Vec>
-__global__ void __launch_bounds__(reduce_threads, 3)
-    reduce_partials_kernel(const typename Acc::in_type* in, long long n, typename Acc::sum_type* partials)
-{
-    using T = typename Acc::in_type;
-    using S = typename Acc::sum_type;
-    constexpr auto P = reduce_placement::stream;
-    const int warp = threadIdx.x >> 5;
-    const long long pairs = ceil_div(n, 2 * reduce_tile);
-    const long long gw = static_cast<long long>(blockIdx.x) * reduce_warps + warp;
-    const long long stride = static_cast<long long>(gridDim.x) * reduce_warps;
-    Acc acc;
-    for (long long pair = gw; pair < pairs; pair += stride) {
-        T v0[reduce_per_lane], v1[reduce_per_lane];
-        const long long first = pair * 2 * reduce_tile;
-        reduce_load_pair<P, Vec>(v0, v1, in + first, n - first);
-        acc.add(v0);
-        acc.add(v1);
-    }
-    __shared__ S warp_sums[reduce_warps];
-    const S w = acc.total();
-    if ((threadIdx.x & 31) == 0) warp_sums[warp] = w;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        S s = warp_sums[0];
-        for (int i = 1; i < reduce_warps; ++i) s += warp_sums[i];
-        partials[blockIdx.x] = s;
-    }
-}
-
-/// Device-wide stage 2 (one block): partials added in a fixed order.
-template <class S>
-__global__ void __launch_bounds__(reduce_threads) reduce_final_kernel(const S* partials, int count, S* out)
-{
-    S s = 0;
-    for (int i = threadIdx.x; i < count; i += reduce_threads) s += partials[i];
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
-    __shared__ S warp_sums[reduce_warps];
-    if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = s;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        S t = warp_sums[0];
-        for (int i = 1; i < reduce_warps; ++i) t += warp_sums[i];
-        *out = t;
-    }
-}
-
-/// Segments of S = 64, 128 or 256: each tile holds 256/S segments; a warp
-/// loads a pair of tiles before adding either. S = 256 needs only the tile's
-/// total, so its tiles take the stream placement (512-byte loads).
-template <class Acc, int S>
-__global__ void __launch_bounds__(reduce_threads, 3)
-    reduce_small_segments_kernel(const typename Acc::in_type* in, typename Acc::sum_type* out, long long num_segments)
-{
-    using T = typename Acc::in_type;
-    constexpr auto P = S == 256 ? reduce_placement::stream : reduce_placement::chunk;
-    constexpr int per_tile = reduce_tile / S;
-    const long long n = num_segments * S;
-    const long long pairs = ceil_div(n, 2 * reduce_tile);
-    const long long gw = static_cast<long long>(blockIdx.x) * reduce_warps + (threadIdx.x >> 5);
-    const long long stride = static_cast<long long>(gridDim.x) * reduce_warps;
-    Acc acc;
-    for (long long pair = gw; pair < pairs; pair += stride) {
-        T v0[reduce_per_lane], v1[reduce_per_lane];
-        const long long first = pair * 2 * reduce_tile;
-        reduce_load_pair<P, true>(v0, v1, in + first, n - first);
-        acc.reset();
-        acc.add(v0);
-        acc.template store_segments<S>(out, 2 * pair * per_tile, num_segments);
-        acc.reset();
-        acc.add(v1);
-        acc.template store_segments<S>(out, (2 * pair + 1) * per_tile, num_segments);
-    }
-}
-
-/// Any segment size: warp w sums segments w, w + W, ... (tile pairs, then
-/// the one or two tiles left, the last one read with bounds checks). W is
-/// the grid's warp count; launched with a warp per segment, each warp sums one.
-template <class Acc, bool Vec>
-__global__ void __launch_bounds__(reduce_threads, 2)
-    reduce_segments_kernel(const typename Acc::in_type* in, typename Acc::sum_type* out, long long num_segments,
-                           long long seg)
-{
-    using T = typename Acc::in_type;
-    using S = typename Acc::sum_type;
-    constexpr auto P = reduce_placement::stream;
-    const long long gw = static_cast<long long>(blockIdx.x) * reduce_warps + (threadIdx.x >> 5);
-    const long long stride = static_cast<long long>(gridDim.x) * reduce_warps;
-    Acc acc;
-    for (long long s = gw; s < num_segments; s += stride) {
-        const T* base = in + s * seg;
-        acc.reset();
-        long long first = 0;
-        for (; first + 2 * reduce_tile <= seg; first += 2 * reduce_tile) {  // whole tile pairs
-            T v0[reduce_per_lane], v1[reduce_per_lane];
-            reduce_load<P, Vec>(v0, base + first);
-            reduce_load<P, Vec>(v1, base + first + reduce_tile);
-            acc.add(v0);
-            acc.add(v1);
-        }
-        for (; first < seg; first += reduce_tile) {  // at most two more tiles, the last maybe partial
-            T v[reduce_per_lane];
-            if (seg - first >= reduce_tile) reduce_load<P, Vec>(v, base + first);
-            else reduce_load_part<P>(v, base + first, seg - first);
-            acc.add(v);
-        }
-        const S r = acc.total();
-        if ((threadIdx.x & 31) == 0) out[s] = r;
-    }
-}
-
-/// Most partials stage 1 can write: 32 resident blocks per SM at most.
-inline long long reduce_max_partials() { return static_cast<long long>(sm_count()) * 32; }
-
-template <class Acc>
-inline void reduce_device(const char* where, void* temp, std::size_t& temp_bytes, const typename Acc::in_type* in,
-                          typename Acc::sum_type* out, long long n, cudaStream_t stream)
-{
-    using S = typename Acc::sum_type;
-    const long long max_partials = reduce_max_partials();
-    const std::size_t need = static_cast<std::size_t>(max_partials) * sizeof(S);
-    if (temp == nullptr) {
-        temp_bytes = need;
-        return;
-    }
-    require(temp_bytes >= need, where,
-            "temp_bytes (" + std::to_string(temp_bytes) + ") is below the queried size (" + std::to_string(need) + ")");
-    require(aligned(temp, alignof(S)), where, "temp is not aligned to the sum type");
-    require_size(n, where, "n");
-    require_pointer(out, where, "out");
-    if (n == 0) {
-        TCORE_CHECK(cudaMemsetAsync(out, 0, sizeof(S), stream));
-        return;
-    }
-    require_pointer(in, where, "in");
-    const long long pairs = ceil_div(ceil_div(n, reduce_tile), 2);
-    S* partials = static_cast<S*>(temp);
-    auto run = [&](auto kernel) {
-        long long grid = resident_grid(kernel, reduce_threads, ceil_div(pairs, reduce_warps));
-        if (grid > max_partials) grid = max_partials;
-        kernel<<<static_cast<unsigned>(grid), reduce_threads, 0, stream>>>(in, n, partials);
-        TCORE_CHECK_LAUNCH();
-        reduce_final_kernel<S><<<1, reduce_threads, 0, stream>>>(partials, static_cast<int>(grid), out);
-        TCORE_CHECK_LAUNCH();
-    };
-    if (aligned(in, 16)) run(reduce_partials_kernel<Acc, true>);
-    else run(reduce_partials_kernel<Acc, false>);
-}
-
-template <class Acc>
-inline void reduce_segments_impl(const char* where, const typename Acc::in_type* in, typename Acc::sum_type* out,
-                                 long long num_segments, long long segment_size, cudaStream_t stream)
-{
-    using T = typename Acc::in_type;
-    using S = typename Acc::sum_type;
-    require_size(num_segments, where, "num_segments");
-    require_size(segment_size, where, "segment_size");
-    if (num_segments == 0) return;
-    require_pointer(out, where, "out");
-    require(segment_size == 0 || num_segments <= LLONG_MAX / segment_size, where,
-            "num_segments * segment_size overflows a 64-bit size");
-    if (segment_size == 0) {
-        TCORE_CHECK(cudaMemsetAsync(out, 0, static_cast<std::size_t>(num_segments) * sizeof(S), stream));
-        return;
-    }
-    require_pointer(in, where, "in");
-    const bool vec = aligned(in, 16) && (segment_size * static_cast<long long>(sizeof(T))) % 16 == 0;
-    // One pass: a warp per tile pair or segment, more blocks than fit at
-    // once. Segments of 256-1024 measured faster this way than on a
-    // resident grid whose warps loop (each warp's next loads wait on its
-    // last sum; examples/reduce/README.md); segments of 256 also need the
-    // tile pairs to keep enough loads in flight.
-    auto one_pass = [](long long warps) { return std::min<long long>(ceil_div(warps, reduce_warps), INT_MAX); };
-    auto run_small = [&](auto kernel, long long seg) {
-        const long long pairs = ceil_div(ceil_div(num_segments * seg, reduce_tile), 2);
-        kernel<<<static_cast<unsigned>(one_pass(pairs)), reduce_threads, 0, stream>>>(in, out, num_segments);
-        TCORE_CHECK_LAUNCH();
-    };
-    auto run_any = [&](auto kernel) {
-        kernel<<<static_cast<unsigned>(one_pass(num_segments)), reduce_threads, 0, stream>>>(in, out, num_segments,
-                                                                                             segment_size);
-        TCORE_CHECK_LAUNCH();
-    };
-    if (vec && segment_size == 64) run_small(reduce_small_segments_kernel<Acc, 64>, 64);
-    else if (vec && segment_size == 128) run_small(reduce_small_segments_kernel<Acc, 128>, 128);
-    else if (vec && segment_size == 256) run_small(reduce_small_segments_kernel<Acc, 256>, 256);
-    else if (vec) run_any(reduce_segments_kernel<Acc, true>);
-    else run_any(reduce_segments_kernel<Acc, false>);
-}
-
-}  // namespace detail
-
-// -- host entry points -------------------------------------------------------
-
-/// out[0] = in[0] + ... + in[n-1] on the MMA (Backend tensor_core: tc,
-/// cuda_core: cc). Shape: an FP64 shape (in: double, out: double) or
-/// f16_m16n8k16_f32acc (in: __half, out: float). CUB-style: with temp ==
-/// nullptr only sets temp_bytes (same device as the run). Any n >= 0 (n = 0
-/// gives 0); `in` needs only element alignment (16-byte aligned input takes
-/// the vector-load path). Bitwise deterministic for a given n and device.
-template <class Backend = default_backend, class Shape = f64_m16n8k16>
-inline void reduce(void* temp, std::size_t& temp_bytes, const typename Shape::b_type* in,
-                   typename Shape::c_type* out, long long n, cudaStream_t stream = 0)
-{
-    detail::reduce_device<warp_sum<Backend, Shape>>("tcore::reduce", temp, temp_bytes, in, out, n, stream);
-}
-
-/// cce: the same device-wide sum with CUDA-core adds and shuffle trees.
-template <class T>
-inline void reduce_cce(void* temp, std::size_t& temp_bytes, const T* in, sum_type_t<T>* out, long long n,
-                       cudaStream_t stream = 0)
-{
-    detail::reduce_device<warp_sum_cce<T>>("tcore::reduce_cce", temp, temp_bytes, in, out, n, stream);
-}
-
-/// out[s] = sum of in[s*segment_size .. (s+1)*segment_size) for s < num_segments.
-/// Fast paths: segment sizes 64, 128 and 256 (whole segments per MMA tile) and
-/// any size whose segments start 16-byte aligned; others load element by element.
-template <class Backend = default_backend, class Shape = f64_m16n8k16>
-inline void reduce_segments(const typename Shape::b_type* in, typename Shape::c_type* out, long long num_segments,
-                            long long segment_size, cudaStream_t stream = 0)
-{
-    detail::reduce_segments_impl<warp_sum<Backend, Shape>>("tcore::reduce_segments", in, out, num_segments,
-                                                           segment_size, stream);
-}
-
-/// cce segmented sum.
-template <class T>
-inline void reduce_segments_cce(const T* in, sum_type_t<T>* out, long long num_segments, long long segment_size,
-                                cudaStream_t stream = 0)
-{
-    detail::reduce_segments_impl<warp_sum_cce<T>>("tcore::reduce_segments_cce", in, out, num_segments, segment_size,
-                                                  stream);
 }
 
 }  // namespace tcore
