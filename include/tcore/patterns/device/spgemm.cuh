@@ -308,12 +308,7 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Back
     mask = __reduce_or_sync(0xffffffffu, mask);
     if (lane == 0) c_mask[tile] = static_cast<std::uint16_t>(mask);
     if constexpr (use_mma) {
-        const double o0 = __shfl_sync(0xffffffffu, acc.x[0], spgemm_pair_partner(lane));
-        const double o1 = __shfl_sync(0xffffffffu, acc.x[1], spgemm_pair_partner(lane));
-        if (spgemm_pair_writer(lane)) {
-            c_val[16LL * tile + spgemm_pair_element(lane, 0)] = acc.x[0] + o0;
-            c_val[16LL * tile + spgemm_pair_element(lane, 1)] = acc.x[1] + o1;
-        }
+        spgemm_store_tile(c_val + 16LL * tile, acc, lane);
     } else {
         const double v = ess + __shfl_xor_sync(0xffffffffu, ess, 16);
         if (half == 0) c_val[16LL * tile + (lane & 15)] = v;
