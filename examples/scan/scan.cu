@@ -1,6 +1,7 @@
 // examples/scan/scan.cu - the Scan workload (Quadrant II): prefix sums by MMA
 // against constant triangular and all-ones matrices
-// (include/tcore/patterns/scan.cuh).
+// (include/tcore/patterns/scan.cuh, launchers in
+// include/tcore/patterns/device/scan.cuh).
 //
 // Cases
 //   seg=64 .. seg=1024   FP64 inclusive scans of consecutive segments over 2^27 elements
@@ -20,7 +21,7 @@
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
-#include <tcore/patterns/scan.cuh>
+#include <tcore/patterns/device/scan.cuh>
 
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>

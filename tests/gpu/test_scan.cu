@@ -1,5 +1,6 @@
-// tests/gpu/test_scan.cu - patterns/scan.cuh on the GPU against an FP64 CPU
-// reference (prefix sums accumulated in long double).
+// tests/gpu/test_scan.cu - patterns/scan.cuh and patterns/device/scan.cuh on
+// the GPU against an FP64 CPU reference (prefix sums accumulated in long
+// double).
 //
 // Variants: tc (tensor_core) and cc (cuda_core) on FP64 m16n8k16 and FP16
 // m16n8k16 (FP32 accumulation), and cce; inclusive and exclusive. Levels:
@@ -22,6 +23,7 @@
 // TCORE_TEST_QUICK=2, for sanitizer runs, leaves them out too).
 #include "common/test_util.hpp"
 
+#include <tcore/patterns/device/scan.cuh>
 #include <tcore/patterns/scan.cuh>
 
 #include <cmath>

@@ -191,7 +191,7 @@ void check_carry_relabel()
     for (int lane = 0; lane < 32; ++lane)
         for (int j = 0; j < K8::b_count; ++j) {
             const coord rc = K8::b_coord(lane, j);
-            bad += detail::scan_carry_col(rc.row) != reuse_col<K8>(lane, j);
+            bad += scan_carry_col(rc.row) != reuse_col<K8>(lane, j);
         }
     T.check(bad == 0, "scan carry relabel matches reuse_col for m16n8k8");
 }
@@ -348,7 +348,7 @@ std::vector<double> scan_model_f64(const std::vector<double>& tile)
         }
         for (int j = 0; j < K8::b_count; ++j) {
             const coord rc = K8::b_coord(lane, j);
-            u[lane].x[j] = cmat::block_strict_upper{SegCols}(detail::scan_carry_col(rc.row), rc.col);
+            u[lane].x[j] = cmat::block_strict_upper{SegCols}(scan_carry_col(rc.row), rc.col);
         }
     }
     const lanes_c<Shape> totals = host_mma<Shape>(ones, xb, zeros_c<Shape>());
