@@ -13,6 +13,11 @@
 // cancel structurally (masks that meet at the tile level but not element-
 // wise). Every product is run twice and must give bit-identical values.
 // Bad input (mismatched inner dimensions) must throw tcore::error.
+// The warp building blocks spgemm_pair_mma and spgemm_store_tile are also
+// run in a kernel of their own (tc and cc): one warp per C tile sums 1 to
+// 7 random tile products (odd counts leave the second half of the last MMA
+// empty), C poisoned before the run, every element within 2 gamma_{4c+1}
+// sum |a b| (gamma_n = n u / (1 - n u)) of the FP64 reference.
 #include "common/test_util.hpp"
 
 #include "examples/spmv/cusparse_baseline.cuh"
@@ -192,6 +197,76 @@ std::vector<product> products(bool quick)
     return ps;
 }
 
+/// C tile t = sum of the tile products first[t] .. first[t + 1] - 1 of
+/// (a_idx, b_idx), two per MMA: spgemm_pair_mma, then spgemm_store_tile.
+template <class Backend>
+__global__ void pair_tiles(int tiles, const int* first, const int* a_idx, const int* b_idx, const double* a_val,
+                           const double* b_val, double* c_val)
+{
+    const int tile = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+    if (tile >= tiles) return;  // whole warps
+    const int lane = lane_id();
+    frag_c<f64_m8n8k4> acc;
+    fill(acc, 0.0);
+    for (int p = first[tile]; p < first[tile + 1]; p += 2) {
+        const bool two = p + 1 < first[tile + 1];
+        spgemm_pair_mma<Backend>(acc, a_val, b_val, a_idx[p], b_idx[p], two ? a_idx[p + 1] : 0,
+                                 two ? b_idx[p + 1] : 0, two, lane);
+    }
+    spgemm_store_tile(c_val + 16LL * tile, acc, lane);
+}
+
+template <class Backend>
+void tile_pair_blocks(const char* mode)
+{
+    tcore::test::rng rng(tcore::test::seed());
+    const int a_tiles = 37, b_tiles = 23, tiles = 101;
+    std::vector<double> a_val(16 * a_tiles), b_val(16 * b_tiles);
+    for (double& v : a_val) v = rng.nonzero();
+    for (double& v : b_val) v = rng.nonzero();
+    std::vector<int> first(1, 0), a_idx, b_idx;
+    for (int c = 0; c < tiles; ++c) {
+        const int count = 1 + static_cast<int>(rng.next() % 7);
+        for (int k = 0; k < count; ++k) {
+            a_idx.push_back(static_cast<int>(rng.next() % a_tiles));
+            b_idx.push_back(static_cast<int>(rng.next() % b_tiles));
+        }
+        first.push_back(static_cast<int>(a_idx.size()));
+    }
+    tcore::test::device_buffer<double> da(a_val.size()), db(b_val.size()), dc(16 * static_cast<std::size_t>(tiles));
+    tcore::test::device_buffer<int> df(first.size()), dai(a_idx.size()), dbi(b_idx.size());
+    da.upload(a_val);
+    db.upload(b_val);
+    df.upload(first);
+    dai.upload(a_idx);
+    dbi.upload(b_idx);
+    dc.poison();
+    pair_tiles<Backend><<<(tiles + 3) / 4, 128>>>(tiles, df.ptr, dai.ptr, dbi.ptr, da.ptr, db.ptr, dc.ptr);
+    TCORE_CHECK(cudaGetLastError());
+    const std::vector<double> c = dc.download();
+    constexpr long double u = 0x1p-53L;
+    int bad = 0;
+    for (int tile = 0; tile < tiles; ++tile)
+        for (int e = 0; e < 16; ++e) {
+            const int r = e / 4, col = e % 4;
+            double ref = 0.0;
+            long double mag = 0.0L;
+            for (int p = first[tile]; p < first[tile + 1]; ++p)
+                for (int k = 0; k < 4; ++k) {
+                    const double x = a_val[16 * a_idx[p] + 4 * r + k], y = b_val[16 * b_idx[p] + 4 * k + col];
+                    ref = std::fma(x, y, ref);
+                    mag += std::fabs(static_cast<long double>(x) * y);
+                }
+            const long double n = 4.0L * (first[tile + 1] - first[tile]) + 1;
+            const long double tol = 2.0L * n * u / (1.0L - n * u) * mag;
+            const double got = c[16 * static_cast<std::size_t>(tile) + e];
+            if (!(std::fabs(static_cast<long double>(got) - ref) <= tol) && ++bad <= 3)
+                t.check(false, "spgemm_pair_mma %s: tile %d element %d got %.17g expected %.17g", mode, tile, e, got,
+                        ref);
+        }
+    t.check(bad == 0, "spgemm_pair_mma + spgemm_store_tile %s: %d elements out of bound", mode, bad);
+}
+
 void bad_arguments()
 {
     const mbsr_device a(sparse::csr_to_mbsr(sparse::gen::random_rows(8, 9, 1, 3, 1)), nullptr);
@@ -213,5 +288,7 @@ int main()
     const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
     for (const product& p : products(quick)) test_product(p);
     bad_arguments();
+    tile_pair_blocks<tensor_core>("tc");
+    tile_pair_blocks<cuda_core>("cc");
     return t.finish();
 }
