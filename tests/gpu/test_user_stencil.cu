@@ -1,11 +1,15 @@
-// tests/gpu/test_user_stencil.cu - a worked user kernel: "a stencil on
-// fragments". One time step of a 2D FP64 stencil (star2d1r, the 5-point
-// stencil, and box2d1r, the 9-point one) with arbitrary weights and a
-// Dirichlet boundary, written as a user would with tcore's fragment block
-// product (stencil_block_mma, tcore/patterns/stencil.cuh), beside a plain
-// CUDA-core kernel written here as the base it replaces.
+// tests/gpu/test_user_stencil.cu - worked user kernels: "a stencil on
+// fragments". One time step of a 2D FP64 stencil with arbitrary weights and
+// a Dirichlet boundary, written as a user would with tcore's building
+// blocks, beside a plain CUDA-core kernel written here as the base they
+// replace:
+//   star2d1r (5-point): the fragment block product (stencil_block_mma,
+//            tcore/patterns/stencil.cuh) in the user's own tile loop;
+//   box2d1r (9-point):  the block-level tile step (stencil_load_region,
+//            stencil_setup_lane, stencil_tile_step of
+//            tcore/patterns/stencil_tile.cuh) for T = 1.
 //
-// The user kernel: a block of 4 warps owns a 32 x 32 tile of outputs. It
+// The block-product kernel: a block of 4 warps owns a 32 x 32 tile of outputs. It
 // copies the tile's region (the tile and a halo of r = 1) into shared memory
 // with row pitch stencil_tile_pitch(34) = 36 (pitch % 8 == 4: conflict-free
 // A gathers), zeros past the array, then each warp computes 16 x 8 blocks
@@ -13,7 +17,13 @@
 // warp-uniform) and stores d[i] at stencil_out_coord(lane, i) where it lies
 // inside the grid. The block product reads rows -r..15+r and columns
 // -r..7+r around each block, all inside the 34 x 34 region.
-// Both backends (tensor_core, cuda_core).
+// The tile-step kernel: the same 32 x 32 tile as stencil_tile_geometry<S, 1,
+// 32, 32>; stencil_load_region issues the region's cp.async copies (zeros
+// past the array), each thread waits for its own, stencil_setup_lane builds
+// the lane layout and ends with the block barrier that makes the region
+// visible, and stencil_tile_step (step 1 of 1) writes the tile's interior
+// points straight to the output array (frame from make_stencil_tile_frame).
+// Both backends (tensor_core, cuda_core) for each kernel.
 //
 // Arrays: (nx + 2) x (ny + 2) doubles, row-major; the outer ring is the
 // Dirichlet halo (fixed values, never written), interior point (x, y) is
@@ -34,7 +44,7 @@
 // its own error at most |S| eps_ld sum |w_k x_k|, which the check adds.
 #include "common/test_util.hpp"
 
-#include <tcore/patterns/stencil_tile.cuh>  // stencil_tile_pitch; includes stencil.cuh
+#include <tcore/patterns/stencil_tile.cuh>  // includes stencil.cuh
 
 #include <cfloat>
 #include <cmath>
@@ -87,6 +97,29 @@ __global__ void __launch_bounds__(block_threads) user_stencil(const double* in, 
     }
 }
 
+/// The user's kernel on the tile step: one step of the 2D stencil S, Dirichlet, a 32 x 32 tile per block.
+template <class Backend, class S>
+__global__ void __launch_bounds__(block_threads) user_tile_step(const double* in, double* out, int nx, int ny,
+                                                                const stencil_weights<S> w)
+{
+    using G = stencil_tile_geometry<S, 1, tile_x, tile_y>;
+    constexpr boundary BC = boundary::dirichlet;
+    __shared__ __align__(16) double region[G::plane];
+    __shared__ double scratch[S::weight_count];
+    stencil_args<S> a{};  // the step reads the output row pitch and the weights
+    a.ex = nx + 2 * S::radius;
+    a.w = w;
+    const long long x0 = static_cast<long long>(blockIdx.x) * tile_x, y0 = static_cast<long long>(blockIdx.y) * tile_y;
+    stencil_load_region<G, BC, block_threads, false>(region, in, in, x0, y0, nx, ny, a.ex, false);
+    cp_async_commit();
+    cp_async_wait<0>();
+    const stencil_lane<S> ln = stencil_setup_lane<S, Backend>(w, scratch, G::pitch);  // ends with a barrier
+    const stencil_tile_frame f = make_stencil_tile_frame<G, BC>(x0, y0, nx, ny, a.ex, true);
+    const double* const src[1] = {region};
+    stencil_tile_step<S, Backend, 1, 1, BC, G, block_threads, false, stencil_cce_strip<S>()>(
+        src, stencil_step_target{nullptr, out}, f, a, &ln);
+}
+
 /// The base: one thread per interior point, the shape's terms in (dy, dx) order.
 template <class S>
 __global__ void plain_stencil(const double* in, double* out, int nx, int ny, const stencil_weights<S> w)
@@ -104,7 +137,7 @@ __global__ void plain_stencil(const double* in, double* out, int nx, int ny, con
     out[(y + R) * ex + x + R] = acc;
 }
 
-template <class S>
+template <class S, bool TileStep>
 void run_grid(int nx, int ny, std::uint64_t salt)
 {
     constexpr int R = S::radius;
@@ -163,11 +196,18 @@ void run_grid(int nx, int ny, std::uint64_t salt)
         const std::string name = S::name() + " " + who + " " + std::to_string(nx) + "x" + std::to_string(ny);
         tally_.check(bad == 0, "%s: %zu of %zu elements off (first at %zu: got %.17g, ref %.17Lg, bound %.3Lg)",
                      name.c_str(), bad, count, first, got[first], ref[first], tol[first]);
-        if (bad == 0) std::printf("ok  %-32s max error %.3f of the bound\n", name.c_str(), static_cast<double>(worst));
+        if (bad == 0) std::printf("ok  %-40s max error %.3f of the bound\n", name.c_str(), static_cast<double>(worst));
     };
     const dim3 tiles((nx + tile_x - 1) / tile_x, (ny + tile_y - 1) / tile_y);
-    check("tensor_core", [&] { user_stencil<tensor_core, S><<<tiles, block_threads>>>(din.ptr, dout.ptr, nx, ny, w); });
-    check("cuda_core", [&] { user_stencil<cuda_core, S><<<tiles, block_threads>>>(din.ptr, dout.ptr, nx, ny, w); });
+    if constexpr (TileStep) {
+        check("tensor_core tile step",
+              [&] { user_tile_step<tensor_core, S><<<tiles, block_threads>>>(din.ptr, dout.ptr, nx, ny, w); });
+        check("cuda_core tile step",
+              [&] { user_tile_step<cuda_core, S><<<tiles, block_threads>>>(din.ptr, dout.ptr, nx, ny, w); });
+    } else {
+        check("tensor_core", [&] { user_stencil<tensor_core, S><<<tiles, block_threads>>>(din.ptr, dout.ptr, nx, ny, w); });
+        check("cuda_core", [&] { user_stencil<cuda_core, S><<<tiles, block_threads>>>(din.ptr, dout.ptr, nx, ny, w); });
+    }
     const dim3 threads(32, 8), points((nx + 31) / 32, (ny + 7) / 8);
     check("plain", [&] { plain_stencil<S><<<points, threads>>>(din.ptr, dout.ptr, nx, ny, w); });
 }
@@ -177,9 +217,9 @@ void run_grid(int nx, int ny, std::uint64_t salt)
 int main()
 {
     test::require_gpu_or_skip();
-    run_grid<star2d1r>(75, 41, 1);
-    run_grid<star2d1r>(33, 17, 2);
-    run_grid<box2d1r>(75, 41, 3);
-    run_grid<box2d1r>(33, 17, 4);
+    run_grid<star2d1r, false>(75, 41, 1);
+    run_grid<star2d1r, false>(33, 17, 2);
+    run_grid<box2d1r, true>(75, 41, 3);
+    run_grid<box2d1r, true>(33, 17, 4);
     return tally_.finish();
 }
