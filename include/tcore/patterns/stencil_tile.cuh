@@ -193,8 +193,8 @@ struct stencil_tile_frame {
 
 /// The frame of XY tile (x0, y0) on a plane whose z is interior or not.
 template <class G, boundary BC>
-__host__ __device__ inline stencil_tile_frame make_stencil_tile_frame(long long x0, long long y0, long long nx, long long ny, long long ex,
-                                                 bool z_interior)
+__host__ __device__ inline stencil_tile_frame make_stencil_tile_frame(long long x0, long long y0, long long nx,
+                                                                     long long ny, long long ex, bool z_interior)
 {
     constexpr int R = G::R, H = G::halo;
     constexpr int h = stencil_halo(BC, R);
@@ -244,7 +244,7 @@ struct stencil_args {
 /// MayPair = false compiles the 8-byte copies only.
 template <class G, boundary BC, int Threads, bool MayPair>
 __device__ inline void stencil_load_region(double* buf, const double* src_plane, const double* any_valid, long long x0,
-                                   long long y0, long long nx, long long ny, long long ex, bool pairs)
+                                           long long y0, long long nx, long long ny, long long ex, bool pairs)
 {
     constexpr int R = G::R;
     if constexpr (MayPair && BC == boundary::dirichlet && G::bw % 2 == 0) {
@@ -307,8 +307,9 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
 /// MMA fragments' scattered 16x8 rows are written out by the caller as
 /// whole tile rows). V: rows per cce strip.
 template <class S, class Backend, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
-__device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil_step_target dst, const stencil_tile_frame& f,
-                                 const stencil_args<S>& a, const stencil_lane<S>* lane_plan)
+__device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil_step_target dst,
+                                         const stencil_tile_frame& f, const stencil_args<S>& a,
+                                         const stencil_lane<S>* lane_plan)
 {
     constexpr int R = S::radius;
     constexpr int P = G::pitch;

@@ -205,7 +205,7 @@ struct stencil_schedule {
 /// Does not check its arguments: give it only what stencil_apply accepts.
 template <class S, class Backend, int T, boundary BC, class C = stencil_tiled2d_default<S, T, Backend>>
 void stencil_launch_tiled2d(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                    cudaStream_t stream, stencil_schedule sched = {})
+                            cudaStream_t stream, stencil_schedule sched = {})
 {
     using G = typename C::geometry;
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
@@ -230,7 +230,7 @@ void stencil_launch_tiled2d(const double* in, double* out, const stencil_grid& g
 /// not check its arguments: give it only what stencil_apply accepts.
 template <class S, class Backend, int T, boundary BC>
 void stencil_launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                  cudaStream_t stream)
+                          cudaStream_t stream)
 {
     if constexpr (S::dims == 2) {
         stencil_launch_tiled2d<S, Backend, T, BC>(in, out, grid, w, stream);
@@ -287,7 +287,7 @@ inline long long stencil_zchunk_tickets(long long nz, long long tiles, long long
 /// stencil_apply accepts (rows of at most 2^31 - 1 elements).
 template <class S, boundary BC, class C>
 void stencil_launch_stream(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                   cudaStream_t stream, stencil_schedule sched = {})
+                           cudaStream_t stream, stencil_schedule sched = {})
 {
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = C::sx % 2 == 0 && stencil_pair_loads_apply<S, BC>(a, 1);
@@ -312,7 +312,7 @@ void stencil_launch_stream(const double* in, double* out, const stencil_grid& gr
 /// stencil_apply accepts.
 template <class S, boundary BC, class C>
 void stencil_launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                     cudaStream_t stream, stencil_schedule sched = {})
+                             cudaStream_t stream, stencil_schedule sched = {})
 {
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = stencil_pair_loads_apply<S, BC>(a, 1);

@@ -117,9 +117,10 @@ struct stencil_tiled2d_knobs {
 };
 
 template <class S, int T, class Backend = default_backend>
-using stencil_tiled2d_default = stencil_tiled2d_config<S, T, Backend, stencil_default_tile2d<S, T>(), stencil_default_tile2d<S, T>(),
-                                stencil_tiled2d_knobs<S, T, Backend>::threads, stencil_tiled2d_knobs<S, T, Backend>::strip,
-                                stencil_tiled2d_knobs<S, T, Backend>::pairs>;
+using stencil_tiled2d_default =
+    stencil_tiled2d_config<S, T, Backend, stencil_default_tile2d<S, T>(), stencil_default_tile2d<S, T>(),
+                           stencil_tiled2d_knobs<S, T, Backend>::threads, stencil_tiled2d_knobs<S, T, Backend>::strip,
+                           stencil_tiled2d_knobs<S, T, Backend>::pairs>;
 
 /// Shared memory of a 3D tile of tx x ty outputs (rings of planes, weights).
 template <class S, int T>

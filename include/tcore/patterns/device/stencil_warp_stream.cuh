@@ -289,8 +289,9 @@ constexpr auto stencil_warp_stream_kernel_for()
 /// Fills the kernel's arguments (sizes checked by stencil_apply); band 0
 /// picks stencil_warp_stream_band's for `resident` blocks.
 template <class S, int T>
-stencil_warp_stream_args<S::radius> stencil_warp_stream_setup(const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
-                                               long long band, long long resident)
+stencil_warp_stream_args<S::radius> stencil_warp_stream_setup(const double* in, double* out, const stencil_grid& g,
+                                                              const stencil_weights<S>& w, long long band,
+                                                              long long resident)
 {
     static_assert(stencil_warp_stream_star<S>, "the warp streaming kernel computes the 2D stars of radius 1 and 3");
     constexpr int R = S::radius;
@@ -344,7 +345,7 @@ inline bool stencil_warp_stream_fits(const double* in, const double* out, const 
 /// give it only what stencil_apply accepts and stencil_warp_stream_fits takes.
 template <class S, int T>
 void stencil_launch_warp_stream(const double* in, double* out, const stencil_grid& g, const stencil_weights<S>& w,
-                        cudaStream_t stream, long long band = 0)
+                                cudaStream_t stream, long long band = 0)
 {
     const auto a = detail::stencil_warp_stream_setup<S, T>(in, out, g, w, band, stencil_warp_stream_resident<S, T>());
     const dim3 grid(static_cast<unsigned>(tcore::ceil_div(a.strips, stencil_ws_warps)),
