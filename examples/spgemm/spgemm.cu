@@ -1,7 +1,7 @@
 // examples/spgemm/spgemm.cu - the SpGEMM workload: C = A A in FP64
 // (Quadrant IV; A A^T for a rectangular matrix).
 //
-// Variants (tcore/patterns/spgemm.cuh, AmgT-like mBSR with 4x4 tiles):
+// Variants (tcore/patterns/device/spgemm.cuh, AmgT-like mBSR with 4x4 tiles):
 //   base   cuSPARSE SpGEMM (CUSPARSE_SPGEMM_DEFAULT: workEstimation,
 //          compute, copy), CSR in, CSR out
 //   tc     symbolic (tile expansion, CUB sort, mask OR) + numeric with tile

@@ -1,6 +1,7 @@
 // examples/spmv/spmv.cu - the SpMV workload: y = A x in FP64 (Quadrant IV).
 //
-// Variants (tcore/patterns/spmv.cuh for the packed format and kernel):
+// Variants (tcore/patterns/device/spmv.cuh: dasp_spmv, the launcher of the
+// row-block building blocks of tcore/patterns/spmv.cuh):
 //   base          cuSPARSE cusparseSpMV, CSR, CSR_ALG1, after
 //                 cusparseSpMV_preprocess (the fair setting)
 //   base-noprep   the same without cusparseSpMV_preprocess
