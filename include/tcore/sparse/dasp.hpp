@@ -1,7 +1,7 @@
 // tcore/sparse/dasp.hpp - the host side of tcore's SpMV format, after DASP
 // (Lu & Liu, SC'23): rows classified by length and packed so that the FP64
 // MMA finds "8 rows x 4 nonzeros" blocks whose products land on the
-// diagonal of D (patterns/spmv.cuh has the device side).
+// diagonal of D (patterns/spmv.cuh has the building blocks, patterns/device/spmv.cuh the kernel).
 //
 // Every block of 32 slots ("a 32-block") is the A operand of one m8n8k4 MMA:
 // slot 4g + t holds nonzero t of the block's row g (g = lane/4, t = lane%4),
@@ -118,7 +118,7 @@ inline int auto_long_min(const csr& a, int resident_warps)
 /// The bundle sizes the SpMV kernels are compiled for.
 inline bool valid_bundle(int p) { return p == 1 || p == 2 || p == 3 || p == 4 || p == 8; }
 
-/// The packed matrix on the host (device copies: patterns/spmv.cuh).
+/// The packed matrix on the host (device copies: patterns/device/spmv.cuh).
 struct dasp_format {
     int rows = 0, cols = 0;
     long long nnz = 0;
