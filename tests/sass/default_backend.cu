@@ -6,9 +6,9 @@
 // function only makes the launchers instantiate their kernels.
 #include <tcore/tcore.cuh>
 #include <tcore/patterns/dft_fft.cuh>
-#include <tcore/patterns/gemv.cuh>
-#include <tcore/patterns/reduce.cuh>
-#include <tcore/patterns/scan.cuh>
+#include <tcore/patterns/device/gemv.cuh>
+#include <tcore/patterns/device/reduce.cuh>
+#include <tcore/patterns/device/scan.cuh>
 #include <tcore/patterns/device/spgemm.cuh>
 #include <tcore/patterns/device/spmv.cuh>
 
