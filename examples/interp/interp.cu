@@ -2,7 +2,8 @@
 // (3 or 4 channels) by any scale factor, bilinear and bicubic, after
 // "Making GPU tensor cores compute texture interpolation".
 //
-// Variants (interp_kernels.cuh):
+// Variants (tc, cc: tcore/patterns/device/interp.cuh; base, cce:
+// interp_opponents.cuh):
 //   base        tex2D, the texture unit's bilinear filter (bilinear cases only;
 //               8-bit fixed-point weights, so its error is larger)
 //   tc          two chained MMAs per warp tile on f16 m16n8k16, FP32
@@ -30,8 +31,9 @@
 // rounded) output as a PPM (first three channels) for viewing; off by default.
 #include "harness/harness.hpp"
 #include "interp_host.hpp"
-#include "interp_kernels.cuh"
+#include "interp_opponents.cuh"
 
+#include <tcore/patterns/device/interp.cuh>
 #include <tcore/tcore.cuh>
 
 #include <cuda_runtime.h>
@@ -100,7 +102,7 @@ struct f64_variant {
 template <class Backend, class Shape, filter F, class Out>
 void mma_run(const ti::image_view& i, const ti::image_out<Out>& o, cudaStream_t s)
 {
-    ex::resample_mma<Backend, Shape, F>(i, o, s);
+    ti::resample_mma<Backend, Shape, F>(i, o, s);
 }
 template <filter F, class T, class Out>
 void cce_run(const ti::image_view& i, const ti::image_out<Out>& o, cudaStream_t s)

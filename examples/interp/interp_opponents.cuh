@@ -1,0 +1,229 @@
+// examples/interp/interp_opponents.cuh - the opponents of the interp
+// workload, beside the kit's launchers (tcore/patterns/device/interp.cuh):
+//
+//   resample_cce<F, T>                cce: plain CUDA, one thread per output
+//                 pixel, taps x taps texel reads per channel, T = float
+//                 (8-bit output) or double (FP64 output)
+//   texture_image + resample_tex      base: the texture unit's bilinear
+//                 filter (tex2D on an RGBA8 cudaArray, normalized-float
+//                 reads, clamp addressing, unnormalized coordinates)
+//
+// Both share the geometry of the pattern: output pixel (ox, oy) samples
+// u = (ox + 0.5) * in_w / out_w (texture coordinates; minus 0.5 in
+// texel-index terms), clamp-to-edge. 8-bit outputs are rounded to the
+// nearest level and saturated.
+#pragma once
+
+#include <tcore/check.cuh>
+#include <tcore/infra/launch.cuh>
+#include <tcore/patterns/device/interp.cuh>
+#include <tcore/patterns/interp.cuh>
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tcore::examples::interp {
+
+using tcore::interp::filter;
+using tcore::interp::image_out;
+using tcore::interp::image_view;
+
+inline constexpr int cce_block_x = 32, cce_block_y = 8;
+
+/// cce: one thread per output pixel; T = float or double arithmetic.
+template <filter F, class T, int C, bool Vec, class Out>
+__global__ void __launch_bounds__(cce_block_x* cce_block_y)
+    resample_cce_kernel(image_view in, image_out<Out> out, T scale_x, T scale_y)
+{
+    namespace ti = tcore::interp;
+    constexpr int n = ti::taps<F>;
+    const int ox = blockIdx.x * cce_block_x + threadIdx.x;
+    const int oy = blockIdx.y * cce_block_y + threadIdx.y;
+    if (ox >= out.width || oy >= out.height) return;
+    const ti::real_weights<F, T> wx = ti::make_real_weights<F, T>(ti::locate<T>(ox, scale_x));
+    const ti::real_weights<F, T> wy = ti::make_real_weights<F, T>(ti::locate<T>(oy, scale_y));
+    int xs[n];
+#pragma unroll
+    for (int i = 0; i < n; ++i) xs[i] = ti::clamp_index(wx.base + i, in.width);
+    T acc[C] = {};
+#pragma unroll
+    for (int j = 0; j < n; ++j) {
+        const unsigned char* row = in.data + ti::clamp_index(wy.base + j, in.height) * in.pitch;
+        T sum[C] = {};
+#pragma unroll
+        for (int i = 0; i < n; ++i) {
+            if constexpr (Vec) {
+                const uchar4 v = __ldg(reinterpret_cast<const uchar4*>(row + 4ll * xs[i]));
+                const T f[4] = {static_cast<T>(v.x), static_cast<T>(v.y), static_cast<T>(v.z), static_cast<T>(v.w)};
+#pragma unroll
+                for (int c = 0; c < C; ++c) sum[c] += wx.w[i] * f[c];
+            } else {
+#pragma unroll
+                for (int c = 0; c < C; ++c)
+                    sum[c] += wx.w[i] * static_cast<T>(__ldg(row + static_cast<long long>(xs[i]) * C + c));
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c) acc[c] += wy.w[j] * sum[c];
+    }
+    Out* dst = out.data + oy * out.pitch + static_cast<long long>(ox) * C;
+    if constexpr (std::is_same_v<Out, unsigned char>) {
+        unsigned q[C];
+#pragma unroll
+        for (int c = 0; c < C; ++c) q[c] = ti::to_u8(static_cast<float>(acc[c]));
+        if constexpr (Vec) {
+            *reinterpret_cast<unsigned*>(dst) = q[0] | (q[1] << 8) | (q[2] << 16) | (q[3] << 24);
+        } else {
+#pragma unroll
+            for (int c = 0; c < C; ++c) dst[c] = static_cast<unsigned char>(q[c]);
+        }
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; ++c) dst[c] = static_cast<Out>(acc[c]);
+    }
+}
+
+/// base: the texture unit's bilinear filter; the texture is RGBA8 read as
+/// normalized floats (value / 255), C = 3 or 4 channels stored.
+template <int C, bool Vec>
+__global__ void __launch_bounds__(cce_block_x* cce_block_y)
+    resample_tex_kernel(cudaTextureObject_t tex, image_out<unsigned char> out, float scale_x, float scale_y)
+{
+    const int ox = blockIdx.x * cce_block_x + threadIdx.x;
+    const int oy = blockIdx.y * cce_block_y + threadIdx.y;
+    if (ox >= out.width || oy >= out.height) return;
+    const float4 v = tex2D<float4>(tex, (ox + 0.5f) * scale_x, (oy + 0.5f) * scale_y);
+    const unsigned q[4] = {tcore::interp::to_u8(v.x * 255.0f), tcore::interp::to_u8(v.y * 255.0f),
+                           tcore::interp::to_u8(v.z * 255.0f), tcore::interp::to_u8(v.w * 255.0f)};
+    unsigned char* dst = out.data + oy * out.pitch + static_cast<long long>(ox) * C;
+    if constexpr (Vec) {
+        *reinterpret_cast<unsigned*>(dst) = q[0] | (q[1] << 8) | (q[2] << 16) | (q[3] << 24);
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; ++c) dst[c] = static_cast<unsigned char>(q[c]);
+    }
+}
+
+/// cce: plain CUDA resampling in T (float: 8-bit output; double: either).
+template <filter F, class T, class Out>
+void resample_cce(const image_view& in, const image_out<Out>& out, cudaStream_t stream = nullptr)
+{
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "T: float or double");
+    static_assert(std::is_same_v<Out, unsigned char> || std::is_same_v<Out, double>, "output: unsigned char or double");
+    tcore::interp::check_images("resample_cce", in, out);
+    const dim3 block(cce_block_x, cce_block_y);
+    const dim3 grid((out.width + cce_block_x - 1) / cce_block_x, (out.height + cce_block_y - 1) / cce_block_y);
+    require(grid.y <= 65535, "resample_cce", "output taller than 524280 rows");
+    const T sx = static_cast<T>(static_cast<double>(in.width) / out.width);
+    const T sy = static_cast<T>(static_cast<double>(in.height) / out.height);
+    const bool vec = tcore::interp::rgba_rows(in, 4) && tcore::interp::rgba_rows(out);
+    if (in.channels == 4) {
+        if (vec) resample_cce_kernel<F, T, 4, true, Out><<<grid, block, 0, stream>>>(in, out, sx, sy);
+        else resample_cce_kernel<F, T, 4, false, Out><<<grid, block, 0, stream>>>(in, out, sx, sy);
+    } else {
+        resample_cce_kernel<F, T, 3, false, Out><<<grid, block, 0, stream>>>(in, out, sx, sy);
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+/// An RGBA8 CUDA array with a bilinear, clamp-to-edge, unnormalized-
+/// coordinate texture object on it (the base variant's input). A 3-channel
+/// image is expanded to RGBA (alpha 255) on upload.
+class texture_image {
+public:
+    /// `host` points at height rows of width * channels bytes, `pitch` bytes apart (host memory).
+    texture_image(const unsigned char* host, int width, int height, int channels, long long pitch)
+        : width_(width), height_(height), channels_(channels)
+    {
+        require(host != nullptr, "texture_image", "image is a null pointer");
+        require(channels == 3 || channels == 4, "texture_image", "images must have 3 or 4 channels");
+        require(width > 0 && height > 0, "texture_image", "size must be positive");
+        require(pitch >= static_cast<long long>(width) * channels, "texture_image", "pitch less than width * channels");
+        int dev = 0, max_w = 0, max_h = 0;
+        TCORE_CHECK(cudaGetDevice(&dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&max_w, cudaDevAttrMaxTexture2DWidth, dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&max_h, cudaDevAttrMaxTexture2DHeight, dev));
+        require(width <= max_w && height <= max_h, "texture_image",
+                "image larger than the device's 2D texture limit (" + std::to_string(max_w) + "x" +
+                    std::to_string(max_h) + ")");
+        std::vector<unsigned char> rgba;
+        const unsigned char* src = host;
+        long long src_pitch = pitch;
+        if (channels == 3) {
+            rgba.resize(static_cast<std::size_t>(width) * height * 4);
+            for (int y = 0; y < height; ++y)
+                for (int x = 0; x < width; ++x) {
+                    const unsigned char* p = host + y * pitch + 3ll * x;
+                    unsigned char* q = &rgba[(static_cast<std::size_t>(y) * width + x) * 4];
+                    q[0] = p[0], q[1] = p[1], q[2] = p[2], q[3] = 255;
+                }
+            src = rgba.data();
+            src_pitch = 4ll * width;
+        }
+        const cudaChannelFormatDesc desc = cudaCreateChannelDesc<uchar4>();
+        TCORE_CHECK(cudaMallocArray(&array_, &desc, static_cast<std::size_t>(width), static_cast<std::size_t>(height)));
+        try {
+            TCORE_CHECK(cudaMemcpy2DToArray(array_, 0, 0, src, static_cast<std::size_t>(src_pitch),
+                                            static_cast<std::size_t>(width) * 4, static_cast<std::size_t>(height),
+                                            cudaMemcpyHostToDevice));
+            cudaResourceDesc res = {};
+            res.resType = cudaResourceTypeArray;
+            res.res.array.array = array_;
+            cudaTextureDesc td = {};
+            td.addressMode[0] = cudaAddressModeClamp;
+            td.addressMode[1] = cudaAddressModeClamp;
+            td.filterMode = cudaFilterModeLinear;
+            td.readMode = cudaReadModeNormalizedFloat;
+            td.normalizedCoords = 0;
+            TCORE_CHECK(cudaCreateTextureObject(&tex_, &res, &td, nullptr));
+        } catch (...) {
+            cudaFreeArray(array_);
+            throw;
+        }
+    }
+    ~texture_image()
+    {
+        if (tex_) cudaDestroyTextureObject(tex_);
+        if (array_) cudaFreeArray(array_);
+    }
+    texture_image(const texture_image&) = delete;
+    texture_image& operator=(const texture_image&) = delete;
+
+    cudaTextureObject_t texture() const { return tex_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    int channels() const { return channels_; }
+
+private:
+    int width_ = 0, height_ = 0, channels_ = 0;
+    cudaArray_t array_ = nullptr;
+    cudaTextureObject_t tex_ = 0;
+};
+
+/// base: bilinear resampling by the texture unit (8-bit fixed-point weights:
+/// see tests/gpu/test_interp.cu for what that costs in accuracy).
+inline void resample_tex(const texture_image& tex, const image_out<unsigned char>& out, cudaStream_t stream = nullptr)
+{
+    require(out.data != nullptr, "resample_tex", "output image is a null pointer");
+    require(out.width > 0 && out.height > 0, "resample_tex", "output size must be positive");
+    require(out.channels == tex.channels(), "resample_tex", "output and texture channel counts differ");
+    require(out.pitch >= static_cast<long long>(out.width) * out.channels, "resample_tex",
+            "output pitch less than width * channels");
+    const dim3 block(cce_block_x, cce_block_y);
+    const dim3 grid((out.width + cce_block_x - 1) / cce_block_x, (out.height + cce_block_y - 1) / cce_block_y);
+    require(grid.y <= 65535, "resample_tex", "output taller than 524280 rows");
+    const float sx = static_cast<float>(static_cast<double>(tex.width()) / out.width);
+    const float sy = static_cast<float>(static_cast<double>(tex.height()) / out.height);
+    if (out.channels == 4) {
+        if (tcore::interp::rgba_rows(out)) resample_tex_kernel<4, true><<<grid, block, 0, stream>>>(tex.texture(), out, sx, sy);
+        else resample_tex_kernel<4, false><<<grid, block, 0, stream>>>(tex.texture(), out, sx, sy);
+    } else {
+        resample_tex_kernel<3, false><<<grid, block, 0, stream>>>(tex.texture(), out, sx, sy);
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+}  // namespace tcore::examples::interp
