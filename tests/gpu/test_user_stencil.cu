@@ -44,7 +44,7 @@
 // its own error at most |S| eps_ld sum |w_k x_k|, which the check adds.
 #include "common/test_util.hpp"
 
-#include <tcore/patterns/stencil_tile.cuh>  // includes stencil.cuh
+#include <tcore/patterns/stencil_tile.cuh>  // and stencil.cuh, which it includes
 
 #include <cfloat>
 #include <cmath>

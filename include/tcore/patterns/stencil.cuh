@@ -285,6 +285,16 @@ struct stencil_lane {
     double b[stencil_mma_plan<S>::slot_groups];
 };
 
+/// Smallest pitch >= w with pitch % 8 == 4: a tile of row pitch p % 8 == 4
+/// serves the A gathers of stencil_block_mma without bank conflicts (lanes
+/// g = 0..3 of a half-warp hit 8-byte words {0, 12, 8, 4} (+t) modulo 16).
+__host__ __device__ constexpr int stencil_tile_pitch(int w)
+{
+    int p = w;
+    while (p % 8 != 4) ++p;
+    return p;
+}
+
 /// Builds lane `lane`'s share for a shared-memory tile of row pitch `pitch`.
 /// `w` may live anywhere (the kernels pass a copy in shared memory: it is
 /// indexed at run time here, once per kernel).

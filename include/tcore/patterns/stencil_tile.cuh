@@ -76,14 +76,6 @@ template <class Backend>
 inline constexpr bool is_stencil_backend_v =
     std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> || std::is_same_v<Backend, stencil_cce>;
 
-/// Smallest pitch >= w with pitch % 8 == 4.
-__host__ __device__ constexpr int stencil_tile_pitch(int w)
-{
-    int p = w;
-    while (p % 8 != 4) ++p;
-    return p;
-}
-
 /// Rows per thread strip of the cce variant.
 template <class S>
 __host__ __device__ constexpr int stencil_cce_strip()

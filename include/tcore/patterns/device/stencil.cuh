@@ -211,7 +211,8 @@ void stencil_launch_tiled2d(const double* in, double* out, const stencil_grid& g
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = C::pairs && stencil_pair_loads_apply<S, BC>(a, T);
     auto kernel = detail::stencil2d_kernel<S, Backend, T, BC, C>;
-    const int per_sm = detail::stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(kernel, C::smem_bytes, C::threads);
+    const int per_sm = detail::stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(
+        kernel, C::smem_bytes, C::threads);
     a.tiles_x = tcore::ceil_div(grid.nx, G::tile_x);
     a.tiles_y = tcore::ceil_div(grid.ny, G::tile_y);
     a.zchunk = 1;
@@ -241,7 +242,8 @@ void stencil_launch_tiled(const double* in, double* out, const stencil_grid& gri
         using C = stencil_tiled3d_default<S, T>;
         using G = typename C::geometry;
         auto kernel = detail::stencil3d_kernel<S, Backend, T, BC>;
-        const int per_sm = detail::stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(kernel, C::smem_bytes, C::threads);
+        const int per_sm = detail::stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(
+            kernel, C::smem_bytes, C::threads);
         a.tiles_x = tcore::ceil_div(grid.nx, G::tile_x);
         a.tiles_y = tcore::ceil_div(grid.ny, G::tile_y);
         const long long tiles = a.tiles_x * a.tiles_y;
@@ -292,7 +294,8 @@ void stencil_launch_stream(const double* in, double* out, const stencil_grid& gr
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = C::sx % 2 == 0 && stencil_pair_loads_apply<S, BC>(a, 1);
     auto kernel = detail::stencil_stream_kernel<S, BC, C>;
-    const int per_sm = detail::stencil_prepare_kernel<detail::stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
+    const int per_sm =
+        detail::stencil_prepare_kernel<detail::stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = tcore::ceil_div(grid.nx, C::sx);
     a.tiles_y = tcore::ceil_div(grid.ny, C::sy);
     const long long tiles = a.tiles_x * a.tiles_y;
@@ -317,7 +320,8 @@ void stencil_launch_t1_tiles(const double* in, double* out, const stencil_grid& 
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = stencil_pair_loads_apply<S, BC>(a, 1);
     auto kernel = detail::stencil2d_t1_kernel<S, BC, C>;
-    const int per_sm = detail::stencil_prepare_kernel<detail::stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
+    const int per_sm =
+        detail::stencil_prepare_kernel<detail::stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = tcore::ceil_div(grid.nx, C::tile_x);
     a.tiles_y = tcore::ceil_div(grid.ny, C::tile_y);
     a.zchunk = 1;

@@ -93,7 +93,9 @@ __host__ __device__ constexpr int stencil_default_tile2d()
     constexpr int R = S::radius;
     constexpr int big = T * R <= 12 ? 64 : 32;
     constexpr int aligned = big - 2 * (T - 1) * R;
-    return aligned >= 32 && stencil_mma_overhead(aligned, aligned, T, R) < stencil_mma_overhead(big, big, T, R) ? aligned : big;
+    return aligned >= 32 && stencil_mma_overhead(aligned, aligned, T, R) < stencil_mma_overhead(big, big, T, R)
+               ? aligned
+               : big;
 }
 
 /// Threads, cce strip rows and 16-byte copies of the default 2D tiles: 256
@@ -159,7 +161,8 @@ template <class S, int T>
 struct stencil_tiled3d_default {
     static constexpr int R = S::radius;
     static constexpr int prefetch = T == 1 ? 2 : 1;
-    static constexpr int tile_x = stencil_choose_tile3d<S, T>(prefetch).x, tile_y = stencil_choose_tile3d<S, T>(prefetch).y;
+    static constexpr int tile_x = stencil_choose_tile3d<S, T>(prefetch).x;
+    static constexpr int tile_y = stencil_choose_tile3d<S, T>(prefetch).y;
     using geometry = stencil_tile_geometry<S, T, tile_x, tile_y>;
     static constexpr int threads = 256;
     static constexpr int ring0 = 2 * S::radius + 1 + prefetch;  ///< input planes
@@ -183,7 +186,8 @@ __host__ __device__ constexpr int stencil_min_blocks()
 }
 
 template <class S, class Backend, int T, boundary BC, class C = stencil_tiled2d_default<S, T, Backend>>
-__global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>())) stencil2d_kernel(const stencil_args<S> a)
+__global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>()))
+    stencil2d_kernel(const stencil_args<S> a)
 {
     using G = typename C::geometry;
     constexpr int Threads = C::threads;
@@ -244,7 +248,8 @@ __global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>
 }
 
 template <class S, class Backend, int T, boundary BC>
-__global__ void __launch_bounds__(stencil_tiled3d_default<S, T>::threads, (stencil_min_blocks<S, Backend, stencil_tiled3d_default<S, T>>()))
+__global__ void __launch_bounds__(stencil_tiled3d_default<S, T>::threads,
+                                  (stencil_min_blocks<S, Backend, stencil_tiled3d_default<S, T>>()))
     stencil3d_kernel(const stencil_args<S> a)
 {
     using C = stencil_tiled3d_default<S, T>;
@@ -280,8 +285,8 @@ __global__ void __launch_bounds__(stencil_tiled3d_default<S, T>::threads, (stenc
         auto load_plane = [&](long long z) {
             if (z < q_end && active(0, z)) {
                 const long long zs = BC == boundary::periodic ? stencil_wrap(z, a.nz) : z + R;
-                stencil_load_region<G, BC, Threads, stencil_tiled_pair_loads<S, T>()>(slot(0, z), a.in + zs * plane_elems, a.in,
-                                                                      x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
+                stencil_load_region<G, BC, Threads, stencil_tiled_pair_loads<S, T>()>(
+                    slot(0, z), a.in + zs * plane_elems, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
             }
             cp_async_commit();  // one group per plane, empty or not, so wait_group counts planes
         };
@@ -306,7 +311,8 @@ __global__ void __launch_bounds__(stencil_tiled3d_default<S, T>::threads, (stenc
                     // position by position: their frame has no interior.
                     const bool z_interior = BC == boundary::periodic || (z >= 0 && z < a.nz);
                     const stencil_tile_frame f = z_interior ? f_in : f_halo;
-                    stencil_tile_step<S, Backend, T, stage, BC, G, Threads, false, stencil_cce_strip<S>()>(src, dst, f, a, &ln);
+                    stencil_tile_step<S, Backend, T, stage, BC, G, Threads, false, stencil_cce_strip<S>()>(
+                        src, dst, f, a, &ln);
                 }
                 if (stage < T) __syncthreads();
             });

@@ -75,7 +75,10 @@ __host__ __device__ constexpr int stencil_ws_margin(int steps, int radius)
     return steps * radius + (radius * (steps - 1) % 2);
 }
 /// Output columns of a strip for T steps (the margin on both sides).
-__host__ __device__ constexpr int stencil_ws_valid(int steps, int radius) { return stencil_ws_width - 2 * stencil_ws_margin(steps, radius); }
+__host__ __device__ constexpr int stencil_ws_valid(int steps, int radius)
+{
+    return stencil_ws_width - 2 * stencil_ws_margin(steps, radius);
+}
 
 /// Slot of the row `back` rows before the one in slot u, in a ring of p slots.
 __host__ __device__ constexpr int stencil_ws_slot(int u, int back, int p) { return ((u - back) % p + p) % p; }
@@ -215,9 +218,11 @@ __device__ void stencil_ws_extend(const double (&m)[stencil_ws_cols], double (&r
 
 /// T = 2 or 3 steps of the 2D star of radius R.
 template <int R, int T, int MinBlocks = stencil_ws_min_blocks(R)>
-__global__ void __launch_bounds__(32 * stencil_ws_warps, MinBlocks) stencil_warp_stream_kernel(stencil_warp_stream_args<R> a)
+__global__ void __launch_bounds__(32 * stencil_ws_warps, MinBlocks)
+    stencil_warp_stream_kernel(stencil_warp_stream_args<R> a)
 {
-    static_assert(R >= 1 && R <= stencil_ws_max_radius, "radius 1..3 (the lane's 4 columns hold its neighbours' reach)");
+    static_assert(R >= 1 && R <= stencil_ws_max_radius,
+                  "radius 1..3 (the lane's 4 columns hold its neighbours' reach)");
     static_assert(T == 2 || T == 3, "T = 2 or 3: step k < T resets its halo from input row y - k r, kept for k <= 2");
     constexpr int C = stencil_ws_cols, W = 2 * R;  // W: rows of a window before its newest
     const long long strip = static_cast<long long>(blockIdx.x) * stencil_ws_warps + (threadIdx.x >> 5);
@@ -318,7 +323,8 @@ stencil_warp_stream_args<S::radius> stencil_warp_stream_setup(const double* in, 
 template <class S, int T>
 inline long long stencil_warp_stream_resident()
 {
-    return static_cast<long long>(tcore::sm_count()) * tcore::blocks_per_sm(detail::stencil_warp_stream_kernel_for<S, T>(), 32 * stencil_ws_warps);
+    return static_cast<long long>(tcore::sm_count()) *
+           tcore::blocks_per_sm(detail::stencil_warp_stream_kernel_for<S, T>(), 32 * stencil_ws_warps);
 }
 
 /// stencil_apply's run-time test: an even row pitch, 16-byte aligned arrays,
@@ -335,7 +341,8 @@ inline bool stencil_warp_stream_fits(const double* in, const double* out, const 
     constexpr int R = S::radius;
     const stencil_extent e = stencil_array_extent<S>(g, boundary::dirichlet);
     if (e.ex % 2 != 0 || !tcore::aligned(in, 16) || !tcore::aligned(out, 16)) return false;
-    const long long strips = tcore::ceil_div(g.nx, stencil_ws_valid(T, R)), resident = stencil_warp_stream_resident<S, T>();
+    const long long strips = tcore::ceil_div(g.nx, stencil_ws_valid(T, R));
+    const long long resident = stencil_warp_stream_resident<S, T>();
     return tcore::ceil_div(strips, stencil_ws_warps) * (g.ny / stencil_ws_min_band) >= resident &&
            stencil_warp_stream_band_ok(g.ny, stencil_warp_stream_band(g.ny, strips, resident));
 }
