@@ -134,11 +134,11 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
 {
     constexpr int R = S::radius, V = C::strip, Q = 2 * R + 1, Ring = C::ring, P = C::pitch;
     constexpr int h = stencil_halo(BC, R);
-    extern __shared__ __align__(16) double smem[];
+    extern __shared__ __align__(16) double stencil_smem[];
     const int tx = threadIdx.x % C::sx, ty0 = (threadIdx.x / C::sx) * V;
     const long long nz = a.nz, ny = a.ny;       // grid planes and rows
     const long long plane_elems = a.ex * a.ey;  // array stride of one z plane
-    unsigned long long* bars = reinterpret_cast<unsigned long long*>(smem + Ring * C::plane);
+    unsigned long long* bars = reinterpret_cast<unsigned long long*>(stencil_smem + Ring * C::plane);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     const bool bulk = BC == boundary::dirichlet && a.pair_loads;  // rows by cp.async.bulk (see stencil_stream_config)
 #else
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
         auto load_plane = [&](long long p) {
             if (p < q_end) {
                 const int slot = static_cast<int>((seq + p - q_begin) % Ring);
-                double* buf = smem + slot * C::plane;
+                double* buf = stencil_smem + slot * C::plane;
                 const long long ps = BC == boundary::periodic ? stencil_wrap(p, nz) : p + R;
                 const double* src = a.in + ps * plane_elems;
                 if (bulk) {
@@ -247,7 +247,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
             else cp_async_wait<Ring - 2>();
             __syncthreads();            // plane p landed; everyone is done with plane p-1
             load_plane(p + Ring - 1);   // into plane p-1's buffer
-            const double* base = smem + static_cast<int>(s % Ring) * C::plane + (ty0 + R) * P + tx + R;
+            const double* base = stencil_smem + static_cast<int>(s % Ring) * C::plane + (ty0 + R) * P + tx + R;
             static_for<V + 2 * R>([&](auto r_) {
                 constexpr int dr = decltype(r_)::value - R;
                 static_for<2 * R + 1>([&](auto x_) {
@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
     constexpr int R = S::radius, P = C::pitch, V = C::strip, B = C::buffers;
     constexpr int h = stencil_halo(BC, R);
     using G = typename C::geometry;
-    extern __shared__ __align__(16) double smem[];
+    extern __shared__ __align__(16) double stencil_smem[];
     __shared__ item_queue<B> queue;  // the tile of each ring buffer
     queue.start(a.tickets);
     auto load_tile = [&](double* buf, long long it) {
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
     };
     __syncthreads();
     for (int j = 0; j < B - 1; ++j) {
-        if (queue.at(j) < a.items) load_tile(smem + j * C::plane, queue.at(j));
+        if (queue.at(j) < a.items) load_tile(stencil_smem + j * C::plane, queue.at(j));
         cp_async_commit();  // one group per tile, empty or not
     }
     for (int k = 0; queue.at(k) < a.items; ++k) {
@@ -313,12 +313,12 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
         // the tile B-1 ahead goes into the buffer tile k-1 used (freed by the
         // barrier that ended the previous iteration), before waiting for tile k
         const long long ahead = queue.at(k + B - 1);
-        if (ahead < a.items) load_tile(smem + ((k + B - 1) % B) * C::plane, ahead);
+        if (ahead < a.items) load_tile(stencil_smem + ((k + B - 1) % B) * C::plane, ahead);
         cp_async_commit();
         cp_async_wait<B - 1>();
         __syncthreads();  // tile k landed; every thread has read its slots
         const long long next = queue.take(a.tickets, k);  // tile k + B, published by the barrier below
-        const double* buf = smem + (k % B) * C::plane;
+        const double* buf = stencil_smem + (k % B) * C::plane;
         const long long x0 = (item % a.tiles_x) * C::tile_x, y0 = (item / a.tiles_x) * C::tile_y;
         const bool full = x0 + C::tile_x <= a.nx && y0 + C::tile_y <= a.ny;
         for (int w = threadIdx.x; w < C::work; w += C::threads) {

@@ -191,13 +191,13 @@ __global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>
 {
     using G = typename C::geometry;
     constexpr int Threads = C::threads;
-    extern __shared__ __align__(16) double smem[];
-    // input buffers at smem and smem + plane (picked arithmetically: an
+    extern __shared__ __align__(16) double stencil_smem[];
+    // input buffers at stencil_smem and stencil_smem + plane (picked arithmetically: an
     // array of two pointers indexed at run time would live on the stack)
-    double* const work = smem + 2 * G::plane;
+    double* const work = stencil_smem + 2 * G::plane;
     // Every buffer starts finite (an MMA block may read positions no step wrote).
-    for (int i = threadIdx.x; i < C::buffers * G::plane; i += Threads) smem[i] = 0.0;
-    const stencil_lane<S> ln = stencil_setup_lane<S, Backend>(a.w, smem + C::buffers * G::plane, G::pitch);
+    for (int i = threadIdx.x; i < C::buffers * G::plane; i += Threads) stencil_smem[i] = 0.0;
+    const stencil_lane<S> ln = stencil_setup_lane<S, Backend>(a.w, stencil_smem + C::buffers * G::plane, G::pitch);
 
     auto load_tile = [&](double* buf, long long it) {
         const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
@@ -206,20 +206,20 @@ __global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>
     __shared__ item_queue<2> queue;  // the tile of each input buffer
     queue.start(a.tickets);
     __syncthreads();
-    if (queue.at(0) < a.items) load_tile(smem, queue.at(0));
+    if (queue.at(0) < a.items) load_tile(stencil_smem, queue.at(0));
     cp_async_commit();
     for (int k = 0; queue.at(k) < a.items; ++k) {
         const long long item = queue.at(k);
         // prefetch the next tile into the other input buffer (freed by the
         // barrier that ended the previous iteration)
-        if (queue.at(k + 1) < a.items) load_tile(smem + ((k + 1) & 1) * G::plane, queue.at(k + 1));
+        if (queue.at(k + 1) < a.items) load_tile(stencil_smem + ((k + 1) & 1) * G::plane, queue.at(k + 1));
         cp_async_commit();
         cp_async_wait<1>();
         __syncthreads();  // tile k landed; every thread has read its slots
         const long long next = queue.take(a.tickets, k);  // tile k + 2, published by step 1's barrier
         const long long x0 = (item % a.tiles_x) * G::tile_x, y0 = (item / a.tiles_x) * G::tile_y;
         const stencil_tile_frame f = make_stencil_tile_frame<G, BC>(x0, y0, a.nx, a.ny, a.ex, true);
-        double* const cur = smem + (k & 1) * G::plane;
+        double* const cur = stencil_smem + (k & 1) * G::plane;
         static_for<T>([&](auto s_) {
             constexpr int step = decltype(s_)::value + 1;
             // odd steps read the tile's input buffer, even steps the work buffer
@@ -258,9 +258,9 @@ __global__ void __launch_bounds__(stencil_tiled3d_default<S, T>::threads,
     constexpr int R = S::radius;
     constexpr int PF = C::prefetch;
     constexpr int h = stencil_halo(BC, R);
-    extern __shared__ __align__(16) double smem[];
-    for (int i = threadIdx.x; i < C::planes * G::plane; i += Threads) smem[i] = 0.0;
-    const stencil_lane<S> ln = stencil_setup_lane<S, Backend>(a.w, smem + C::planes * G::plane, G::pitch);
+    extern __shared__ __align__(16) double stencil_smem[];
+    for (int i = threadIdx.x; i < C::planes * G::plane; i += Threads) stencil_smem[i] = 0.0;
+    const stencil_lane<S> ln = stencil_setup_lane<S, Backend>(a.w, stencil_smem + C::planes * G::plane, G::pitch);
     const long long plane_elems = a.ex * a.ey;
 
     for (long long item = blockIdx.x; item < a.items; item += gridDim.x) {
@@ -274,8 +274,8 @@ __global__ void __launch_bounds__(stencil_tiled3d_default<S, T>::threads,
         // Ring slots: planes are keyed by z - q_begin + (T+1)R >= 0 (small ints).
         auto slot = [&](int stage, long long z) -> double* {
             const int key = static_cast<int>(z - q_begin) + (T + 1) * R;
-            if (stage == 0) return smem + (key % C::ring0) * G::plane;
-            return smem + (C::ring0 + (stage - 1) * C::ring + key % C::ring) * G::plane;
+            if (stage == 0) return stencil_smem + (key % C::ring0) * G::plane;
+            return stencil_smem + (C::ring0 + (stage - 1) * C::ring + key % C::ring) * G::plane;
         };
         // Stage s holds planes [za - (T-s)R, zb + (T-s)R) that lie in the array.
         auto active = [&](int stage, long long z) {
