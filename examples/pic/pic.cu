@@ -2,7 +2,7 @@
 // particles grouped by cell (PiCTC), fields gathered from a grid to the cell
 // centres, one MMA per block of particles and step (Quadrant I).
 //
-// Variants (pic_kernels.cuh, tcore/patterns/boris.cuh):
+// Variants (tcore/patterns/device/pic.cuh, pic_opponent.cuh):
 //   tc            f64 m16n8k8: 16 particles x 8 state components times the
 //                 8x8 step matrix (rotation + acceleration), state kept in
 //                 registers across steps through accumulator-to-A reuse
@@ -25,7 +25,7 @@
 // pure magnetic field (energy conservation).
 #include "harness/harness.hpp"
 #include "pic_host.hpp"
-#include "pic_kernels.cuh"
+#include "pic_opponent.cuh"
 
 #include <tcore/tcore.cuh>
 
@@ -85,8 +85,8 @@ launch_fn make_mma(const px::setup& s, const double* nodes)
     const long long n = s.n();
     const int ppc = s.ppc;
     return [=](double* state, double2* frag, double* plain, cudaStream_t st, int steps) {
-        px::boris_tables<Shape>(nodes, g, h, dt, frag, plain, st);
-        px::boris_push_mma<Backend, Shape>(state, n, ppc, frag, steps, st);
+        tcore::boris::boris_tables<Shape>(nodes, g, h, dt, frag, plain, st);
+        tcore::boris::boris_push_mma<Backend, Shape>(state, n, ppc, frag, steps, st);
     };
 }
 
@@ -97,7 +97,7 @@ launch_fn make_cce(const px::setup& s, const double* nodes)
     const long long n = s.n();
     const int ppc = s.ppc;
     return [=](double* state, double2* frag, double* plain, cudaStream_t st, int steps) {
-        px::boris_tables<tcore::f64_m16n8k8>(nodes, g, h, dt, frag, plain, st);
+        tcore::boris::boris_tables<tcore::f64_m16n8k8>(nodes, g, h, dt, frag, plain, st);
         px::boris_push_cce(state, n, ppc, plain, dt, steps, st);
     };
 }

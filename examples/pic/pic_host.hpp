@@ -12,10 +12,9 @@
 // uniform in [-1, 1)^3, component 3 = 1, payload w = particle index.
 #pragma once
 
-#include "pic_kernels.cuh"
-
 #include <tcore/check.cuh>
 #include <tcore/patterns/boris.cuh>
+#include <tcore/patterns/device/pic.cuh>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +23,9 @@
 #include <vector>
 
 namespace tcore::examples::pic {
+
+using tcore::boris::cell_field;
+using tcore::boris::grid3;
 
 struct setup {
     grid3 grid;

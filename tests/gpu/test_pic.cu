@@ -1,20 +1,22 @@
 // tests/gpu/test_pic.cu - the Boris pushes of the PiC workload
-// (examples/pic/pic_kernels.cuh) against the FP64 CPU reference (classical
-// Boris step with cross products, each particle's cell field).
+// (tcore/patterns/device/pic.cuh, examples/pic/pic_opponent.cuh) against the
+// FP64 CPU reference (classical Boris step with cross products, each
+// particle's cell field).
 //
 // Variants: tc and cc on f64 m16n8k8, m16n8k4 (sm_90 shapes; sm_80 runs them
-// as m8n8k4 MMAs) and m8n8k4, and cce. Grids 4x4x2 cells x 64 particles and
-// 3x5x1 x 16 (15 blocks of 16: tails of the 4-blocks-per-warp loop), 1, 7
-// and 40 steps: every component within 1e-10 (FP64 rounding grows about
-// linearly; the Boris rotation is norm-preserving), components 1 and w
-// unchanged bit for bit. Two launches of 20 steps equal one of 40 bit for
+// as m8n8k4 MMAs) and m8n8k4, cce, and a user kernel (one block per warp
+// calling tcore::boris::push_blocks) on tc and cc. Grids 4x4x2 cells x 64
+// particles and 3x5x1 x 16 (15 blocks of 16: tails of the 4-blocks-per-warp
+// loop), 1, 7 and 40 steps: every component within 1e-10 (FP64 rounding
+// grows about linearly; the Boris rotation is norm-preserving), components
+// 1 and w unchanged bit for bit. Two launches of 20 steps equal one of 40 bit for
 // bit; 0 steps leaves the state alone. Pure magnetic field, 1000 steps:
 // |v|^2 of every particle changes by less than 1e-11 (relative). Bad
 // arguments throw tcore::error.
 #include "common/test_util.hpp"
 
 #include "examples/pic/pic_host.hpp"
-#include "examples/pic/pic_kernels.cuh"
+#include "examples/pic/pic_opponent.cuh"
 
 #include <tcore/tcore.cuh>
 
@@ -29,6 +31,41 @@ using tcore::test::tally;
 namespace px = tcore::examples::pic;
 
 namespace {
+
+/// A user's own push kernel built on the building block: one block of 16
+/// particles per warp on f64_m16n8k8, tcore::boris::push_blocks with G = 1,
+/// T values from tcore::boris::boris_tables.
+template <class Backend>
+__global__ void user_push_kernel(double* state, long long blocks, int blocks_per_cell, const double2* frag_table,
+                                 int steps)
+{
+    using S = tcore::f64_m16n8k8;
+    using L = tcore::boris::block_layout<S>;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const long long b = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    if (b >= blocks) return;  // whole warps leave
+    double2 p[L::pairs];
+#pragma unroll
+    for (int q = 0; q < L::pairs; ++q)
+        p[q] = *reinterpret_cast<const double2*>(state + (b * L::particles + (lane >> 2) + 8 * q) * 8 + 2 * (lane & 3));
+    tcore::frag_c<S> d[1] = {tcore::boris::state_from_pairs<S>(p)};
+    const double2 tv[1] = {frag_table[(b / blocks_per_cell) * 32 + lane]};
+    tcore::boris::push_blocks<Backend, S, 1>(d, tv, steps);
+    tcore::boris::pairs_from_state<S>(p, d[0]);
+#pragma unroll
+    for (int q = 0; q < L::pairs; ++q)
+        *reinterpret_cast<double2*>(state + (b * L::particles + (lane >> 2) + 8 * q) * 8 + 2 * (lane & 3)) = p[q];
+}
+
+template <class Backend>
+void user_push(double* state, long long n, int ppc, const double2* frag_table, int steps)
+{
+    const long long blocks = n / 16;
+    if (blocks == 0) return;
+    user_push_kernel<Backend><<<static_cast<unsigned>((blocks * 32 + 127) / 128), 128>>>(state, blocks, ppc / 16,
+                                                                                          frag_table, steps);
+    TCORE_CHECK(cudaGetLastError());
+}
 
 using push_fn = std::function<void(double*, long long, int, const double2*, const double*, double, int)>;
 
@@ -45,7 +82,7 @@ std::vector<variant> variants()
         using B = decltype(backend);
         using S = decltype(shape);
         return [](double* s, long long n, int ppc, const double2* ft, const double*, double, int steps) {
-            px::boris_push_mma<B, S>(s, n, ppc, ft, steps);
+            tcore::boris::boris_push_mma<B, S>(s, n, ppc, ft, steps);
         };
     };
     return {
@@ -55,6 +92,12 @@ std::vector<variant> variants()
         {"cc (m16n8k8)", mma(cuda_core{}, f64_m16n8k8{}), 0},
         {"cc-m16n8k4", mma(cuda_core{}, f64_m16n8k4{}), 1},
         {"cc-m8n8k4", mma(cuda_core{}, f64_m8n8k4{}), 2},
+        {"user tc (m16n8k8)", [](double* s, long long n, int ppc, const double2* ft, const double*, double, int steps) {
+             user_push<tensor_core>(s, n, ppc, ft, steps);
+         }, 0},
+        {"user cc (m16n8k8)", [](double* s, long long n, int ppc, const double2* ft, const double*, double, int steps) {
+             user_push<cuda_core>(s, n, ppc, ft, steps);
+         }, 0},
         {"cce", [](double* s, long long n, int ppc, const double2*, const double* pt, double dt, int steps) {
              px::boris_push_cce(s, n, ppc, pt, dt, steps);
          }, 0},
@@ -74,9 +117,9 @@ struct device_setup {
                tcore::test::device_buffer<double2>(static_cast<std::size_t>(su.grid.cells()) * 32)}
     {
         nodes.upload(su.nodes);
-        px::boris_tables<tcore::f64_m16n8k8>(nodes.ptr, su.grid, su.h(), su.dt, frag[0].ptr, plain.ptr);
-        px::boris_tables<tcore::f64_m16n8k4>(nodes.ptr, su.grid, su.h(), su.dt, frag[1].ptr, plain.ptr);
-        px::boris_tables<tcore::f64_m8n8k4>(nodes.ptr, su.grid, su.h(), su.dt, frag[2].ptr, plain.ptr);
+        tcore::boris::boris_tables<tcore::f64_m16n8k8>(nodes.ptr, su.grid, su.h(), su.dt, frag[0].ptr, plain.ptr);
+        tcore::boris::boris_tables<tcore::f64_m16n8k4>(nodes.ptr, su.grid, su.h(), su.dt, frag[1].ptr, plain.ptr);
+        tcore::boris::boris_tables<tcore::f64_m8n8k4>(nodes.ptr, su.grid, su.h(), su.dt, frag[2].ptr, plain.ptr);
         TCORE_CHECK(cudaDeviceSynchronize());
     }
     std::vector<double> run(const variant& v, const std::vector<double>& start, int steps, int launches = 1)
@@ -150,14 +193,14 @@ void check_bad_arguments(tally& t)
         return false;
     };
     using namespace tcore;
-    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr, 64, 24, frag.ptr, 1); }), "ppc 24 accepted");
-    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr, 48, 32, frag.ptr, 1); }), "n not a multiple of ppc accepted");
-    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr + 1, 64, 64, frag.ptr, 1); }), "misaligned state accepted");
-    t.check(throws([&] { px::boris_push_mma<cuda_core, f64_m8n8k4>(state.ptr, 64, 64, frag.ptr, -1); }), "negative steps accepted");
-    t.check(throws([&] { px::boris_push_mma<tensor_core, f64_m16n8k8>(nullptr, 64, 64, frag.ptr, 1); }), "null state accepted");
+    t.check(throws([&] { tcore::boris::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr, 64, 24, frag.ptr, 1); }), "ppc 24 accepted");
+    t.check(throws([&] { tcore::boris::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr, 48, 32, frag.ptr, 1); }), "n not a multiple of ppc accepted");
+    t.check(throws([&] { tcore::boris::boris_push_mma<tensor_core, f64_m16n8k8>(state.ptr + 1, 64, 64, frag.ptr, 1); }), "misaligned state accepted");
+    t.check(throws([&] { tcore::boris::boris_push_mma<cuda_core, f64_m8n8k4>(state.ptr, 64, 64, frag.ptr, -1); }), "negative steps accepted");
+    t.check(throws([&] { tcore::boris::boris_push_mma<tensor_core, f64_m16n8k8>(nullptr, 64, 64, frag.ptr, 1); }), "null state accepted");
     t.check(throws([&] { px::boris_push_cce(state.ptr, 64, 64, nullptr, 0.1, 1); }), "null table accepted");
-    t.check(throws([&] { px::boris_tables<f64_m16n8k8>(nullptr, px::grid3{1, 1, 1}, 0.1, 0.1, frag.ptr, plain.ptr); }), "null nodes accepted");
-    t.check(throws([&] { px::boris_tables<f64_m16n8k8>(state.ptr, px::grid3{0, 1, 1}, 0.1, 0.1, frag.ptr, plain.ptr); }), "empty grid accepted");
+    t.check(throws([&] { tcore::boris::boris_tables<f64_m16n8k8>(nullptr, px::grid3{1, 1, 1}, 0.1, 0.1, frag.ptr, plain.ptr); }), "null nodes accepted");
+    t.check(throws([&] { tcore::boris::boris_tables<f64_m16n8k8>(state.ptr, px::grid3{0, 1, 1}, 0.1, 0.1, frag.ptr, plain.ptr); }), "empty grid accepted");
     TCORE_CHECK(cudaDeviceSynchronize());
 }
 

@@ -1,28 +1,31 @@
-// examples/pic/pic_kernels.cuh - the PiC workload's kernels and launchers
-// (also used by tests/gpu/test_pic.cu): Boris pushes of particles grouped
-// by cell, fields gathered from a grid.
+// tcore/patterns/device/pic.cuh - the launchers of the Boris push pattern
+// (tcore/patterns/boris.cuh): per-cell field gather and step tables, and the
+// tensor-core / CUDA-core-MMA push of whole particle arrays.
 //
-//   boris_tables          per cell: gather E and B at the cell centre (mean of
-//                         the 8 corner nodes), build the step's affine form
-//                         (R, c) and the lane-ordered T values of the MMA
+//   boris_tables<Shape>   per cell: E and B at the cell centre (mean of the 8
+//                         corner nodes), the step's affine form (R, c) and
+//                         the lane-ordered T values of the MMA
 //   boris_push_mma<Backend, Shape>
-//                         tc / cc: `steps` steps of blocks of 16 (m16n8k*) or
-//                         8 (m8n8k4) particles, one MMA (two for K = 4) per
+//                         `steps` steps of blocks of 16 (m16n8k*) or 8
+//                         (m8n8k4) particles, one MMA (two for K = 4) per
 //                         block and step, state kept in registers between
-//                         steps (tcore/patterns/boris.cuh), 4 blocks per warp
-//                         in flight
-//   boris_push_cce        cce: one thread per particle, v = R v + c,
-//                         x += dt v on CUDA cores (the essential arithmetic)
+//                         steps (boris::push_blocks), push_group blocks per
+//                         warp in flight
+//   check_push            the argument checks of a push launcher (also for
+//                         a user's own push on the plain table)
 //
-// Particles: N x 8 doubles [vx vy vz 1 x y z w], particle p in cell p / ppc
-// (ppc a multiple of 16, so blocks never straddle cells), as PiCTC groups the
-// particles of a cell. Nodes: (nx+1)(ny+1)(nz+1) x 6 doubles [Ex Ey Ez Bx By Bz],
-// node (i, j, k) at index (k (ny+1) + j)(nx+1) + i; cell (i, j, k) at
-// (k ny + j) nx + i.
+// Particles: N x 8 doubles [vx vy vz 1 x y z w], 16-byte aligned, particle p
+// in cell p / ppc (ppc a multiple of 16, so blocks never straddle cells), as
+// PiCTC groups the particles of a cell. Nodes: (nx+1)(ny+1)(nz+1) x 6 doubles
+// [Ex Ey Ez Bx By Bz], node (i, j, k) at index (k (ny+1) + j)(nx+1) + i; cell
+// (i, j, k) at (k ny + j) nx + i. Tables 16-byte aligned. Bad arguments and
+// failed launches throw tcore::error. Launch shape: push_block_threads per
+// block, at most 4 x the resident blocks (occupancy query, once per process).
 #pragma once
 
-#include <tcore/check.cuh>
-#include <tcore/patterns/boris.cuh>
+#include "../../check.cuh"
+#include "../../infra/launch.cuh"
+#include "../boris.cuh"
 
 #include <cuda_runtime.h>
 
@@ -32,7 +35,7 @@
 #include <string>
 #include <type_traits>
 
-namespace tcore::examples::pic {
+namespace tcore::boris {
 
 /// Cells of the grid (nodes are one more per axis).
 struct grid3 {
@@ -127,46 +130,10 @@ __global__ void __launch_bounds__(push_block_threads, push_min_blocks<Backend>)
     }
 }
 
-/// cce: thread per particle, v = R v + c, x += dt v.
-__global__ void __launch_bounds__(256)
-    boris_push_cce_kernel(double* state, long long n, int ppc, const double* plain_table, double dt, int steps)
-{
-    for (long long p = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; p < n;
-         p += static_cast<long long>(gridDim.x) * blockDim.x) {
-        double2* s = reinterpret_cast<double2*>(state + p * 8);
-        const double2 s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];
-        double v0 = s0.x, v1 = s0.y, v2 = s1.x, x0 = s2.x, x1 = s2.y, x2 = s3.x;
-        const double* t = plain_table + (p / ppc) * 16;
-        const double r00 = t[0], r01 = t[1], r02 = t[2], r10 = t[3], r11 = t[4], r12 = t[5], r20 = t[6], r21 = t[7],
-                     r22 = t[8], c0 = t[9], c1 = t[10], c2 = t[11];
-#pragma unroll 1
-        for (int k = 0; k < steps; ++k) {
-            const double n0 = fma(r00, v0, fma(r01, v1, fma(r02, v2, c0)));
-            const double n1 = fma(r10, v0, fma(r11, v1, fma(r12, v2, c1)));
-            const double n2 = fma(r20, v0, fma(r21, v1, fma(r22, v2, c2)));
-            v0 = n0, v1 = n1, v2 = n2;
-            x0 = fma(dt, v0, x0), x1 = fma(dt, v1, x1), x2 = fma(dt, v2, x2);
-        }
-        s[0] = make_double2(v0, v1);
-        s[1] = make_double2(v2, s1.y);
-        s[2] = make_double2(x0, x1);
-        s[3] = make_double2(x2, s3.y);
-    }
-}
-
 // -- host ------------------------------------------------------------------------------
 
-namespace detail {
-
-inline int resident_blocks(const void* kernel, int threads)
-{
-    int dev = 0, sms = 0, per = 0;
-    TCORE_CHECK(cudaGetDevice(&dev));
-    TCORE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    TCORE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, threads, 0));
-    return std::max(1, sms) * std::max(1, per);
-}
-
+/// Argument checks of a push of n particles (ppc per cell) with `table`
+/// (throws tcore::error naming `where`).
 inline void check_push(const char* where, const double* state, long long n, int ppc, const void* table, int steps)
 {
     require(n >= 0, where, "particle count must be >= 0");
@@ -178,8 +145,6 @@ inline void check_push(const char* where, const double* state, long long n, int 
     require(reinterpret_cast<std::uintptr_t>(state) % 16 == 0, where, "particle state must be 16-byte aligned");
     require(reinterpret_cast<std::uintptr_t>(table) % 16 == 0, where, "table must be 16-byte aligned");
 }
-
-}  // namespace detail
 
 /// Builds the per-cell tables for Shape: frag_table g.cells() * 32 double2,
 /// plain_table g.cells() * 16 doubles. h = q dt / (2 m).
@@ -200,13 +165,14 @@ void boris_tables(const double* nodes, grid3 g, double h, double dt, double2* fr
 template <class Backend, class Shape>
 void boris_push_mma(double* state, long long n, int ppc, const double2* frag_table, int steps, cudaStream_t stream = nullptr)
 {
-    detail::check_push("boris_push_mma", state, n, ppc, frag_table, steps);
+    check_push("boris_push_mma", state, n, ppc, frag_table, steps);
     if (n == 0 || steps == 0) return;
     using L = tcore::boris::block_layout<Shape>;
     const long long blocks = n / L::particles;
     const long long warps_wanted = (blocks + push_group - 1) / push_group;
     static int resident = 0;  // per process: the kernel's resident blocks on the current device
-    if (resident == 0) resident = detail::resident_blocks(reinterpret_cast<const void*>(&boris_push_kernel<Backend, Shape>), push_block_threads);
+    if (resident == 0)
+        resident = tcore::sm_count() * tcore::blocks_per_sm(&boris_push_kernel<Backend, Shape>, push_block_threads);
     const long long grid = std::max(1ll, std::min<long long>((warps_wanted * 32 + push_block_threads - 1) / push_block_threads,
                                                            static_cast<long long>(resident) * 4));
     boris_push_kernel<Backend, Shape><<<static_cast<unsigned>(grid), push_block_threads, 0, stream>>>(
@@ -214,17 +180,4 @@ void boris_push_mma(double* state, long long n, int ppc, const double2* frag_tab
     TCORE_CHECK_LAUNCH();
 }
 
-/// cce: `steps` steps of n particles in place with the plain table.
-inline void boris_push_cce(double* state, long long n, int ppc, const double* plain_table, double dt, int steps,
-                           cudaStream_t stream = nullptr)
-{
-    detail::check_push("boris_push_cce", state, n, ppc, plain_table, steps);
-    if (n == 0 || steps == 0) return;
-    static int resident = 0;
-    if (resident == 0) resident = detail::resident_blocks(reinterpret_cast<const void*>(&boris_push_cce_kernel), 256);
-    const long long grid = std::max(1ll, std::min<long long>((n + 255) / 256, static_cast<long long>(resident) * 4));
-    boris_push_cce_kernel<<<static_cast<unsigned>(grid), 256, 0, stream>>>(state, n, ppc, plain_table, dt, steps);
-    TCORE_CHECK_LAUNCH();
-}
-
-}  // namespace tcore::examples::pic
+}  // namespace tcore::boris
