@@ -15,7 +15,7 @@
 // use the hot measurement.
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
-#include "scale_kernels.cuh"
+#include "scale_base.cuh"
 
 #include <tcore/tcore.cuh>
 
@@ -45,15 +45,15 @@ void run_base(const double* b, double* a, double q, long long n, cudaStream_t s)
 
 const variant variants[] = {
     {"base", run_base, tb::peak::fp64_cc, "double2 grid-stride, CUDA cores"},
-    {"tc", sc::scale_mma<tcore::f64_m16n8k8, tcore::tensor_core>, tb::peak::fp64_tc,
+    {"tc", tcore::scale_mma<tcore::f64_m16n8k8, tcore::tensor_core>, tb::peak::fp64_tc,
      "A = B*(qI), f64 m16n8k8, qI generated in registers"},
-    {"tc-m16n8k4", sc::scale_mma<tcore::f64_m16n8k4, tcore::tensor_core>, tb::peak::fp64_tc,
+    {"tc-m16n8k4", tcore::scale_mma<tcore::f64_m16n8k4, tcore::tensor_core>, tb::peak::fp64_tc,
      "A = B*(qI), f64 m16n8k4 (2 MMAs per 16x8 tile)"},
-    {"tc-m8n8k4", sc::scale_mma<tcore::f64_m8n8k4, tcore::tensor_core>, tb::peak::fp64_tc,
+    {"tc-m8n8k4", tcore::scale_mma<tcore::f64_m8n8k4, tcore::tensor_core>, tb::peak::fp64_tc,
      "A = B*(qI), f64 m8n8k4 (2 MMAs per 8x8 tile)"},
-    {"cc", sc::scale_mma<tcore::f64_m16n8k8, tcore::cuda_core>, tb::peak::fp64_cc,
+    {"cc", tcore::scale_mma<tcore::f64_m16n8k8, tcore::cuda_core>, tb::peak::fp64_cc,
      "tc's kernel (m16n8k8 layout) on the cuda_core backend"},
-    {"cc-m8n8k4", sc::scale_mma<tcore::f64_m8n8k4, tcore::cuda_core>, tb::peak::fp64_cc,
+    {"cc-m8n8k4", tcore::scale_mma<tcore::f64_m8n8k4, tcore::cuda_core>, tb::peak::fp64_cc,
      "tc-m8n8k4's kernel on the cuda_core backend"},
 };
 

@@ -1,5 +1,7 @@
 // tests/gpu/test_scale.cu - SCALE (a = q*b, FP64): every variant of the
-// scale workload on both backends (examples/scale/scale_kernels.cuh).
+// scale workload on both backends (tcore/patterns/device/scale.cuh,
+// examples/scale/scale_base.cuh), and a user kernel calling tcore::scale_tile
+// (one tile per warp, f64_m16n8k8) on both backends.
 //
 // First, without a GPU: the A = B*(qI) layout of tcore/patterns/scale.cuh
 // is run for a simulated warp through tcore::mma_emulated (the cuda_core
@@ -15,7 +17,7 @@
 // in place (a == b), misaligned pointers, and bad arguments (tcore::error).
 #include "common/test_util.hpp"
 
-#include "examples/scale/scale_kernels.cuh"
+#include "examples/scale/scale_base.cuh"
 
 #include <tcore/tcore.cuh>
 
@@ -86,6 +88,40 @@ void model_layout(tally& t, rng& r)
 
 // -- the kernels on the GPU ---------------------------------------------------
 
+/// A user's own kernel built on the building block: one 16x8 tile (128
+/// doubles) per warp on f64_m16n8k8 with tcore::scale_tile, the rest by
+/// tcore::scale_tail. a and b 16-byte aligned.
+template <class Backend>
+__global__ void user_scale_kernel(const double* b, double* a, double q, long long n)
+{
+    using S = tcore::f64_m16n8k8;
+    using L = tcore::scale_layout<S>;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const long long tile = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const long long tiles = n / L::elems;
+    if (tile < tiles) {  // whole warps
+        double2 v[L::pairs];
+#pragma unroll
+        for (int p = 0; p < L::pairs; ++p)
+            v[p] = *reinterpret_cast<const double2*>(b + tile * L::elems + 64 * p + 2 * lane);
+        tcore::scale_tile<Backend, S>(v, q, lane);
+#pragma unroll
+        for (int p = 0; p < L::pairs; ++p) *reinterpret_cast<double2*>(a + tile * L::elems + 64 * p + 2 * lane) = v[p];
+    }
+    tcore::scale_tail(b, a, q, tiles * L::elems, n);
+}
+
+template <class Backend>
+void user_scale(const double* b, double* a, double q, long long n, cudaStream_t s)
+{
+    tcore::check_scale_args("user_scale", b, a, n);
+    if (n == 0) return;
+    tcore::require(tcore::aligned(a, 16) && tcore::aligned(b, 16), "user_scale", "a and b must be 16-byte aligned");
+    const long long warps = n / 128 + 1;
+    user_scale_kernel<Backend><<<static_cast<unsigned>((warps * 32 + 255) / 256), 256, 0, s>>>(b, a, q, n);
+    TCORE_CHECK(cudaGetLastError());
+}
+
 using launch_fn = std::function<void(const double*, double*, double, long long, cudaStream_t)>;
 
 struct variant {
@@ -100,12 +136,14 @@ std::vector<variant> variants()
     return {
         {"base", [](const double* b, double* a, double q, long long n, cudaStream_t s) { sc::scale_base(b, a, q, n, s); },
          false},
-        {"tc (m16n8k8)", sc::scale_mma<f64_m16n8k8, tensor_core>, true},
-        {"tc-m16n8k4", sc::scale_mma<f64_m16n8k4, tensor_core>, true},
-        {"tc-m8n8k4", sc::scale_mma<f64_m8n8k4, tensor_core>, true},
-        {"cc (m16n8k8)", sc::scale_mma<f64_m16n8k8, cuda_core>, true},
-        {"cc-m16n8k4", sc::scale_mma<f64_m16n8k4, cuda_core>, true},
-        {"cc-m8n8k4", sc::scale_mma<f64_m8n8k4, cuda_core>, true},
+        {"tc (m16n8k8)", tcore::scale_mma<f64_m16n8k8, tensor_core>, true},
+        {"tc-m16n8k4", tcore::scale_mma<f64_m16n8k4, tensor_core>, true},
+        {"tc-m8n8k4", tcore::scale_mma<f64_m8n8k4, tensor_core>, true},
+        {"cc (m16n8k8)", tcore::scale_mma<f64_m16n8k8, cuda_core>, true},
+        {"cc-m16n8k4", tcore::scale_mma<f64_m16n8k4, cuda_core>, true},
+        {"cc-m8n8k4", tcore::scale_mma<f64_m8n8k4, cuda_core>, true},
+        {"user tc (m16n8k8)", user_scale<tensor_core>, true},
+        {"user cc (m16n8k8)", user_scale<cuda_core>, true},
     };
 }
 
