@@ -78,7 +78,8 @@ __global__ void __launch_bounds__(256) boris_tables_kernel(const double* nodes, 
         double tv[2];
         tcore::boris::transform_values<Shape>(lane, R, c, dt, tv);
         frag_table[cell * 32 + lane] = make_double2(tv[0], tv[1]);
-        if (lane < 16) plain_table[cell * 16 + lane] = lane < 9 ? R[lane / 3][lane % 3] : (lane < 12 ? c[lane - 9] : 0.0);
+        if (lane < 16)
+            plain_table[cell * 16 + lane] = lane < 9 ? R[lane / 3][lane % 3] : (lane < 12 ? c[lane - 9] : 0.0);
     }
 }
 
@@ -137,8 +138,10 @@ __global__ void __launch_bounds__(push_block_threads, push_min_blocks<Backend>)
 inline void check_push(const char* where, const double* state, long long n, int ppc, const void* table, int steps)
 {
     require(n >= 0, where, "particle count must be >= 0");
-    require(ppc > 0 && ppc % 16 == 0, where, "particles per cell must be a positive multiple of 16 (got " + std::to_string(ppc) + ")");
-    require(n % ppc == 0, where, "particle count " + std::to_string(n) + " is not a multiple of particles per cell " + std::to_string(ppc));
+    require(ppc > 0 && ppc % 16 == 0, where,
+            "particles per cell must be a positive multiple of 16 (got " + std::to_string(ppc) + ")");
+    require(n % ppc == 0, where,
+            "particle count " + std::to_string(n) + " is not a multiple of particles per cell " + std::to_string(ppc));
     require(steps >= 0, where, "steps must be >= 0");
     if (n == 0) return;
     require(state != nullptr && table != nullptr, where, "null pointer");
@@ -156,14 +159,16 @@ void boris_tables(const double* nodes, grid3 g, double h, double dt, double2* fr
     require(nodes != nullptr && frag_table != nullptr && plain_table != nullptr, "boris_tables", "null pointer");
     require(g.cells() < (1ll << 40), "boris_tables", "grid too large");
     const long long blocks = std::min<long long>((g.cells() + 7) / 8, 1ll << 20);
-    boris_tables_kernel<Shape><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(nodes, g, h, dt, frag_table, plain_table);
+    boris_tables_kernel<Shape>
+        <<<static_cast<unsigned>(blocks), 256, 0, stream>>>(nodes, g, h, dt, frag_table, plain_table);
     TCORE_CHECK_LAUNCH();
 }
 
 /// tc / cc: `steps` Boris steps of n particles (ppc per cell) in place.
 /// frag_table from boris_tables<Shape> (same Shape).
 template <class Backend, class Shape>
-void boris_push_mma(double* state, long long n, int ppc, const double2* frag_table, int steps, cudaStream_t stream = nullptr)
+void boris_push_mma(double* state, long long n, int ppc, const double2* frag_table, int steps,
+                    cudaStream_t stream = nullptr)
 {
     check_push("boris_push_mma", state, n, ppc, frag_table, steps);
     if (n == 0 || steps == 0) return;
@@ -173,8 +178,9 @@ void boris_push_mma(double* state, long long n, int ppc, const double2* frag_tab
     static int resident = 0;  // per process: the kernel's resident blocks on the current device
     if (resident == 0)
         resident = tcore::sm_count() * tcore::blocks_per_sm(&boris_push_kernel<Backend, Shape>, push_block_threads);
-    const long long grid = std::max(1ll, std::min<long long>((warps_wanted * 32 + push_block_threads - 1) / push_block_threads,
-                                                           static_cast<long long>(resident) * 4));
+    const long long grid =
+        std::max(1ll, std::min<long long>((warps_wanted * 32 + push_block_threads - 1) / push_block_threads,
+                                          static_cast<long long>(resident) * 4));
     boris_push_kernel<Backend, Shape><<<static_cast<unsigned>(grid), push_block_threads, 0, stream>>>(
         state, blocks, ppc / L::particles, frag_table, steps);
     TCORE_CHECK_LAUNCH();

@@ -51,7 +51,8 @@ __device__ inline void scale_tail(const double* b, double* a, double q, long lon
 /// tc / cc: a = b*(qI) tile by tile on `Shape` (tcore::scale_tile). a and b
 /// 16-byte aligned. The per-tile guard is warp-uniform (whole warps take it).
 template <class Shape, class Backend>
-__global__ void __launch_bounds__(scale_block_threads) scale_mma_kernel(const double* b, double* a, double q, long long n)
+__global__ void __launch_bounds__(scale_block_threads)
+    scale_mma_kernel(const double* b, double* a, double q, long long n)
 {
     using L = tcore::scale_layout<Shape>;
     constexpr int P = L::pairs, E = L::elems, tiles_per_group = scale_group_elems / E;
