@@ -217,7 +217,7 @@ __device__ __forceinline__ void spmv_accumulate(frag_c<Shape>& acc, double& ess,
 /// block and t; padding value 0, column -1). Returns sum_j A(g, j) x[j] on
 /// the lane with holds_diag(lane), for g = lane / 4, and 0 on the other
 /// lanes. Backend: tensor_core, cuda_core (Shape f64_m8n8k4, f64_m16n8k8 or
-/// f64_m16n8k16; the m16 shapes need sm_90 for their own instructions) or
+/// f64_m16n8k16; the m16 shapes issue their own DMMA on sm_90 and run as m8n8k4 pairs on sm_80) or
 /// spmv_essential. Warp-collective; every lane passes the same base and
 /// nblk (>= 0). A row of more entries than 4 nblk, or more than 8 rows, is
 /// split by the caller into several row blocks or calls whose results it
