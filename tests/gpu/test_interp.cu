@@ -1,5 +1,9 @@
-// tests/gpu/test_interp.cu - every variant of the interp workload against
-// the FP64 CPU reference (examples/interp/interp_kernels.cuh).
+// tests/gpu/test_interp.cu - the interp launchers (tcore/patterns/device/
+// interp.cuh: tc, cc on every Shape) and the workload's opponents
+// (examples/interp/interp_opponents.cuh: cce, base) against the FP64 CPU
+// reference (examples/interp/interp_host.hpp), and a user's kernel built
+// from the warp-level building blocks (make_weights, make_a1, load_b1,
+// reuse_a, make_b2, store_d2) on both backends.
 //
 // Bounds, in 8-bit levels against the reference rounded the same way:
 //   FP64 (tc-f64, cc-f64, cce-f64): |got - ref| <= 1e-10 (rounding only;
@@ -21,11 +25,20 @@
 // untouched; RGBA inputs with 16-byte rows take the vector paths (and,
 // down-scaling by 1.5x bilinear / 3x bicubic or more, the gather path),
 // odd pitches and RGB the element paths. Bad arguments throw tcore::error.
+//
+// The user's kernel (user_tile_kernel, FP64 f64_m16n8k16, FP64 output): the
+// same sums as the reference in another order, with weights that are the
+// reference's bit for bit, so |got - ref| <= 1e-10 (about 2^-52 relative
+// per multiply-add, times at most 16 terms of magnitude <= 1.25 * 255 per
+// axis, is below 1e-11). Its output is poisoned with NaN (0xFF bytes)
+// before the run, and sizes are not multiples of the 16 x 8 tile.
 #include "common/test_util.hpp"
 
 #include "examples/interp/interp_host.hpp"
-#include "examples/interp/interp_kernels.cuh"
+#include "examples/interp/interp_opponents.cuh"
 
+#include <tcore/patterns/device/interp.cuh>
+#include <tcore/patterns/interp.cuh>
 #include <tcore/tcore.cuh>
 
 #include <cmath>
@@ -147,10 +160,10 @@ void run_case(tally& t, const test_case& tc)
         int max_levels;
     };
     const std::vector<u8_variant> u8_variants = {
-        {"tc", [](auto& i, auto& o) { ex::resample_mma<tensor_core, f16_m16n8k16_f32acc, F>(i, o); }, 1},
-        {"tc-f16acc", [](auto& i, auto& o) { ex::resample_mma<tensor_core, f16_m16n8k16_f16acc, F>(i, o); }, 1 + bicubic},
-        {"cc", [](auto& i, auto& o) { ex::resample_mma<cuda_core, f16_m16n8k16_f32acc, F>(i, o); }, 1},
-        {"cc-f16acc", [](auto& i, auto& o) { ex::resample_mma<cuda_core, f16_m16n8k16_f16acc, F>(i, o); }, 1},
+        {"tc", [](auto& i, auto& o) { ti::resample_mma<tensor_core, f16_m16n8k16_f32acc, F>(i, o); }, 1},
+        {"tc-f16acc", [](auto& i, auto& o) { ti::resample_mma<tensor_core, f16_m16n8k16_f16acc, F>(i, o); }, 1 + bicubic},
+        {"cc", [](auto& i, auto& o) { ti::resample_mma<cuda_core, f16_m16n8k16_f32acc, F>(i, o); }, 1},
+        {"cc-f16acc", [](auto& i, auto& o) { ti::resample_mma<cuda_core, f16_m16n8k16_f16acc, F>(i, o); }, 1},
         {"cce", [](auto& i, auto& o) { ex::resample_cce<F, float>(i, o); }, 1},
     };
     struct f64_variant {
@@ -158,8 +171,8 @@ void run_case(tally& t, const test_case& tc)
         f64_launch launch;
     };
     const std::vector<f64_variant> f64_variants = {
-        {"tc-f64", [](auto& i, auto& o) { ex::resample_mma<tensor_core, f64_m16n8k16, F>(i, o); }},
-        {"cc-f64", [](auto& i, auto& o) { ex::resample_mma<cuda_core, f64_m16n8k16, F>(i, o); }},
+        {"tc-f64", [](auto& i, auto& o) { ti::resample_mma<tensor_core, f64_m16n8k16, F>(i, o); }},
+        {"cc-f64", [](auto& i, auto& o) { ti::resample_mma<cuda_core, f64_m16n8k16, F>(i, o); }},
         {"cce-f64", [](auto& i, auto& o) { ex::resample_cce<F, double>(i, o); }},
     };
 
@@ -230,6 +243,78 @@ void run_case(tally& t, const test_case& tc)
     }
 }
 
+/// A user's kernel from the warp-level building blocks: one warp (block of
+/// 32 threads) per 16 x 8 output tile (blockIdx.x, blockIdx.y), FP64. Product
+/// 1 runs over the tile's whole texel window in 16-texel k blocks, product 2
+/// over its image rows in 4-row chunks; weights outside a pixel's taps are 0.
+/// Every lane runs every MMA (no early exit); only the stores are guarded.
+template <class Backend, filter F>
+__global__ void __launch_bounds__(32) user_tile_kernel(ti::image_view in, ti::image_out<double> out, double sx, double sy)
+{
+    using Shape = tcore::f64_m16n8k16;
+    using Tile = ti::tile<Shape>;
+    const int lane = tcore::lane_id(), g = lane >> 2;
+    const int ox0 = Tile::cols * static_cast<int>(blockIdx.x), oy0 = Tile::rows * static_cast<int>(blockIdx.y);
+    const int ox_last = min(ox0 + Tile::cols - 1, out.width - 1), oy_last = min(oy0 + Tile::rows - 1, out.height - 1);
+    const int x_lo = ti::locate<double>(ox0, sx).i0 + ti::first_tap<F>;
+    const int x_hi = ti::locate<double>(ox_last, sx).i0 + ti::first_tap<F> + ti::taps<F> - 1;
+    const int y_lo = ti::locate<double>(oy0, sy).i0 + ti::first_tap<F>;
+    const int y_hi = ti::locate<double>(oy_last, sy).i0 + ti::first_tap<F> + ti::taps<F> - 1;
+    // Weights of the lane's A1 rows (output columns g, g + 8).
+    const ti::weights_of<Shape, F> wx[2] = {ti::make_weights<Shape, F>(ox0 + g, sx),
+                                            ti::make_weights<Shape, F>(ox0 + g + 8, sx)};
+    tcore::frag_c<Shape> d2[Tile::row_blocks];
+    for (auto& d : d2) tcore::fill(d, 0.0);
+    for (int yc = y_lo; yc <= y_hi; yc += Tile::chunk_rows) {
+        tcore::frag_c<Shape> d1[2];
+        tcore::fill(d1[0], 0.0);
+        tcore::fill(d1[1], 0.0);
+        for (int xb = x_lo; xb <= x_hi; xb += Tile::texels) {
+            const tcore::frag_a<Shape> a1 = ti::make_a1<Shape, F>(lane, wx, xb);
+            for (int n1 = 0; n1 < 2; ++n1) {
+                tcore::frag_b<Shape> b1;
+                ti::load_b1<Shape, false>(b1, in, xb, yc, n1, lane);  // clamp-to-edge
+                tcore::mma<Backend>(d1[n1], a1, b1, d1[n1]);
+            }
+        }
+        // D1 becomes A2 in place, k relabelled; B2 is generated for that labelling.
+        const auto a2 = tcore::reuse_a(d1[0], d1[1]);
+        for (int nb = 0; nb < Tile::row_blocks; ++nb) {
+            const ti::weights_of<Shape, F> wy = ti::make_weights<Shape, F>(oy0 + 2 * nb + (g >> 2), sy);
+            const tcore::frag_b<Shape> b2 = ti::make_b2<Shape, F>(lane, wy, yc);
+            tcore::mma<Backend>(d2[nb], a2, tcore::with_k_label<tcore::relabelled_k<0>>(b2), d2[nb]);
+        }
+    }
+    for (int nb = 0; nb < Tile::row_blocks; ++nb) ti::store_d2<Shape>(out, d2[nb], nb, ox0, oy0, lane);
+}
+
+/// user_tile_kernel on both backends against the FP64 reference.
+template <filter F>
+void check_user_kernel(tally& t, const test_case& tc)
+{
+    const ex::image im = make(tc);
+    std::vector<double> ref;
+    ex::reference<F>(im, tc.wo, tc.ho, ref);
+    const device_image din(im, static_cast<long long>(tc.wi) * tc.channels + 3);
+    const dim3 grid((tc.wo + 15) / 16, (tc.ho + 7) / 8);
+    const double sx = static_cast<double>(tc.wi) / tc.wo, sy = static_cast<double>(tc.hi) / tc.ho;
+    auto check = [&](const char* backend, auto kernel) {
+        device_output<double> dout(tc.wo, tc.ho, tc.channels, static_cast<long long>(tc.wo) * tc.channels + 1, 0xFF);
+        kernel<<<grid, 32>>>(din.view, dout.view, sx, sy);
+        TCORE_CHECK_LAUNCH();
+        TCORE_CHECK(cudaDeviceSynchronize());
+        long long clobbered = 0;
+        const std::vector<double> got = dout.result(clobbered);
+        long long bad = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) bad += !tcore::test::close(got[i], ref[i], 1e-10);
+        t.check(bad == 0, "user kernel %s %s %s %dx%d->%dx%d: %lld of %zu values off", backend, ti::filter_name(F),
+                tc.image, tc.wi, tc.hi, tc.wo, tc.ho, bad, got.size());
+        t.check(clobbered == 0, "user kernel %s: %lld padding values written", backend, clobbered);
+    };
+    check("tensor_core", user_tile_kernel<tcore::tensor_core, F>);
+    check("cuda_core", user_tile_kernel<tcore::cuda_core, F>);
+}
+
 void check_bad_arguments(tally& t)
 {
     tcore::test::device_buffer<unsigned char> in(64 * 64 * 4), out(128 * 128 * 4);
@@ -245,7 +330,7 @@ void check_bad_arguments(tally& t)
     };
     using namespace tcore;
     auto tc = [](const ti::image_view& i, const ti::image_out<unsigned char>& o) {
-        ex::resample_mma<tensor_core, f16_m16n8k16_f32acc, filter::bicubic>(i, o);
+        ti::resample_mma<tensor_core, f16_m16n8k16_f32acc, filter::bicubic>(i, o);
     };
     auto cce = [](const ti::image_view& i, const ti::image_out<unsigned char>& o) {
         ex::resample_cce<filter::bilinear, float>(i, o);
@@ -299,6 +384,11 @@ int main()
     for (const test_case& c : cases) {
         run_case<filter::bilinear>(t, c);
         run_case<filter::bicubic>(t, c);
+    }
+    for (const test_case& c : {test_case{"alpha", 37, 29, 4, 150, 90}, test_case{"checker", 33, 70, 3, 61, 17},
+                               test_case{"checker", 160, 120, 4, 40, 29}}) {
+        check_user_kernel<filter::bilinear>(t, c);
+        check_user_kernel<filter::bicubic>(t, c);
     }
     check_bad_arguments(t);
     return t.finish();
