@@ -18,6 +18,7 @@
 
 #include "gemm_common.cuh"
 
+#include <tcore/infra/launch.cuh>
 #include <tcore/tcore.cuh>
 
 #include <cuda_runtime.h>
