@@ -22,7 +22,7 @@
 
 namespace tcore::examples::gemm {
 
-namespace detail {
+namespace impl {
 
 inline bool aligned(const void* p, std::size_t bytes)
 {
@@ -83,7 +83,7 @@ void prepare_kernel(const char* who, std::size_t bytes)
     done.fetch_or(bit, std::memory_order_relaxed);
 }
 
-}  // namespace detail
+}  // namespace impl
 
 /// Block `pid` -> tile (tm, tn), walking groups of 8 tile rows column by
 /// column, so that the blocks resident at once share A rows and B columns

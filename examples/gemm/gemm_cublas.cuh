@@ -52,7 +52,7 @@ private:
     cublasHandle_t h_ = nullptr;
 };
 
-namespace detail {
+namespace impl {
 
 /// Validates like the tcore kernels plus cuBLAS's int leading dimensions;
 /// returns false if there is nothing to compute (C empty, or zeroed for K = 0).
@@ -73,13 +73,13 @@ inline bool cublas_prologue(const char* who, cublasHandle_t h, int M, int N, int
     return true;
 }
 
-}  // namespace detail
+}  // namespace impl
 
 /// C = A*B, FP64, row-major (cublasDgemm on the transposes).
 inline void cublas_dgemm(cublasHandle_t h, int M, int N, int K, const double* A, long long lda, const double* B,
                          long long ldb, double* C, long long ldc, cudaStream_t stream = nullptr)
 {
-    if (!detail::cublas_prologue("cublas_dgemm", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(double),
+    if (!impl::cublas_prologue("cublas_dgemm", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(double),
                                  sizeof(double), stream))
         return;
     const double one = 1.0, zero = 0.0;
@@ -91,7 +91,7 @@ inline void cublas_dgemm(cublasHandle_t h, int M, int N, int K, const double* A,
 inline void cublas_sgemm(cublasHandle_t h, int M, int N, int K, const float* A, long long lda, const float* B,
                          long long ldb, float* C, long long ldc, cudaStream_t stream = nullptr)
 {
-    if (!detail::cublas_prologue("cublas_sgemm", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float), sizeof(float),
+    if (!impl::cublas_prologue("cublas_sgemm", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float), sizeof(float),
                                  stream))
         return;
     TCORE_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
@@ -104,7 +104,7 @@ inline void cublas_sgemm(cublasHandle_t h, int M, int N, int K, const float* A, 
 inline void cublas_sgemm_tf32(cublasHandle_t h, int M, int N, int K, const float* A, long long lda,
                               const float* B, long long ldb, float* C, long long ldc, cudaStream_t stream = nullptr)
 {
-    if (!detail::cublas_prologue("cublas_sgemm_tf32", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float),
+    if (!impl::cublas_prologue("cublas_sgemm_tf32", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float),
                                  sizeof(float), stream))
         return;
     const float one = 1.0f, zero = 0.0f;
@@ -117,7 +117,7 @@ inline void cublas_sgemm_tf32(cublasHandle_t h, int M, int N, int K, const float
 inline void cublas_hgemm(cublasHandle_t h, int M, int N, int K, const __half* A, long long lda, const __half* B,
                          long long ldb, float* C, long long ldc, cudaStream_t stream = nullptr)
 {
-    if (!detail::cublas_prologue("cublas_hgemm", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(__half), sizeof(float),
+    if (!impl::cublas_prologue("cublas_hgemm", h, M, N, K, A, lda, B, ldb, C, ldc, sizeof(__half), sizeof(float),
                                  stream))
         return;
     const float one = 1.0f, zero = 0.0f;

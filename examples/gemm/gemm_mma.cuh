@@ -108,7 +108,7 @@ using f16_config = tile_config<__half, 128, 256, 64, 64, 64, 3, 1, true>;
 
 enum class copy_mode { vec16, elem, sync };
 
-namespace detail {
+namespace impl {
 
 // -- ldmatrix (sm_75; plain code below); copies: tcore/infra/async_copy.cuh ---------
 
@@ -334,7 +334,7 @@ struct vec2_of<float> {
     using type = float2;
 };
 
-}  // namespace detail
+}  // namespace impl
 
 /// The tiled MMA GEMM. One block per BM x BN tile of C (tile_of order).
 template <class Cfg, class Shape, class Backend, copy_mode Mode>
@@ -348,7 +348,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
     constexpr int MI = Cfg::WM / Shape::m, NI = Cfg::WN / Shape::n, KS = Cfg::BK / Shape::k;
     static_assert(Cfg::WM % Shape::m == 0 && Cfg::WN % Shape::n == 0 && Cfg::BK % Shape::k == 0,
                   "the warp tile and slice must be whole MMAs");
-    static_assert(detail::c_pairs_adjacent<Shape>(), "accumulators must pair up along rows");
+    static_assert(impl::c_pairs_adjacent<Shape>(), "accumulators must pair up along rows");
 
     extern __shared__ __align__(16) unsigned char gemm_smem[];
     T* const sa = reinterpret_cast<T*>(gemm_smem);
@@ -368,8 +368,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
         for (int ni = 0; ni < NI; ++ni) fill(acc[mi][ni], 0.0f);
 
     const int k_tiles = (K + Cfg::BK - 1) / Cfg::BK;
-    const detail::slice_loader<Cfg, Mode> loader(A, lda, B, ldb, M, N, K, m0, n0, tid);
-    const detail::frag_reader<Shape, Cfg::lda, Cfg::ldb> reader(lane);
+    const impl::slice_loader<Cfg, Mode> loader(A, lda, B, ldb, M, N, K, m0, n0, tid);
+    const impl::frag_reader<Shape, Cfg::lda, Cfg::ldb> reader(lane);
     const T* const a_warp = sa + wm * Cfg::WM * Cfg::lda;  // the warp's rows / columns in stage 0
     const T* const b_warp = sb + wn * Cfg::WN;
     auto stage_of = [](int slice) { return slice % Cfg::stages; };
@@ -478,7 +478,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
                 CT* p = C + r * ldc + c;
                 const CT v0 = acc[mi][ni].x[i], v1 = acc[mi][ni].x[i + 1];
                 if (vec_c && c + 1 < N) {
-                    using V = typename detail::vec2_of<CT>::type;
+                    using V = typename impl::vec2_of<CT>::type;
                     *reinterpret_cast<V*>(p) = V{v0, v1};
                 } else {
                     if (c < N) p[0] = v0;
@@ -489,7 +489,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
     }
 }
 
-namespace detail {
+namespace impl {
 
 /// Validates, picks the copy mode, prepares and launches mma_gemm_kernel.
 template <class Cfg, class Shape, class Backend>
@@ -519,7 +519,7 @@ void launch_mma_gemm(const char* who, int M, int N, int K, const typename Cfg::v
     else go(std::integral_constant<copy_mode, copy_mode::sync>{});
 }
 
-}  // namespace detail
+}  // namespace impl
 
 /// C = A*B with the tiled MMA kernel on any configuration (Cfg::value_type
 /// data, Shape's accumulator type for C): what gemm_f64 / gemm_tf32 /
@@ -529,7 +529,7 @@ void gemm_mma(int M, int N, int K, const typename Cfg::value_type* A, long long 
               const typename Cfg::value_type* B, long long ldb, typename Shape::c_type* C, long long ldc,
               cudaStream_t stream = nullptr)
 {
-    detail::launch_mma_gemm<Cfg, Shape, Backend>("gemm_mma", M, N, K, A, lda, B, ldb, C, ldc, stream);
+    impl::launch_mma_gemm<Cfg, Shape, Backend>("gemm_mma", M, N, K, A, lda, B, ldb, C, ldc, stream);
 }
 
 /// The FP64 shape a backend runs by default. tensor_core: m16n8k16
@@ -550,7 +550,7 @@ void gemm_f64(int M, int N, int K, const double* A, long long lda, const double*
               long long ldc, cudaStream_t stream = nullptr)
 {
     static_assert(std::is_same_v<typename Shape::a_type, double>, "gemm_f64 needs an FP64 shape");
-    detail::launch_mma_gemm<f64_config, Shape, Backend>("gemm_f64", M, N, K, A, lda, B, ldb, C, ldc, stream);
+    impl::launch_mma_gemm<f64_config, Shape, Backend>("gemm_f64", M, N, K, A, lda, B, ldb, C, ldc, stream);
 }
 
 /// C = A*B with FP32 data on TF32 m16n8k8 (inputs rounded to TF32 with
@@ -559,7 +559,7 @@ template <class Backend = tensor_core>
 void gemm_tf32(int M, int N, int K, const float* A, long long lda, const float* B, long long ldb, float* C,
                long long ldc, cudaStream_t stream = nullptr)
 {
-    detail::launch_mma_gemm<tf32_config, tf32_m16n8k8, Backend>("gemm_tf32", M, N, K, A, lda, B, ldb, C, ldc,
+    impl::launch_mma_gemm<tf32_config, tf32_m16n8k8, Backend>("gemm_tf32", M, N, K, A, lda, B, ldb, C, ldc,
                                                                stream);
 }
 
@@ -568,7 +568,7 @@ template <class Backend = tensor_core>
 void gemm_f16(int M, int N, int K, const __half* A, long long lda, const __half* B, long long ldb, float* C,
               long long ldc, cudaStream_t stream = nullptr)
 {
-    detail::launch_mma_gemm<f16_config, f16_m16n8k16_f32acc, Backend>("gemm_f16", M, N, K, A, lda, B, ldb, C, ldc,
+    impl::launch_mma_gemm<f16_config, f16_m16n8k16_f32acc, Backend>("gemm_f16", M, N, K, A, lda, B, ldb, C, ldc,
                                                                      stream);
 }
 

@@ -24,7 +24,7 @@ inline double as_double(double v) { return v; }
 inline double as_double(float v) { return static_cast<double>(v); }
 inline double as_double(__half v) { return static_cast<double>(__half2float(v)); }
 
-namespace detail {
+namespace impl {
 
 /// Runs body(row_begin, row_end) over [0, rows) on up to 16 threads.
 template <class Body>
@@ -45,7 +45,7 @@ void parallel_rows(int rows, Body body)
     for (auto& t : pool) t.join();
 }
 
-}  // namespace detail
+}  // namespace impl
 
 /// C = A*B in FP64 for all M x N outputs (C: M x N, row-major, ldc = N).
 /// If `S` is given it receives sum_k |A(i,k)| |B(k,j)| per output.
@@ -57,7 +57,7 @@ void reference_gemm(int M, int N, int K, const TA* A, long long lda, const TB* B
     std::vector<double> b(static_cast<std::size_t>(K) * N);
     for (int k = 0; k < K; ++k)
         for (int j = 0; j < N; ++j) b[static_cast<std::size_t>(k) * N + j] = as_double(B[k * ldb + j]);
-    detail::parallel_rows(M, [&](int lo, int hi) {
+    impl::parallel_rows(M, [&](int lo, int hi) {
         for (int i = lo; i < hi; ++i) {
             double* c = C + static_cast<std::size_t>(i) * N;
             std::fill(c, c + N, 0.0);
@@ -123,7 +123,7 @@ void reference_gemm_sampled(int K, const TA* A, long long lda, const TB* B, long
     std::vector<double> bcols(nc * static_cast<std::size_t>(K));  // column-major gather
     for (std::size_t c = 0; c < nc; ++c)
         for (int k = 0; k < K; ++k) bcols[c * K + k] = as_double(B[k * ldb + g.cols[c]]);
-    detail::parallel_rows(static_cast<int>(nr), [&](int lo, int hi) {
+    impl::parallel_rows(static_cast<int>(nr), [&](int lo, int hi) {
         std::vector<double> a(static_cast<std::size_t>(K));
         for (int r = lo; r < hi; ++r) {
             const int i = g.rows[static_cast<std::size_t>(r)];

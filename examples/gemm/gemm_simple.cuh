@@ -194,9 +194,9 @@ inline void gemm_tf32_tutorial(int M, int N, int K, const float* A, long long ld
                                float* C, long long ldc, cudaStream_t stream = nullptr)
 {
     const char* who = "gemm_tf32_tutorial";
-    detail::check_args(who, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float), sizeof(float));
+    impl::check_args(who, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float), sizeof(float));
     if (M == 0 || N == 0) return;
-    const int grid = detail::tile_count(who, M, N, 128, 64);
+    const int grid = impl::tile_count(who, M, N, 128, 64);
     tf32_tutorial_kernel<><<<grid, 256, 0, stream>>>(M, N, K, A, lda, B, ldb, C, ldc);
     TCORE_CHECK_LAUNCH();
 }
@@ -206,9 +206,9 @@ inline void gemm_f32_tiled(int M, int N, int K, const float* A, long long lda, c
                            float* C, long long ldc, cudaStream_t stream = nullptr)
 {
     const char* who = "gemm_f32_tiled";
-    detail::check_args(who, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float), sizeof(float));
+    impl::check_args(who, M, N, K, A, lda, B, ldb, C, ldc, sizeof(float), sizeof(float));
     if (M == 0 || N == 0) return;
-    const int grid = detail::tile_count(who, M, N, 128, 128);
+    const int grid = impl::tile_count(who, M, N, 128, 128);
     const bool vec = tcore::aligned(A, 16) && tcore::aligned(B, 16) && lda % 4 == 0 && ldb % 4 == 0 &&
                      K % 4 == 0 && N % 4 == 0;
     const bool vec_c = tcore::aligned(C, 16) && ldc % 4 == 0;

@@ -53,7 +53,7 @@ void check_ldsm_tf32_a(tally& t)
 {
     using S = tcore::tf32_m16n8k8;
     constexpr int LDA = gm::tf32_config::lda, LDB = gm::tf32_config::ldb;
-    using R = gm::detail::frag_reader<S, LDA, LDB, true>;
+    using R = gm::impl::frag_reader<S, LDA, LDB, true>;
     static_assert(R::a_ldsm && !R::b_ldsm, "TF32 reads A with ldmatrix, B element-wise");
     int bad = 0;
     for (int lane = 0; lane < 32; ++lane)
@@ -71,7 +71,7 @@ void check_ldsm_f16(tally& t)
 {
     using S = tcore::f16_m16n8k16_f32acc;
     constexpr int LDA = gm::f16_config::lda, LDB = gm::f16_config::ldb;
-    using R = gm::detail::frag_reader<S, LDA, LDB, true>;
+    using R = gm::impl::frag_reader<S, LDA, LDB, true>;
     static_assert(R::a_ldsm && R::b_ldsm, "FP16 reads A and B with ldmatrix");
     int bad_a = 0, bad_b = 0;
     for (int lane = 0; lane < 32; ++lane) {
@@ -98,7 +98,7 @@ void check_ldsm_f16(tally& t)
 template <class S, int LDA, int LDB>
 void check_elementwise(tally& t, const char* name)
 {
-    using R = gm::detail::frag_reader<S, LDA, LDB, false>;
+    using R = gm::impl::frag_reader<S, LDA, LDB, false>;
     int bad = 0;
     for (int lane = 0; lane < 32; ++lane) {
         for (int i = 0; i < S::a_count; ++i) {
@@ -155,8 +155,8 @@ int ldsm_conflicts(Addr addr, int elem_bytes)
 
 void check_ldsm_banks(tally& t)
 {
-    using RT = gm::detail::frag_reader<tcore::tf32_m16n8k8, gm::tf32_config::lda, gm::tf32_config::ldb, true>;
-    using RH = gm::detail::frag_reader<tcore::f16_m16n8k16_f32acc, gm::f16_config::lda, gm::f16_config::ldb, true>;
+    using RT = gm::impl::frag_reader<tcore::tf32_m16n8k8, gm::tf32_config::lda, gm::tf32_config::ldb, true>;
+    using RH = gm::impl::frag_reader<tcore::f16_m16n8k16_f32acc, gm::f16_config::lda, gm::f16_config::ldb, true>;
     const int tf32_a = ldsm_conflicts(RT::a_lane_offset, 4);
     const int f16_a = ldsm_conflicts(RH::a_lane_offset, 2), f16_b = ldsm_conflicts(RH::b_lane_offset, 2);
     t.check(tf32_a == 0 && f16_a == 0 && f16_b == 0,
