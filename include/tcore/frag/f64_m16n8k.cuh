@@ -10,7 +10,8 @@
 // On sm_80 the same registers feed DMMA.884 directly: a_{2j} / a_{2j+1} are
 // the m8n8k4 A of k-block j for rows 0-7 / 8-15, b_j its B, {c0,c1} / {c2,c3}
 // its C. So sm_80 runs these shapes as 2*K/4 m8n8k4 MMAs, no data movement
-// (ptxas does the same split for sm_100). 66 TFLOP/s on an H200.
+// (ptxas does the same split for sm_100). Twice the m8n8k4 rate on sm_90
+// (docs/mma-fragments.md section 9).
 #pragma once
 
 #include "f64_m8n8k4.cuh"

@@ -5,8 +5,8 @@
 //   A: a0 -> (g, t)                 (T32,V1) -> (M8,K4)
 //   B: b0 -> (t, g)                 (T32,V1) -> (K4,N8)
 //   C: c_i -> (g, 2t + i), i < 2    (T32,V2) -> (M8,N8)
-// On sm_90 this shape runs at half the rate of m16n8k* (33 vs 66 TFLOP/s on
-// an H200, docs/mma-fragments.md section 9): prefer f64_m16n8k* on Hopper.
+// On sm_90 this shape runs at half the rate of m16n8k* (docs/mma-fragments.md
+// section 9): prefer f64_m16n8k* on Hopper.
 #pragma once
 
 #include "fragment.cuh"

@@ -76,9 +76,8 @@ struct dasp_options {
     /// 8; 0 = choose from the matrix (the P of {2, 3, 4, 8} that saves the
     /// most index bytes; 1 if bundles would cover under 10% of medium rows,
     /// or would make fewer groups (one warp each) than half the resident
-    /// warps: on an H100, fem3d, lattice4d and dense_blocks at 1e6 nonzeros
-    /// (226-1029 groups) ran 17-107% slower with bundles than without, at
-    /// 1e7 (2228+ groups) 13-28% faster).
+    /// warps: with too few groups to fill the device, bundles ran slower
+    /// than without; examples/spmv/README.md has the measurements).
     int bundle = 1;
     /// The most entries of a medium row left to the CUDA cores beyond its
     /// group's regular width (>= 3). Groups of 8 are cut short (padded) to

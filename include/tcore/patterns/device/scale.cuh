@@ -88,8 +88,8 @@ __global__ void __launch_bounds__(scale_block_threads)
 /// Blocks to launch: one per `work_blocks` (a group per warp), at most the
 /// grid's x limit (the kernels grid-stride past it). A grid capped at what
 /// is resident at once left a partly filled last round per warp and cost
-/// up to 8% of the bandwidth at 4x L2 (cc, H200); one group per warp lets
-/// the block scheduler balance the tail.
+/// bandwidth (examples/scale/README.md); one group per warp lets the block
+/// scheduler balance the tail.
 inline int scale_grid(long long work_blocks)
 {
     constexpr long long max_grid = 0x7fffffff;
