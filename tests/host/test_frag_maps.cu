@@ -2,7 +2,7 @@
 //
 // For A, B and C of each shape: the map (lane, index) -> (row, col) hits every
 // element of its matrix exactly once; a_home / b_home are its exact inverse;
-// the map equals the fact sheet (shared/docs/mma-fragments.md) written out
+// the map equals the fact sheet (docs/mma-fragments.md) written out
 // here twice, independently of the headers: as the PTX formulas of sections
 // 1-5 and as the CuTe (thread, value) layouts of the appendix (plus the
 // explicit element lists the sheet gives). For C, index i = row slot *
