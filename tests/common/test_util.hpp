@@ -1,12 +1,29 @@
 // tests/common/test_util.hpp - what every tcore test shares: a seeded RNG
-// (TCORE_TEST_SEED reproduces a run), a pass/fail tally that ends with the
-// "N passed, N failed" line, a GPU-or-skip (exit 77) guard, device buffers
-// that are poisoned before each use, and NaN-aware element comparison.
+// (TCORE_TEST_SEED reproduces a run), a pass/fail/skip tally that ends with
+// the "N passed, N failed, N skipped" line, a GPU-or-skip (exit 77) guard,
+// device buffers that are poisoned before each use, NaN-aware element
+// comparison and a NaN-propagating worst-error accumulator, the quick-mode
+// level, planted faults, and the lookup of the test matrices.
+//
+// Exit codes of tally::finish: 1 if a check failed or no check ran at all;
+// 77 (ctest: skipped) if every sub-check was skipped; else 0. A skipped
+// sub-check is a named "SKIPPED: ..." line, repeated in the summary.
+//
+// TCORE_TEST_QUICK: unset, empty or 0 = full sizes; 1 = reduced sizes;
+// 2 = smallest sizes (sanitizer runs). Anything else is an error (exit 2).
+//
+// TCORE_TEST_PLANT=<name> plants one fault at a place the test names with
+// planted("<name>") (an output element perturbed after the kernel, a NaN put
+// into a result, a poisoning left out, no check run, ...): the test must
+// then fail. tests/gpu/plant.sh runs every (test, plant) pair. Without the
+// variable planted() is false everywhere.
 #pragma once
 
 #include <tcore/check.cuh>
 
 #include <cuda_runtime.h>
+
+#include <dlfcn.h>
 
 #include <chrono>
 #include <cmath>
@@ -15,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,9 +76,60 @@ inline std::uint64_t seed()
     return s;
 }
 
-/// Counts checks; prints failures (the first `max_reports` of them) and the closing line.
+/// The planted fault's name (TCORE_TEST_PLANT), or nullptr.
+inline const char* plant_name()
+{
+    static const char* const p = [] {
+        const char* e = std::getenv("TCORE_TEST_PLANT");
+        return e && *e ? e : nullptr;
+    }();
+    return p;
+}
+
+/// True where TCORE_TEST_PLANT names this fault; announces it the first time.
+inline bool planted(const char* name)
+{
+    const char* p = plant_name();
+    if (!p || std::strcmp(p, name) != 0) return false;
+    static bool announced = false;
+    if (!announced) std::printf("PLANTED: %s (this run must fail)\n", name);
+    announced = true;
+    return true;
+}
+
+/// TCORE_TEST_QUICK as a level: 0 (unset, empty or "0"), 1 or 2.
+inline int quick_level()
+{
+    static const int level = [] {
+        const char* e = std::getenv("TCORE_TEST_QUICK");
+        if (!e || !*e || std::strcmp(e, "0") == 0) return 0;
+        if (std::strcmp(e, "1") == 0) return 1;
+        if (std::strcmp(e, "2") == 0) return 2;
+        std::printf("TCORE_TEST_QUICK=%s: expected 0, 1 or 2\n", e);
+        std::exit(2);
+    }();
+    return level;
+}
+inline bool quick() { return quick_level() > 0; }
+
+/// The larger of two errors, NaN if either is NaN: a worst error that a NaN
+/// anywhere makes NaN (std::fmax and std::max would drop it), so that a check
+/// "worst <= tol" fails on it.
+inline double worst_of(double worst, double err)
+{
+    if (std::isnan(worst) || std::isnan(err)) return std::numeric_limits<double>::quiet_NaN();
+    return err > worst ? err : worst;
+}
+
+/// gamma_n = n u / (1 - n u): the relative error bound of n rounded
+/// operations in a sum or dot product of n terms (any order), unit roundoff u.
+inline double gamma(double n, double u) { return n * u / (1.0 - n * u); }
+
+/// Counts checks and skipped sub-checks; prints failures (the first
+/// `max_reports` of them), skips, and the closing line.
 struct tally {
     int passed = 0, failed = 0, max_reports = 20;
+    std::vector<std::string> skips;
     bool check(bool ok, const char* fmt, ...)
     {
         if (ok) {
@@ -77,18 +146,31 @@ struct tally {
         }
         return false;
     }
-    /// Checks that f() throws tcore::error (whose message contains `needle`,
-    /// if given): how host entry points must refuse bad arguments. Prints the
-    /// first message, so a run shows what a user would read.
+    /// Records a sub-check that did not run (and why): "SKIPPED: ...", never a pass.
+    void skip(const char* fmt, ...)
+    {
+        char buf[512];
+        std::va_list args;
+        va_start(args, fmt);
+        std::vsnprintf(buf, sizeof buf, fmt, args);
+        va_end(args);
+        std::printf("SKIPPED: %s\n", buf);
+        skips.emplace_back(buf);
+    }
+    int skipped() const { return static_cast<int>(skips.size()); }
+    /// Checks that f() throws tcore::error whose message contains `needle`
+    /// (and `needle2`, if given): how host entry points must refuse bad
+    /// arguments. Prints the first message, so a run shows what a user would read.
     template <class F>
-    void expect_error(const char* what, F&& f, const char* needle = nullptr)
+    void expect_error(const char* what, F&& f, const char* needle = nullptr, const char* needle2 = nullptr)
     {
         try {
             f();
             check(false, "no tcore::error for %s", what);
         } catch (const tcore::error& e) {
-            const bool names_it = !needle || std::strstr(e.what(), needle);
-            check(names_it, "%s: message '%s' lacks '%s'", what, e.what(), needle ? needle : "");
+            const bool names_it = (!needle || std::strstr(e.what(), needle)) && (!needle2 || std::strstr(e.what(), needle2));
+            check(names_it, "%s: message '%s' lacks '%s'%s%s", what, e.what(), needle ? needle : "",
+                  needle2 ? " or " : "", needle2 ? needle2 : "");
             if (names_it && !shown_error) {
                 std::printf("  e.g. rejects %s: \"%s\"\n", what, e.what());
                 shown_error = true;
@@ -97,23 +179,51 @@ struct tally {
     }
     bool shown_error = false;
 
-    /// Prints "N passed, N failed" and returns the process exit code.
+    /// Prints the skipped sub-checks and "N passed, N failed, N skipped";
+    /// returns the exit code: 1 if a check failed or none ran, 77 if every
+    /// sub-check was skipped, else 0.
     int finish() const
     {
-        std::printf("%d passed, %d failed\n", passed, failed);
-        return failed == 0 ? 0 : 1;
+        int p = passed, f = failed;
+        if (planted("zero_checks")) p = f = 0;  // as if the test had run no check
+        for (const std::string& s : skips) std::printf("SKIPPED: %s\n", s.c_str());
+        std::printf("%d passed, %d failed, %d skipped\n", p, f, skipped());
+        if (const char* name = plant_name()) std::printf("plant %s was set\n", name);
+        if (f > 0) return 1;
+        if (p == 0 && skipped() > 0) {
+            std::printf("every sub-check was skipped\n");
+            return 77;
+        }
+        if (p == 0) {
+            std::printf("FAIL: no check ran\n");
+            return 1;
+        }
+        return 0;
     }
 };
 
-/// Exits with 77 (ctest: skipped) where no CUDA device is usable.
+/// Exits with 77 (ctest: skipped) where there is no CUDA device: no device,
+/// or no driver installed at all. Any other cudaGetDeviceCount error (a
+/// driver too old, a failed initialisation, ...) fails loudly with its text.
 inline void require_gpu_or_skip()
 {
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        std::printf("no CUDA device: skipped\n");
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (planted("device_error")) e = cudaErrorInitializationError;  // a broken driver, not a missing one
+    cudaGetLastError();
+    if (e == cudaSuccess && count > 0) return;
+    bool driver_installed = true;
+    if (e == cudaErrorInsufficientDriver) {
+        void* lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        driver_installed = lib != nullptr;
+        if (lib) dlclose(lib);
+    }
+    if (e == cudaSuccess || e == cudaErrorNoDevice || !driver_installed) {
+        std::printf("SKIPPED: no CUDA device (%s)\n", e == cudaSuccess ? "no device" : cudaGetErrorString(e));
         std::exit(77);
     }
+    std::printf("FAIL: cudaGetDeviceCount: %s (%s)\n", cudaGetErrorName(e), cudaGetErrorString(e));
+    std::exit(1);
 }
 
 /// |got - ref| <= tol, with NaN only matching NaN and infinities matching exactly.
@@ -153,18 +263,20 @@ struct device_buffer {
     }
 };
 
-/// Path of the shipped matrix `name` (.mtx): ../shared/data/matrices beside
-/// the repository (tests run from its root), or shared/data/matrices inside it.
+/// Path of the test matrix `name` (.mtx), or "" where none is found:
+/// tests/data/matrices in the repository (tests run from its root), then
+/// ../shared/data/matrices beside it and shared/data/matrices inside it (the
+/// larger SuiteSparse matrices that the repository does not carry).
 inline std::string shipped_matrix(const char* name)
 {
-    for (const char* dir : {"../shared/data/matrices/", "shared/data/matrices/"}) {
+    for (const char* dir : {"tests/data/matrices/", "../shared/data/matrices/", "shared/data/matrices/"}) {
         const std::string path = std::string(dir) + name + ".mtx";
         if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
             std::fclose(f);
             return path;
         }
     }
-    return std::string("../shared/data/matrices/") + name + ".mtx";
+    return std::string();
 }
 
 }  // namespace tcore::test

@@ -18,16 +18,23 @@
 // 64-bit sizes: FP16 scans of 2^31 + 4099 elements (a period-1021 table
 // summing to zero, filled on the device; the prefix at i is the table's
 // prefix at i mod 1021), checked at sample windows including both ends and
-// the 2^31 boundary; skipped with TCORE_TEST_QUICK=1 or without ~13 GB free.
-// TCORE_TEST_QUICK=1 also caps the other sizes at about 10^5 (not those two;
-// TCORE_TEST_QUICK=2, for sanitizer runs, leaves them out too).
+// the 2^31 boundary; reported "SKIPPED" with TCORE_TEST_QUICK=1 or 2 or
+// without ~13 GB free. TCORE_TEST_QUICK=1 also caps the other sizes at about
+// 10^5 (not those two; TCORE_TEST_QUICK=2, for sanitizer runs, leaves them
+// out too). Empty scans (n = 0, no segments) must leave a poisoned output
+// untouched.
+// Planted faults (TCORE_TEST_PLANT, tests/gpu/plant.sh): nan_result (one
+// output NaN), drop_term (the last output lacks one input), write_on_empty
+// (an empty scan writes its output), zero_checks, device_error.
 #include "common/test_util.hpp"
 
 #include <tcore/patterns/device/scan.cuh>
 #include <tcore/patterns/scan.cuh>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
@@ -40,9 +47,9 @@ using tcore::test::rng;
 namespace {
 
 test::tally checks;
-const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+const bool quick = test::quick();
 /// TCORE_TEST_QUICK=2 (sanitizer runs): also leave out the 2^24 sizes.
-const bool sanitizing = quick && std::string(std::getenv("TCORE_TEST_QUICK")) == "2";
+const bool sanitizing = test::quick_level() == 2;
 
 double to_d(double v) { return v; }
 double to_d(float v) { return v; }
@@ -116,6 +123,18 @@ const char* type_name(double) { return "f64"; }
 const char* type_name(__half) { return "f16"; }
 const char* kind_name(scan_kind k) { return k == scan_kind::exclusive ? "exclusive" : "inclusive"; }
 
+/// Planted faults on a downloaded result got[0..n) of the scan of h:
+/// nan_result puts a NaN in the middle, drop_term removes input (n-1)/2 from
+/// the last prefix.
+template <class S, class T>
+void plant_faults(std::vector<S>& got, const std::vector<T>& h)
+{
+    const std::size_t n = std::min(got.size(), h.size());
+    if (n < 2) return;
+    if (test::planted("nan_result")) got[n / 2] = from_d<S>(std::numeric_limits<double>::quiet_NaN());
+    if (test::planted("drop_term")) got[n - 1] = from_d<S>(to_d(got[n - 1]) - to_d(h[(n - 1) / 2]));
+}
+
 /// Compares got[0..n) with want; prints the first few differences.
 template <class S>
 int compare(const std::vector<S>& got, const std::vector<double>& want, const std::vector<double>& tol, bool exact,
@@ -128,7 +147,7 @@ int compare(const std::vector<S>& got, const std::vector<double>& want, const st
         if (!same_value(g, want[i], exact ? 0.0 : tol[i])) {
             if (++bad <= 3) std::printf("  [%zu] got %.17g want %.17g\n", i, g, want[i]);
         } else if (std::isfinite(want[i])) {
-            worst = std::fmax(worst, std::fabs(g - want[i]));
+            worst = test::worst_of(worst, std::fabs(g - want[i]));
         }
     }
     return bad;
@@ -238,6 +257,7 @@ void check_device(const std::vector<variant<T>>& variants, rng& r)
                         std::vector<S> got = out.download();
                         got.erase(got.begin(), got.begin() + misalign);
                         got.resize(static_cast<std::size_t>(n));
+                        plant_faults(got, h);
                         double worst;
                         const int bad = compare(got, want, tol, exact, worst);
                         checks.check(bad == 0, "%s scan %s %s n=%lld%s%s: %d wrong (max error %.3g)", v.name.c_str(),
@@ -302,6 +322,7 @@ void check_segments(const std::vector<variant<T>>& variants, rng& r)
                         std::vector<S> got = out.download();
                         got.erase(got.begin(), got.begin() + misalign);
                         got.resize(static_cast<std::size_t>(n));
+                        plant_faults(got, h);
                         double worst;
                         const int bad = compare(got, want, tol, exact, worst);
                         checks.check(bad == 0, "%s scan_segments %s %s seg=%lld count=%lld%s: %d wrong (max error %.3g)",
@@ -342,7 +363,8 @@ void check_block(const char* name, rng& r)
         block_scan_kernel<Scanner><<<1, 256>>>(d.ptr, out.ptr, count, static_cast<S>(carry));
         TCORE_CHECK(cudaGetLastError());
         TCORE_CHECK(cudaDeviceSynchronize());
-        const std::vector<S> got = out.download();
+        std::vector<S> got = out.download();
+        plant_faults(got, h);
         std::vector<double> want, tol;
         reference(h, count, exclusive, 0, want, tol);
         int bad = 0;
@@ -383,12 +405,43 @@ void check_arguments()
     checks.expect_error("segments: overlap", [&] { scan_segments<tensor_core>(d.ptr, d.ptr + 3, 4, 16); });
     checks.expect_error("segments: size overflow", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); });
     checks.expect_error("segments cce: null output", [&] { scan_segments_cce<double>(d.ptr, nullptr, 4, 16); });
-    // Empty inputs need no pointers.
-    scan<tensor_core>(temp.ptr, bytes, nullptr, nullptr, 0);
-    scan_segments<tensor_core>(nullptr, nullptr, 0, 16);
-    scan_segments<tensor_core>(nullptr, nullptr, 16, 0);
-    TCORE_CHECK(cudaDeviceSynchronize());
-    checks.check(true, "empty scans accepted");
+    // Empty inputs need no pointers, and write nothing: with an output
+    // given, it stays poisoned.
+    const auto accepted = [](const char* what, auto&& f) {
+        try {
+            f();
+            TCORE_CHECK(cudaDeviceSynchronize());
+            return true;
+        } catch (const tcore::error& e) {
+            checks.check(false, "%s: %s", what, e.what());
+            return false;
+        }
+    };
+    checks.check(accepted("scan n = 0, null pointers", [&] { scan<tensor_core>(temp.ptr, bytes, nullptr, nullptr, 0); }),
+                 "scan n = 0 with null pointers accepted");
+    checks.check(accepted("scan_segments 0 x 16, null pointers", [&] { scan_segments<tensor_core>(nullptr, nullptr, 0, 16); }),
+                 "scan_segments of 0 segments with null pointers accepted");
+    checks.check(accepted("scan_segments 16 x 0, null pointers", [&] { scan_segments<tensor_core>(nullptr, nullptr, 16, 0); }),
+                 "scan_segments of empty segments with null pointers accepted");
+    out.poison();
+    accepted("scan n = 0", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, 0); });
+    accepted("scan_cce n = 0", [&] {
+        std::size_t cce_bytes = 0;
+        scan_cce<double>(nullptr, cce_bytes, d.ptr, out.ptr, 0);
+        device_buffer<char> cce_temp(cce_bytes);
+        scan_cce<double>(cce_temp.ptr, cce_bytes, d.ptr, out.ptr, 0);
+    });
+    accepted("scan_segments 0 x 16", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 0, 16); });
+    accepted("scan_segments 16 x 0", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 16, 0); });
+    if (test::planted("write_on_empty")) TCORE_CHECK(cudaMemset(out.ptr, 0, sizeof(double)));
+    const std::vector<double> after = out.download();
+    int written = 0;
+    for (double v : after) {
+        unsigned long long bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        written += bits != ~0ull;
+    }
+    checks.check(written == 0, "empty scans wrote %d of %zu poisoned output elements", written, after.size());
 }
 
 // -- 64-bit sizes ---------------------------------------------------------------------------------
@@ -405,14 +458,15 @@ void check_large(rng& r)
     const long long n = (1LL << 31) + 4099;
     const int period = 1021;
     if (quick) {
-        std::printf("64-bit size test skipped (TCORE_TEST_QUICK)\n");
+        checks.skip("scan f16 n = 2^31 + 4099 (64-bit sizes): TCORE_TEST_QUICK=%d", test::quick_level());
         return;
     }
     std::size_t free_bytes = 0, total = 0;
     TCORE_CHECK(cudaMemGetInfo(&free_bytes, &total));
     const std::size_t need = static_cast<std::size_t>(n) * (sizeof(__half) + sizeof(float)) + (1u << 30);
     if (free_bytes < need) {
-        std::printf("64-bit size test skipped (needs %.1f GB free)\n", need / 1e9);
+        checks.skip("scan f16 n = 2^31 + 4099 (64-bit sizes): needs %.1f GB free, the GPU has %.1f GB", need / 1e9,
+                    free_bytes / 1e9);
         return;
     }
     // Multiples of 2^-6 in (-2, 2), nonzero, summing to zero: every prefix is exact in FP32.

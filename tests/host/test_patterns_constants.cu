@@ -316,7 +316,7 @@ void check_scan_matrices(test::rng& rng)
                 const int seg0 = e / (16 * seg_cols) * (16 * seg_cols);
                 double want = 0;
                 for (int f = seg0; f < (exclusive ? e : e + 1); ++f) want += x[f % 16][f / 16];
-                worst = std::fmax(worst, std::fabs(p[e % 16][e / 16] - want));
+                worst = tcore::test::worst_of(worst, std::fabs(p[e % 16][e / 16] - want));
             }
             T.check(worst < 1e-13, "matrix model L X + (1 X) U, seg_cols %d, %s: max error %.3g", seg_cols,
                     exclusive ? "exclusive" : "inclusive", worst);
@@ -395,7 +395,7 @@ void check_scan_model_f64(test::rng& rng)
     std::vector<double> got = scan_model_f64<Exclusive, SegCols>(tile);
     std::vector<double> want = sequential_prefix(tile, SegCols, Exclusive);
     double worst = 0;
-    for (int e = 0; e < scan_tile; ++e) worst = std::fmax(worst, std::fabs(got[e] - want[e]));
+    for (int e = 0; e < scan_tile; ++e) worst = tcore::test::worst_of(worst, std::fabs(got[e] - want[e]));
     T.check(worst < 1e-13, "FP64 scan fragment model (%s, seg_cols %d): max error %.3g",
             Exclusive ? "exclusive" : "inclusive", SegCols, worst);
 
@@ -452,7 +452,7 @@ void check_scan_model_f16(test::rng& rng)
             const int seg0 = e / (16 * SegCols) * (16 * SegCols);
             double want = 0;
             for (int f = seg0; f < (Exclusive ? e : e + 1); ++f) want += tile[f];
-            worst = std::fmax(worst, std::fabs(got - want));
+            worst = tcore::test::worst_of(worst, std::fabs(got - want));
         }
     }
     T.check(worst == 0, "FP16 scan fragment model (%s, seg_cols %d): max error %.3g",
@@ -490,7 +490,7 @@ void check_gemv_model(test::rng& rng)
             const int r = G::y_row(lane, i);
             double want = 0;
             for (int k = 0; k < K; ++k) want += a[offset<L>(r, k, ld)] * x[k];
-            worst = std::fmax(worst, std::fabs(d[lane].x[i] - want));
+            worst = tcore::test::worst_of(worst, std::fabs(d[lane].x[i] - want));
         }
     // The lanes that store y (t == 0) cover every row once.
     std::vector<int> rows(M, 0);
