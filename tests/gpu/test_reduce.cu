@@ -1,21 +1,34 @@
 // tests/gpu/test_reduce.cu - patterns/reduce.cuh and patterns/device/reduce.cuh
 // on the GPU against an FP64 CPU reference (accumulated in long double).
 //
-// Variants: tc (tensor_core) on every FP64 shape and FP16 m16n8k16 (FP32
-// accumulation), cc (cuda_core), cce. Levels: warp_reduce, block_reduce,
+// Variants: tc (tensor_core) and cc (cuda_core) on every FP64 shape and
+// FP16 m16n8k16 (FP32 accumulation), cce. Levels: warp_reduce, block_reduce,
 // reduce_segments (segment sizes 0, 1, 7, 63, 64, 65, 128, 256, 512, 1000,
 // 1024, element-aligned and 16-byte aligned inputs), reduce (device-wide:
 // n = 0, 1, 7, 63, 65, 255..513, 1000003, misaligned input).
 // Inputs are random in (-2, 2), never zero; "exact" inputs (multiples of
 // 2^-6 in FP64, 2^-8 in FP16, whose sums round nowhere) must match the
-// reference exactly. NaN anywhere gives NaN, +Inf alone +Inf, +Inf with -Inf
+// reference exactly. Tolerance of a sum of n values x_i in a type with unit
+// roundoff u (2^-53 for FP64 sums): whatever tree of n - 1 rounded additions
+// the kernel uses (tile MMAs with a ones operand, whose products x_i * 1 are
+// exact, warp and block combination, partials across blocks), each x_i passes
+// through at most n - 1 of them, so |sum_dev - sum| <= gamma_{n-1} sum |x_i|
+// (gamma_k = k u / (1 - k u)); the reference adds in long double ((n - 1)
+// 2^-64 sum |x_i|) and is rounded to double (2^-53 |sum|): tol =
+// (gamma_{n-1} + 2^-53 + (n - 1) 2^-64) sum |x_i|, per sum (per segment).
+// FP16 inputs are multiples of 2^-8 whose FP32 sums are exact here: tol = 0.
+// NaN anywhere gives NaN, +Inf alone +Inf, +Inf with -Inf
 // NaN; in segments only the segment holding them. The device-wide sum is
 // checked to be bitwise identical run to run. Host entry points must reject
 // bad arguments with tcore::error.
 // 64-bit sizes: an FP16 array of 2^31 + 4099 elements (a period-1021 table
-// summing to zero, filled on the device) reduced by tc, cc and cce; skipped
-// with TCORE_TEST_QUICK=1 or when the GPU lacks the ~4.3 GB it needs.
-// TCORE_TEST_QUICK=1 also caps the other sizes at about 10^5.
+// summing to zero, filled on the device) reduced by tc, cc and cce; reported
+// "SKIPPED" with TCORE_TEST_QUICK=1 or 2 or when the GPU lacks the ~4.3 GB it
+// needs. TCORE_TEST_QUICK=1 also caps the other sizes at about 10^5.
+// n = 0 must write 0 into a poisoned output.
+// Planted faults (TCORE_TEST_PLANT, tests/gpu/plant.sh): nan_result (a sum
+// made NaN), drop_term (a sum lacks its middle input), unwritten (the n = 0
+// call left out: the output stays poisoned), zero_checks, device_error.
 #include "common/test_util.hpp"
 
 #include <tcore/patterns/device/reduce.cuh>
@@ -35,7 +48,7 @@ using tcore::test::rng;
 namespace {
 
 test::tally checks;
-const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+const bool quick = test::quick();
 
 double to_d(double v) { return v; }
 double to_d(float v) { return v; }
@@ -86,8 +99,14 @@ double abs_sum(const T* v, long long n)
     return s;
 }
 
-/// Error bound for a sum of values with absolute sum `abs`, in the type with unit roundoff u.
-double sum_tolerance(double abs, double u) { return 64 * u * abs + 1e-300; }
+/// Error bound for a sum of n values with absolute sum `abs`, in the type
+/// with unit roundoff u, against the long double reference rounded to
+/// double (see the header).
+double sum_tolerance(double abs, long long n, double u)
+{
+    const double adds = n > 1 ? static_cast<double>(n - 1) : 0.0;
+    return (test::gamma(adds, u) + 0x1p-53 + adds * 0x1p-64) * abs;
+}
 
 bool same_value(double got, double want, double tol)
 {
@@ -139,7 +158,9 @@ std::vector<variant<double>> f64_variants()
 {
     return {mma_variant<tensor_core, f64_m16n8k16>("tc m16n8k16"), mma_variant<tensor_core, f64_m16n8k8>("tc m16n8k8"),
             mma_variant<tensor_core, f64_m16n8k4>("tc m16n8k4"), mma_variant<tensor_core, f64_m8n8k4>("tc m8n8k4"),
-            mma_variant<cuda_core, f64_m16n8k16>("cc m16n8k16"), cce_variant<double>()};
+            mma_variant<cuda_core, f64_m16n8k16>("cc m16n8k16"), mma_variant<cuda_core, f64_m16n8k8>("cc m16n8k8"),
+            mma_variant<cuda_core, f64_m16n8k4>("cc m16n8k4"), mma_variant<cuda_core, f64_m8n8k4>("cc m8n8k4"),
+            cce_variant<double>()};
 }
 
 std::vector<variant<__half>> f16_variants()
@@ -180,10 +201,12 @@ void check_device(const std::vector<variant<T>>& variants, rng& r)
             device_buffer<T> d(static_cast<std::size_t>(n) + 1);
             const double want = static_cast<double>(ref_sum(h.data(), n));
             // FP16 inputs are multiples of 2^-8 with exact FP32 sums at these sizes.
-            const double tol = (exact || std::is_same_v<T, __half>) ? 0.0 : sum_tolerance(abs_sum(h.data(), n), u);
+            const double tol = (exact || std::is_same_v<T, __half>) ? 0.0 : sum_tolerance(abs_sum(h.data(), n), n, u);
             for (const variant<T>& v : variants) {
                 if (n) TCORE_CHECK(cudaMemcpy(d.ptr, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-                const double got = to_d(device_sum(v, d.ptr, n));
+                double got = to_d(device_sum(v, d.ptr, n));
+                if (n >= 2 && test::planted("nan_result")) got = std::numeric_limits<double>::quiet_NaN();
+                if (n >= 2 && test::planted("drop_term")) got -= to_d(h[n / 2]);
                 checks.check(same_value(got, want, tol), "%s reduce %s n=%lld%s: got %.17g want %.17g (tol %.3g)",
                              v.name.c_str(), type_name(T{}), n, exact ? " exact" : "", got, want, tol);
                 if (n >= 65537 && !exact) {
@@ -262,7 +285,7 @@ void check_segments(const std::vector<variant<T>>& variants, rng& r)
             for (long long s = 0; s < ns; ++s) {
                 const T* p = h.data() + s * seg;
                 want[s] = static_cast<double>(ref_sum(p, seg));  // long double: Inf - Inf is NaN here too
-                tol[s] = std::is_same_v<T, __half> ? 0.0 : sum_tolerance(abs_sum(p, seg), u);
+                tol[s] = std::is_same_v<T, __half> ? 0.0 : sum_tolerance(abs_sum(p, seg), seg, u);
             }
             device_buffer<T> d(static_cast<std::size_t>(n) + 1);
             device_buffer<sum_type_t<T>> out(static_cast<std::size_t>(ns));
@@ -274,7 +297,9 @@ void check_segments(const std::vector<variant<T>>& variants, rng& r)
                     v.segments(d.ptr + misalign, out.ptr, ns, seg, 0);
                     TCORE_CHECK(cudaGetLastError());
                     TCORE_CHECK(cudaDeviceSynchronize());
-                    const auto got = out.download();
+                    auto got = out.download();
+                    if (ns > 0 && seg >= 2 && test::planted("drop_term"))
+                        got[0] = from_d<sum_type_t<T>>(to_d(got[0]) - to_d(h[seg / 2]));
                     int bad = 0;
                     double worst = 0;
                     for (long long s = 0; s < ns; ++s) {
@@ -282,7 +307,7 @@ void check_segments(const std::vector<variant<T>>& variants, rng& r)
                         if (!same_value(g, want[s], tol[s])) {
                             if (++bad <= 3) std::printf("  segment %lld: got %.17g want %.17g\n", s, g, want[s]);
                         } else if (std::isfinite(want[s])) {
-                            worst = std::fmax(worst, std::fabs(g - want[s]));
+                            worst = test::worst_of(worst, std::fabs(g - want[s]));
                         }
                     }
                     checks.check(bad == 0, "%s reduce_segments %s seg=%lld count=%lld%s: %d wrong (max error %.3g)",
@@ -337,7 +362,7 @@ void check_warp_block(const char* name, Launch launch, rng& r)
         for (int w = 0; w <= warps; ++w) {
             const long long first = w < warps ? w * 256 : 0, len = w < warps ? 256 : threads * reduce_per_lane;
             const double want = static_cast<double>(ref_sum(h.data() + first, len));
-            const double tol = exact || std::is_same_v<T, __half> ? 0.0 : sum_tolerance(abs_sum(h.data() + first, len), u);
+            const double tol = exact || std::is_same_v<T, __half> ? 0.0 : sum_tolerance(abs_sum(h.data() + first, len), len, u);
             bad += !same_value(to_d(got[w]), want, tol);
         }
         checks.check(bad == 0, "%s warp_reduce/block_reduce%s: %d of %d wrong", name, exact ? " exact" : "", bad, warps + 1);
@@ -354,29 +379,35 @@ void check_arguments()
     reduce<tensor_core>(nullptr, bytes, d.ptr, out.ptr, 64);
     checks.check(bytes > 0, "temp-storage query sets temp_bytes");
     device_buffer<char> temp(bytes);
-    checks.expect_error("a null input", [&] { reduce<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 64); });
-    checks.expect_error("a null output", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 64); });
-    checks.expect_error("a negative n", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); });
+    checks.expect_error("a null input", [&] { reduce<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 64); }, "in is a null pointer");
+    checks.expect_error("a null output", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 64); }, "out is a null pointer");
+    checks.expect_error("a negative n", [&] { reduce<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); }, "n is negative");
     checks.expect_error("too little temp storage", [&] {
         std::size_t small = bytes - 1;
         reduce<tensor_core>(temp.ptr, small, d.ptr, out.ptr, 64);
-    });
+    }, "below the queried size");
     checks.expect_error("an input not aligned to double", [&] {
         reduce<tensor_core>(temp.ptr, bytes, reinterpret_cast<const double*>(reinterpret_cast<const char*>(d.ptr) + 4),
                             out.ptr, 16);
-    });
-    checks.expect_error("cce: a null input", [&] { reduce_cce<double>(temp.ptr, bytes, nullptr, out.ptr, 64); });
-    checks.expect_error("segments: negative size", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 4, -1); });
-    checks.expect_error("segments: negative count", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, -4, 16); });
-    checks.expect_error("segments: null input", [&] { reduce_segments<tensor_core>(nullptr, out.ptr, 4, 16); });
-    checks.expect_error("segments: null output", [&] { reduce_segments<tensor_core>(d.ptr, nullptr, 4, 16); });
-    checks.expect_error("segments: size overflow", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); });
-    checks.expect_error("segments cce: null input", [&] { reduce_segments_cce<double>(nullptr, out.ptr, 4, 16); });
-    // Empty inputs are fine and need no input pointer.
-    reduce<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 0);
+    }, "in is not aligned");
+    checks.expect_error("cce: a null input", [&] { reduce_cce<double>(temp.ptr, bytes, nullptr, out.ptr, 64); }, "in is a null pointer");
+    checks.expect_error("segments: negative size", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 4, -1); }, "segment_size is negative");
+    checks.expect_error("segments: negative count", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, -4, 16); }, "num_segments is negative");
+    checks.expect_error("segments: null input", [&] { reduce_segments<tensor_core>(nullptr, out.ptr, 4, 16); }, "in is a null pointer");
+    checks.expect_error("segments: null output", [&] { reduce_segments<tensor_core>(d.ptr, nullptr, 4, 16); }, "out is a null pointer");
+    checks.expect_error("segments: size overflow", [&] { reduce_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); }, "overflows");
+    checks.expect_error("segments cce: null input", [&] { reduce_segments_cce<double>(nullptr, out.ptr, 4, 16); }, "in is a null pointer");
+    // Empty inputs are fine and need no input pointer; n = 0 writes 0 (the
+    // documented result) over the poison.
+    out.poison();
+    if (!test::planted("unwritten")) reduce<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 0);
     reduce_segments<tensor_core>(nullptr, nullptr, 0, 16);
     TCORE_CHECK(cudaDeviceSynchronize());
-    checks.check(out.download()[0] == 0.0, "n = 0 gives 0");
+    const std::vector<double> after = out.download();
+    checks.check(after[0] == 0.0 && std::signbit(after[0]) == 0, "n = 0 gives +0 (got %g)", after[0]);
+    int touched = 0;
+    for (std::size_t i = 1; i < after.size(); ++i) touched += !std::isnan(after[i]);
+    checks.check(touched == 0, "n = 0 writes only out[0] (%d more elements written)", touched);
 }
 
 // -- 64-bit sizes ---------------------------------------------------------------------------
@@ -393,13 +424,14 @@ void check_large(rng& r)
     const long long n = (1LL << 31) + 4099;
     const int period = 1021;
     if (quick) {
-        std::printf("64-bit size test skipped (TCORE_TEST_QUICK)\n");
+        checks.skip("reduce f16 n = 2^31 + 4099 (64-bit sizes): TCORE_TEST_QUICK=%d", test::quick_level());
         return;
     }
     std::size_t free_bytes = 0, total = 0;
     TCORE_CHECK(cudaMemGetInfo(&free_bytes, &total));
     if (free_bytes < static_cast<std::size_t>(n) * sizeof(__half) + (512u << 20)) {
-        std::printf("64-bit size test skipped (needs %.1f GB free)\n", n * 2.0 / 1e9);
+        checks.skip("reduce f16 n = 2^31 + 4099 (64-bit sizes): needs %.1f GB free, the GPU has %.1f GB",
+                    (n * 2.0 + (512 << 20)) / 1e9, free_bytes / 1e9);
         return;
     }
     // A table of multiples of 2^-6 in (-2, 2), nonzero, summing to exactly zero.
@@ -453,6 +485,7 @@ int main()
     check_warp_block<double>("tc m16n8k16", launch(warp_block_kernel<tensor_core, f64_m16n8k16, 128>), r);
     check_warp_block<double>("tc m8n8k4", launch(warp_block_kernel<tensor_core, f64_m8n8k4, 128>), r);
     check_warp_block<double>("cc m16n8k16", launch(warp_block_kernel<cuda_core, f64_m16n8k16, 128>), r);
+    check_warp_block<double>("cc m8n8k4", launch(warp_block_kernel<cuda_core, f64_m8n8k4, 128>), r);
     check_warp_block<double>("cce", launch(warp_block_cce_kernel<double, 128>), r);
     check_warp_block<__half>("tc f16", launch(warp_block_kernel<tensor_core, f16_m16n8k16_f32acc, 128>), r);
     check_warp_block<__half>("cc f16", launch(warp_block_kernel<cuda_core, f16_m16n8k16_f32acc, 128>), r);
