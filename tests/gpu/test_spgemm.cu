@@ -5,8 +5,18 @@
 // Variants: tc (m8n8k4 tile pairs), cc (cuda_core backend), cce
 // (spgemm_essential), and cuSPARSE SpGEMM. The structure of C must be
 // identical to the reference's (explicit zeros kept by both), and also after
-// dropping exact zeros from both; values within 8 (k + 4) eps sum |a b| per
-// entry. Matrices: every shipped matrix (A A, or A A^T when rectangular),
+// dropping exact zeros from both. Values: entry (i, j) of C is a sum of at
+// most len_i = (nonzeros of row i of A) products a_ik b_kj; the tile MMAs
+// add the other products of their tiles as exact zeros (x + 0 = x rounds
+// nowhere), so the device forms at most len_i rounded products and len_i - 1
+// rounded additions in some tree: error <= gamma_len S_ij (gamma_n = n u /
+// (1 - n u), u = 2^-53, S_ij = sum_k |a_ik b_kj|); the reference
+// (spgemm_reference, double) errs by at most as much: tol = 2 gamma_len S_ij.
+// NaN and infinities (a NaN and an Inf among A's values, A A^T): every entry
+// the reference makes NaN or +-Inf must come out non-finite (NaN not lost;
+// an Inf as the same Inf or as NaN); entries the tile products make NaN
+// beyond the reference (0 * NaN inside a tile, undocumented) are counted and
+// printed, not failed. Matrices: every shipped matrix (A A, or A A^T when rectangular),
 // every generator class (small), and edge cases: empty rows, all empty, one
 // row, one column (A A^T and A^T A), rectangular chains (m x k times k x n
 // with m, k, n not multiples of 4), a dense row, products whose tiles
@@ -18,6 +28,11 @@
 // 7 random tile products (odd counts leave the second half of the last MMA
 // empty), C poisoned before the run, every element within 2 gamma_{4c+1}
 // sum |a b| (gamma_n = n u / (1 - n u)) of the FP64 reference.
+// Test matrices come from tests/data/matrices (bcsstk13 and cryg2500 from
+// ../shared/data/matrices, reported SKIPPED where missing).
+// Planted faults (TCORE_TEST_PLANT, tests/gpu/plant.sh): nan_result (an
+// entry made NaN), drop_term (an entry lacks one product), zero_checks,
+// device_error.
 #include "common/test_util.hpp"
 
 #include "examples/spmv/cusparse_baseline.cuh"
@@ -32,6 +47,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -46,6 +62,7 @@ tally t;
 struct product {
     std::string name;
     sparse::csr a, b;
+    bool special = false;  // NaN / Inf values: only the propagation is checked
 };
 
 sparse::csr sorted_rows(sparse::csr c)
@@ -68,13 +85,68 @@ sparse::csr magnitude(const sparse::csr& a, const sparse::csr& b)
     return sparse::spgemm_reference(aa, bb);
 }
 
-void compare(const std::string& what, const sparse::csr& got_in, const sparse::csr& ref, const sparse::csr& mag,
-             int inner)
+/// The product a_ik b_kj of the first entry of A with a partner in B, and
+/// the entry (i, j) of C it belongs to: what the drop_term plant removes.
+struct term {
+    int row = -1, col = -1;
+    double value = 0;
+};
+term first_term(const product& pr)
 {
-    const sparse::csr got = sorted_rows(got_in);
+    for (int i = 0; i < pr.a.rows; ++i)
+        for (int p = pr.a.row_ptr[i]; p < pr.a.row_ptr[i + 1]; ++p) {
+            const int k = pr.a.col_idx[p];
+            if (pr.b.row_length(k) > 0 && pr.a.values[p] != 0 && pr.b.values[pr.b.row_ptr[k]] != 0)
+                return {i, pr.b.col_idx[pr.b.row_ptr[k]], pr.a.values[p] * pr.b.values[pr.b.row_ptr[k]]};
+        }
+    return {};
+}
+
+/// Tolerance of entry i (in row r) of C: 2 gamma_{len_r} S (see the header).
+double entry_tol(const std::vector<int>& a_len, int r, double mag)
+{
+    return 2.0 * tcore::test::gamma(a_len[static_cast<std::size_t>(r)], DBL_EPSILON / 2) * mag;
+}
+
+/// NaN / Inf products: every non-finite reference entry must be non-finite
+/// (an Inf the same Inf, or NaN); finite ones that came out non-finite are
+/// counted and printed.
+void compare_special(const std::string& what, const sparse::csr& got, const sparse::csr& ref)
+{
+    int lost = 0, spread = 0, nonfinite = 0;
+    for (std::size_t i = 0; i < ref.values.size(); ++i) {
+        const double g = got.values[i], w = ref.values[i];
+        if (std::isfinite(w)) {
+            spread += !std::isfinite(g);
+            continue;
+        }
+        ++nonfinite;
+        const bool ok = std::isnan(w) ? std::isnan(g) : (g == w || std::isnan(g));
+        if (!ok && ++lost <= 3) std::printf("  entry %zu: got %g, reference %g\n", i, g, w);
+    }
+    t.check(nonfinite > 0 && lost == 0, "%s: %d of %d non-finite reference entries came out finite", what.c_str(),
+            lost, nonfinite);
+    if (spread) std::printf("  note: %s: %d entries with a finite reference came out non-finite (0 * NaN in a tile)\n",
+                            what.c_str(), spread);
+}
+
+void compare(const std::string& what, const sparse::csr& got_in, const sparse::csr& ref, const sparse::csr& mag,
+             const std::vector<int>& a_len, const term& planted, bool special)
+{
+    sparse::csr got = sorted_rows(got_in);
     const std::string diff = sparse::structure_difference(got, ref);
     t.check(diff.empty(), "%s: structure differs: %s", what.c_str(), diff.c_str());
     if (!diff.empty()) return;
+    if (special) return compare_special(what, got, ref);
+    if (planted.row >= 0)
+        for (int p = got.row_ptr[planted.row]; p < got.row_ptr[planted.row + 1]; ++p)
+            if (got.col_idx[p] == planted.col) {
+                if (tcore::test::planted("nan_result")) got.values[p] = std::numeric_limits<double>::quiet_NaN();
+                if (tcore::test::planted("drop_term")) got.values[p] -= planted.value;
+            }
+    std::vector<int> row_of(ref.values.size());
+    for (int r = 0; r < ref.rows; ++r)
+        for (int p = ref.row_ptr[r]; p < ref.row_ptr[r + 1]; ++p) row_of[static_cast<std::size_t>(p)] = r;
     // Dropping explicit zeros consistently: an entry whose products cancel
     // (|ref| within its rounding bound) may come out as an exact zero in one
     // summation order and as a rounding residue in another, so such entries
@@ -82,7 +154,7 @@ void compare(const std::string& what, const sparse::csr& got_in, const sparse::c
     // zero in both.
     int zero_mismatch = 0;
     for (std::size_t i = 0; i < ref.values.size(); ++i) {
-        const double tol = 8.0 * (inner + 4) * DBL_EPSILON * mag.values[i];
+        const double tol = entry_tol(a_len, row_of[i], mag.values[i]);
         const bool cancels = std::fabs(ref.values[i]) <= tol && std::fabs(got.values[i]) <= tol;
         if (!cancels && ((got.values[i] == 0.0) != (ref.values[i] == 0.0))) ++zero_mismatch;
     }
@@ -90,7 +162,7 @@ void compare(const std::string& what, const sparse::csr& got_in, const sparse::c
             zero_mismatch);
     int bad = 0;
     for (std::size_t i = 0; i < ref.values.size(); ++i) {
-        const double tol = 8.0 * (inner + 4) * DBL_EPSILON * mag.values[i];
+        const double tol = entry_tol(a_len, row_of[i], mag.values[i]);
         if (!tcore::test::close(got.values[i], ref.values[i], tol) && ++bad <= 3)
             t.check(false, "%s: entry %zu: got %.17g, expected %.17g", what.c_str(), i, got.values[i], ref.values[i]);
     }
@@ -98,7 +170,8 @@ void compare(const std::string& what, const sparse::csr& got_in, const sparse::c
 }
 
 template <class Backend>
-void run_tcore(const char* mode, const product& pr, const sparse::csr& ref, const sparse::csr& mag, int inner)
+void run_tcore(const char* mode, const product& pr, const sparse::csr& ref, const sparse::csr& mag,
+               const std::vector<int>& a_len, const term& planted)
 {
     const std::string what = pr.name + " [" + mode + "]";
     try {
@@ -114,7 +187,7 @@ void run_tcore(const char* mode, const product& pr, const sparse::csr& ref, cons
                      std::memcmp(h1.tile_val.data(), h2.tile_val.data(), h1.tile_val.size() * sizeof(double)) == 0) &&
                     h1.tile_mask == h2.tile_mask && h1.tile_col == h2.tile_col,
                 "%s: a second run differs", what.c_str());
-        compare(what, sparse::mbsr_to_csr(h1), ref, mag, inner);
+        compare(what, sparse::mbsr_to_csr(h1), ref, mag, a_len, planted, pr.special);
     } catch (const std::exception& e) {
         t.check(false, "%s: %s", what.c_str(), e.what());
     }
@@ -124,17 +197,18 @@ void test_product(const product& pr)
 {
     const sparse::csr ref = sparse::spgemm_reference(pr.a, pr.b);
     const sparse::csr mag = magnitude(pr.a, pr.b);
-    int inner = 0;
-    for (int r = 0; r < pr.a.rows; ++r) inner = std::max(inner, pr.a.row_length(r));
-    run_tcore<tensor_core>("tc", pr, ref, mag, inner);
-    run_tcore<cuda_core>("cc", pr, ref, mag, inner);
-    run_tcore<spgemm_essential>("cce", pr, ref, mag, inner);
+    std::vector<int> a_len(static_cast<std::size_t>(pr.a.rows));
+    for (int r = 0; r < pr.a.rows; ++r) a_len[static_cast<std::size_t>(r)] = pr.a.row_length(r);
+    const term planted = first_term(pr);
+    run_tcore<tensor_core>("tc", pr, ref, mag, a_len, planted);
+    run_tcore<cuda_core>("cc", pr, ref, mag, a_len, planted);
+    run_tcore<spgemm_essential>("cce", pr, ref, mag, a_len, planted);
     try {
         const base::device_csr da(pr.a), db(pr.b);
         const base::handle h;
         const base::spgemm_result c = base::spgemm(h, da, db, nullptr);
         TCORE_CHECK(cudaDeviceSynchronize());
-        compare(pr.name + " [base]", c.download(nullptr), ref, mag, inner);
+        compare(pr.name + " [base]", c.download(nullptr), ref, mag, a_len, planted, pr.special);
     } catch (const std::exception& e) {
         t.check(false, "%s [base]: %s", pr.name.c_str(), e.what());
     }
@@ -146,8 +220,13 @@ std::vector<product> products(bool quick)
     std::vector<product> ps;
     const char* files[] = {"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro", "LFAT5"};
     for (const char* f : files) {
+        const std::string path = tcore::test::shipped_matrix(f);
+        if (path.empty()) {
+            t.skip("matrix %s not found (tests/data/matrices, ../shared/data/matrices)", f);
+            continue;
+        }
         try {
-            const sparse::csr a = io::read_matrix_market(tcore::test::shipped_matrix(f));
+            const sparse::csr a = io::read_matrix_market(path);
             if (a.rows == a.cols) ps.push_back({std::string(f) + " A*A", a, a});
             else ps.push_back({std::string(f) + " A*A^T", a, sparse::transpose(a)});
         } catch (const std::exception& e) {
@@ -193,6 +272,11 @@ std::vector<product> products(bool quick)
         sparse::csr z = rr(40, 40, 1, 6, 12);
         for (std::size_t i = 0; i < z.values.size(); i += 3) z.values[i] = 0.0;
         ps.push_back({"explicit zeros 40x40", z, z});
+        // A NaN and an Inf among the values (A A^T).
+        sparse::csr s = rr(60, 45, 1, 9, 13);
+        s.values[s.values.size() / 3] = std::numeric_limits<double>::quiet_NaN();
+        s.values[2 * s.values.size() / 3] = std::numeric_limits<double>::infinity();
+        ps.push_back({"NaN and Inf 60x45 (A A^T)", s, sparse::transpose(s), true});
     }
     return ps;
 }
@@ -285,7 +369,7 @@ void bad_arguments()
 int main()
 {
     tcore::test::require_gpu_or_skip();
-    const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+    const bool quick = tcore::test::quick();
     for (const product& p : products(quick)) test_product(p);
     bad_arguments();
     tile_pair_blocks<tensor_core>("tc");
