@@ -7,11 +7,16 @@
 // Graphs: Kronecker (scales 10 and 14, the latter degree-ordered),
 // Mycielski (orders 8 and 12), a path (many levels), a star, a complete
 // graph, two components plus isolated vertices, a random graph with n not a
-// multiple of 8 or 128, the shipped jagmesh7.mtx if present. Every variant
+// multiple of 8 or 128, jagmesh7 (tests/data/matrices; reported SKIPPED if
+// missing). Every variant
 // runs with the default direction rule and forced top-down only and
 // bottom-up only, from several sources; the level of every vertex must equal
 // the CPU BFS's; the reported reach and level count must agree with it.
-// Bad sources throw tcore::error. TCORE_TEST_QUICK=1 drops the larger graphs.
+// Bad sources throw tcore::error whose message names the problem.
+// TCORE_TEST_QUICK=1 (or 2) drops the larger graphs. No floating point: the
+// levels must match exactly.
+// Planted faults (TCORE_TEST_PLANT, tests/gpu/plant.sh): perturb (one
+// vertex's level off by one), zero_checks, device_error.
 #include "common/test_util.hpp"
 
 #include "examples/bfs/bfs_graphs.hpp"
@@ -32,7 +37,7 @@ namespace bb = tcore::bitbfs;
 
 namespace {
 
-const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+const bool quick = tcore::test::quick();
 
 struct named_rule {
     const char* name;
@@ -49,7 +54,8 @@ void check_driver(tally& t, Driver& d, const bf::graph& g, const char* gname, co
         for (std::size_t i = 0; i < sources.size(); ++i) {
             const bf::bfs_stats st = d.run(sources[i]);
             TCORE_CHECK(cudaDeviceSynchronize());
-            const std::vector<int> got = d.levels();
+            std::vector<int> got = d.levels();
+            if (g.n > 0 && tcore::test::planted("perturb")) got[static_cast<std::size_t>(sources[i])] += 1;
             const std::vector<int>& ref = refs[i];
             long long bad = 0, first = -1;
             for (int v = 0; v < g.n; ++v)
@@ -165,8 +171,9 @@ int main()
         const bf::graph k = bf::kronecker(14, 16, 4);
         check_graph(t, bf::relabel(k, bf::degree_order(k)), "kronecker 14 degree-ordered", 4);
         check_graph(t, bf::mycielski(12), "mycielski 12");
-        const char* mtx = "../shared/data/matrices/jagmesh7.mtx";
-        if (std::ifstream(mtx).good()) check_graph(t, bf::from_matrix_market(mtx), "jagmesh7");
+        const std::string mtx = tcore::test::shipped_matrix("jagmesh7");
+        if (!mtx.empty()) check_graph(t, bf::from_matrix_market(mtx.c_str()), "jagmesh7");
+        else t.skip("matrix jagmesh7 not found (tests/data/matrices)");
     }
     // Bad arguments.
     {
