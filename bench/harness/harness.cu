@@ -3,7 +3,9 @@
 // arithmetic the harness reports (statistics, metrics, tensor-core bound).
 #include "harness/energy.hpp"
 #include "harness/harness.hpp"
+#include "harness/headline.hpp"
 #include "harness/report.hpp"
+#include "harness/stop.hpp"
 #include "harness/timing.hpp"
 
 #include <algorithm>
@@ -391,8 +393,27 @@ bool matches(const std::vector<std::string>& filters, const std::string& name)
 
 bool name_matches(const std::vector<std::string>& filters, const std::string& name) { return matches(filters, name); }
 
-context::context(const options& opts, const ceilings& ceil, std::string workload_name)
-    : opts_(opts), ceil_(ceil), workload_(std::move(workload_name))
+namespace {
+
+/// Once per (workload, variant): a variant the catalogue does not list
+/// (harness/headline.cpp) cannot be selected with --variant; say so.
+void warn_unknown_variant(const std::string& workload, const std::string& variant)
+{
+    static std::vector<std::string> warned;
+    const std::vector<std::string> known = known_variants(workload);
+    if (std::find(known.begin(), known.end(), variant) != known.end()) return;
+    const std::string key = workload + "/" + variant;
+    if (std::find(warned.begin(), warned.end(), key) != warned.end()) return;
+    warned.push_back(key);
+    std::fprintf(stderr, "note: variant '%s' of workload '%s' is not in bench/harness/headline.cpp's catalogue "
+                         "(--variant cannot select it until it is listed there)\n",
+                 variant.c_str(), workload.c_str());
+}
+
+}  // namespace
+
+context::context(const options& opts, const ceilings& ceil, std::string workload_name, bool every_case)
+    : opts_(opts), ceil_(ceil), workload_(std::move(workload_name)), headline_only_(!every_case && headline_only(opts))
 {
     // A blocking stream: work a workload enqueues on the legacy default
     // stream by mistake still runs between the events, in order.
@@ -409,7 +430,10 @@ context::~context()
     cudaGetLastError();
 }
 
-bool context::want_case(const std::string& case_name) const { return matches(opts_.cases, case_name); }
+bool context::want_case(const std::string& case_name) const
+{
+    return matches(opts_.cases, case_name) && (!headline_only_ || is_headline(workload_, case_name));
+}
 bool context::want_variant(const std::string& variant) const { return matches(opts_.variants, variant); }
 
 bool context::announce_case(const std::string& case_name)
@@ -420,16 +444,34 @@ bool context::announce_case(const std::string& case_name)
             announced_.push_back(case_name);
         return false;
     }
+    throw_if_stop_requested();
+    start_case(case_name);
     return true;
 }
 
+void context::start_case(const std::string& case_name)
+{
+    if (case_name == current_case_) return;
+    current_case_ = case_name;
+    if (case_started_) case_started_(case_name);
+}
+
 void context::summary(const std::string& key, const std::string& value) { summaries_.emplace_back(key, value); }
+
+void context::set_hooks(std::function<void(const std::string&)> case_started, std::function<void(const row&)> row_measured)
+{
+    case_started_ = std::move(case_started);
+    row_measured_ = std::move(row_measured);
+}
 
 std::vector<double> context::measure(const row_spec& spec, const std::function<void(cudaStream_t)>& launch,
                                      const accuracy& error)
 {
     if (opts_.list || !want_case(spec.case_name) || !want_variant(spec.variant)) return {};
     require(static_cast<bool>(launch), "context::measure", "no launch function for " + spec.case_name);
+    throw_if_stop_requested();
+    start_case(spec.case_name);
+    warn_unknown_variant(workload_, spec.variant);
 
     const warmup_result warm = warm_up(stream_, launch, opts_.warmup_s);
     rep_policy policy;
@@ -468,6 +510,7 @@ std::vector<double> context::measure(const row_spec& spec, const std::function<v
         std::fflush(stdout);
         medians.push_back(r.time.median_ms);
         rows_.push_back(std::move(r));
+        if (row_measured_) row_measured_(rows_.back());
     }
     return medians;
 }

@@ -161,7 +161,9 @@ struct row {
 struct options {
     std::vector<std::string> workloads, cases, variants;  ///< filters (substring match; empty = all)
     bool quick = false;       ///< small sizes only
+    bool full = false;        ///< every case; else the headline cases (harness/headline.hpp) unless --case names them
     bool list = false;        ///< list workloads and cases, run nothing
+    std::vector<std::string> matrices;  ///< --matrix: .mtx files (folders expanded), cases of the matrix workloads
     double warmup_s = 1.0;    ///< time-based warm-up per configuration
     double min_time_s = 0.2;  ///< timed repetitions last at least this long ...
     int min_reps = 20;        ///< ... and number at least this many
@@ -169,6 +171,19 @@ struct options {
     int device = 0;
     bool remeasure_ceilings = false;  ///< ignore the cached ceilings file
     double energy_s = 0.3;    ///< length of the power-sampling loop per row (NVML only)
+    /// Which of the timing values the command line set (the rest take the
+    /// mode's defaults: harness/cli.hpp, apply_mode_defaults).
+    bool warmup_given = false, min_time_given = false, min_reps_given = false, energy_given = false;
+};
+
+/// True where the run is limited to the headline cases: no --full, --quick or --case.
+inline bool headline_only(const options& o) { return !o.full && !o.quick && o.cases.empty(); }
+
+/// Thrown out of context::announce_case / measure once SIGINT or SIGTERM
+/// asked the run to stop (harness/stop.hpp). Not a std::exception, so that a
+/// workload's own catch clauses let it through.
+struct run_interrupted {
+    int signal = 0;
 };
 
 class context;
@@ -177,6 +192,7 @@ class context;
 struct workload {
     std::string name, description;
     std::function<void(context&)> run;
+    bool takes_matrices = false;  ///< its cases become the --matrix files when given
 };
 
 /// The workloads a binary knows; filled by tcore_register_<name>() calls.
@@ -188,7 +204,9 @@ struct registry {
 /// What a running workload talks to.
 class context {
 public:
-    context(const options& opts, const ceilings& ceil, std::string workload_name);
+    /// every_case: the headline restriction does not apply (the workload's
+    /// cases are the user's --matrix files).
+    context(const options& opts, const ceilings& ceil, std::string workload_name, bool every_case = false);
     ~context();
     context(const context&) = delete;
     context& operator=(const context&) = delete;
@@ -199,11 +217,14 @@ public:
     cudaStream_t stream() const { return stream_; }
 
     /// True if the filters select this case / variant (so the workload can
-    /// skip preparing it).
+    /// skip preparing it). Without --full, --quick or --case, only the
+    /// headline cases are selected.
     bool want_case(const std::string& case_name) const;
     bool want_variant(const std::string& variant) const;
     /// In --list mode: record the case name (if the filters select it) and
-    /// return false (nothing runs). Otherwise: want_case(case_name).
+    /// return false (nothing runs). Otherwise: want_case(case_name); a
+    /// selected case is reported to the case hook, and a requested stop
+    /// throws run_interrupted here.
     bool announce_case(const std::string& case_name);
     /// The case names announced so far (what --list prints).
     const std::vector<std::string>& announced() const { return announced_; }
@@ -220,6 +241,12 @@ public:
     /// Extra key=value facts for the report (e.g. "geomean cc/tc below L2/2").
     void summary(const std::string& key, const std::string& value);
 
+    /// Called when a selected case starts (announce_case, or measure of a
+    /// case not announced) and after each measured row; the driver's progress
+    /// lines and per-row output hang here.
+    void set_hooks(std::function<void(const std::string& case_name)> case_started,
+                   std::function<void(const row&)> row_measured);
+
     const std::vector<row>& rows() const { return rows_; }
     const std::vector<std::pair<std::string, std::string>>& summaries() const { return summaries_; }
 
@@ -233,6 +260,11 @@ private:
     std::vector<row> rows_;
     std::vector<std::pair<std::string, std::string>> summaries_;
     std::vector<std::string> announced_;
+    bool headline_only_ = false;
+    std::string current_case_;
+    std::function<void(const std::string&)> case_started_;
+    std::function<void(const row&)> row_measured_;
+    void start_case(const std::string& case_name);
 };
 
 // -- arithmetic the harness reports (pure functions: tests/host checks them) --

@@ -1,15 +1,20 @@
 // bench/harness/inputs.hpp - small helpers the workloads share: reproducible
 // random inputs (splitmix64, never zero: zeros hide unwritten outputs and
-// run faster than real data), a device array, and the names and numbers of
-// the report.
+// run faster than real data), a device array, the names and numbers of the
+// report, and the user's matrices (--matrix): their case names and the size
+// line of a Matrix Market file, read before the file itself so that a case
+// too large for the device is skipped without reading it.
 #pragma once
 
 #include <tcore/check.cuh>
 
 #include <cuda_runtime.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,6 +65,51 @@ inline std::string pow2_name(long long n)
         return "2^" + std::to_string(k);
     }
     return std::to_string(n);
+}
+
+/// The banner and size line of a Matrix Market file.
+struct mtx_size {
+    long long rows = 0, cols = 0, entries = 0;  ///< as the size line declares them
+    bool symmetric = false;                     ///< symmetry other than general: stored entries up to 2x
+    bool size_known = false;                    ///< a coordinate size line was read
+};
+
+/// Reads the first lines of `path`: false with `error` if it cannot be
+/// opened or does not start with "%%MatrixMarket". The size line is read
+/// where it is a coordinate one ("rows cols entries"); otherwise
+/// size_known stays false and the reader reports the problem later.
+inline bool read_mtx_size(const std::string& path, mtx_size& out, std::string& error)
+{
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        error = path + ": cannot open the file";
+        return false;
+    }
+    std::string line;
+    std::getline(f, line);
+    std::string banner, object, format, field, symmetry;
+    std::istringstream words(line);
+    words >> banner >> object >> format >> field >> symmetry;
+    for (char& c : banner) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (banner != "%%matrixmarket") {
+        error = path + ": not a Matrix Market file (the first line does not start with %%MatrixMarket)";
+        return false;
+    }
+    for (char& c : symmetry) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out = mtx_size{};
+    out.symmetric = !symmetry.empty() && symmetry != "general";
+    while (std::getline(f, line)) {
+        const std::size_t first = line.find_first_not_of(" \t\r");
+        if (first == std::string::npos || line[first] == '%') continue;
+        std::istringstream size(line);
+        long long r = -1, c = -1, e = -1;
+        if (size >> r >> c >> e && r >= 0 && c >= 0 && e >= 0) {
+            out.rows = r, out.cols = c, out.entries = e;
+            out.size_known = true;
+        }
+        break;
+    }
+    return true;
 }
 
 /// A ratio with three decimals, for summary lines.

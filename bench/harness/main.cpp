@@ -1,19 +1,27 @@
 // bench/harness/main.cpp - main() of tcore-bench and of every
-// tcore-bench-<workload> binary: options, the GPU check, ceilings, running
-// the registered workloads (a failing one is reported and the rest go on),
-// and writing the results. The registered set comes from
-// tcore_register_all(), which CMake generates per binary.
+// tcore-bench-<workload> binary: options (harness/cli.hpp), the GPU check,
+// ceilings, running the registered workloads (a failing one is reported and
+// the rest go on) with a progress line per case, writing the results as
+// cases complete, and stopping cleanly on SIGINT / SIGTERM
+// (harness/stop.hpp). The registered set comes from tcore_register_all(),
+// which CMake generates per binary.
 #include "harness/ceilings.hpp"
+#include "harness/cli.hpp"
 #include "harness/energy.hpp"
 #include "harness/harness.hpp"
+#include "harness/headline.hpp"
 #include "harness/report.hpp"
+#include "harness/stop.hpp"
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 void tcore_register_all(tcore::bench::registry&);
@@ -38,131 +46,6 @@ std::string default_out_dir()
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec && exe.is_absolute() && exe.has_parent_path()) return (exe.parent_path() / "results" / "latest").string();
     return (std::filesystem::path("tcore-results") / "latest").string();
-}
-
-void print_usage(std::FILE* to, const registry* reg)
-{
-    std::fprintf(to,
-                 "usage: %s [options]\n"
-                 "\n"
-                 "Runs the registered workloads under the measurement protocol (time-based warm-up, event-timed\n"
-                 "repetitions, hot/cold L2) and writes results.csv, results.json and summary.md.\n"
-                 "\n"
-                 "  --workload LIST       only workloads whose name contains one of the comma-separated entries\n"
-                 "  --case LIST           only cases whose name contains one of the entries\n"
-                 "  --variant LIST        only variants (base, tc, cc, cce, ...) containing one of the entries;\n"
-                 "                        an entry '=x' in any list matches x exactly (--variant =cc skips cce)\n"
-                 "  --quick               small sizes only\n"
-                 "  --list                list the workloads and their cases; runs nothing, needs no GPU\n"
-                 "  --out DIR             results folder (default results/latest beside the executable, here\n"
-                 "                        %s); measured ceilings are cached beside it, in\n"
-                 "                        DIR/../ceilings-<device>.json\n"
-                 "  --warmup SECONDS      time-based warm-up before each configuration (default 1)\n"
-                 "  --min-time SECONDS    timed repetitions last at least this long in all (default 0.2)\n"
-                 "  --min-reps N          and number at least this many (default 20)\n"
-                 "  --energy-time SECONDS power-sampling loop per row where NVML is present (default 0.3)\n"
-                 "  --device N            CUDA device (default 0)\n"
-                 "  --remeasure-ceilings  measure the ceilings even if a cached file matches\n"
-                 "  --help                this text\n"
-                 "\n"
-                 "Exit status: 0 all measured, 1 a workload failed, 2 bad options or no GPU.\n",
-                 program.c_str(), default_out_dir().c_str());
-    if (reg) {
-        std::fprintf(to, "\nworkloads:");
-        for (const workload& w : reg->workloads) std::fprintf(to, " %s", w.name.c_str());
-        std::fprintf(to, "\n");
-    }
-}
-
-std::vector<std::string> split_list(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!item.empty()) out.push_back(item);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
-bool parse_double(const std::string& text, double& out)
-{
-    char* end = nullptr;
-    out = std::strtod(text.c_str(), &end);
-    return !text.empty() && end && *end == '\0' && out >= 0;
-}
-
-bool parse_int(const std::string& text, int& out)
-{
-    char* end = nullptr;
-    const long v = std::strtol(text.c_str(), &end, 10);
-    out = static_cast<int>(v);
-    return !text.empty() && end && *end == '\0' && v >= 0 && v <= 1000000000L;
-}
-
-/// Parses argv into opts; false with `error` set on a bad option.
-bool parse_args(int argc, char** argv, options& opts, bool& help, std::string& error)
-{
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i], value;
-        const std::size_t eq = arg.find('=');
-        const bool inline_value = arg.rfind("--", 0) == 0 && eq != std::string::npos;
-        if (inline_value) {
-            value = arg.substr(eq + 1);
-            arg = arg.substr(0, eq);
-        }
-        auto take = [&]() -> bool {
-            if (inline_value) return true;
-            if (i + 1 >= argc) {
-                error = arg + " needs a value";
-                return false;
-            }
-            value = argv[++i];
-            return true;
-        };
-        auto bad = [&](const char* what) {
-            error = arg + ": " + what + " expected, got '" + value + "'";
-            return false;
-        };
-        if (arg == "--help" || arg == "-h") help = true;
-        else if (arg == "--list") opts.list = true;
-        else if (arg == "--quick") opts.quick = true;
-        else if (arg == "--remeasure-ceilings") opts.remeasure_ceilings = true;
-        else if (arg == "--workload") { if (!take()) return false; opts.workloads = split_list(value); }
-        else if (arg == "--case") { if (!take()) return false; opts.cases = split_list(value); }
-        else if (arg == "--variant") { if (!take()) return false; opts.variants = split_list(value); }
-        else if (arg == "--out") {
-            if (!take()) return false;
-            if (value.empty()) return bad("a folder");
-            opts.out_dir = value;
-        } else if (arg == "--warmup") {
-            if (!take()) return false;
-            if (!parse_double(value, opts.warmup_s)) return bad("seconds");
-        } else if (arg == "--min-time") {
-            if (!take()) return false;
-            if (!parse_double(value, opts.min_time_s)) return bad("seconds");
-        } else if (arg == "--energy-time") {
-            if (!take()) return false;
-            if (!parse_double(value, opts.energy_s)) return bad("seconds");
-        } else if (arg == "--min-reps") {
-            if (!take()) return false;
-            if (!parse_int(value, opts.min_reps) || opts.min_reps < 1) return bad("a positive count");
-        } else if (arg == "--device") {
-            if (!take()) return false;
-            if (!parse_int(value, opts.device)) return bad("a device number");
-        } else {
-            error = "unknown option '" + std::string(argv[i]) + "'";
-            return false;
-        }
-        if ((arg == "--help" || arg == "--list" || arg == "--quick" || arg == "--remeasure-ceilings") && inline_value) {
-            error = arg + " takes no value";
-            return false;
-        }
-    }
-    return true;
 }
 
 /// The folder the ceilings cache lives in: the parent of the results folder.
@@ -244,13 +127,20 @@ bool gpu_present(int device, std::string& why)
     return true;
 }
 
+/// The workloads --workload selects; with --matrix and no --workload, those that read matrices.
 std::vector<const workload*> select_workloads(const registry& reg, const options& opts)
 {
     std::vector<const workload*> out;
-    for (const workload& w : reg.workloads)
-        if (name_matches(opts.workloads, w.name)) out.push_back(&w);
+    for (const workload& w : reg.workloads) {
+        if (!name_matches(opts.workloads, w.name)) continue;
+        if (!opts.matrices.empty() && opts.workloads.empty() && !w.takes_matrices) continue;
+        out.push_back(&w);
+    }
     return out;
 }
+
+/// Does this workload run every case it announces (its cases are the user's matrices)?
+bool every_case(const workload& w, const options& opts) { return w.takes_matrices && !opts.matrices.empty(); }
 
 /// Runs `f`, turning an exception into a message; true if it succeeded.
 template <class F>
@@ -263,53 +153,118 @@ bool guarded(F&& f, std::string& message)
         message = e.what();
     } catch (const std::exception& e) {
         message = std::string("std::exception: ") + e.what();
+    } catch (const run_interrupted&) {
+        throw;
     } catch (...) {
         message = "unknown exception";
     }
     return false;
 }
 
-int list_workloads(const std::vector<const workload*>& selected, const options& opts)
+/// The device's properties where a GPU is present, else nominal ones (for listing).
+ceilings listing_ceilings(int device)
 {
     ceilings c = nominal_device();
     int count = 0;
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count > opts.device) {
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > device) {
         std::string ignored;
-        guarded([&] { query_device(c, opts.device); }, ignored);
+        guarded([&] { query_device(c, device); }, ignored);
     }
     cudaGetLastError();
-    bool failed = false;
-    for (const workload* w : selected) {
-        std::printf("%s: %s\n", w->name.c_str(), w->description.c_str());
-        context ctx(opts, c, w->name);
-        std::string message;
-        if (!guarded([&] { w->run(ctx); }, message)) {
-            std::printf("  (listing failed: %s)\n", message.c_str());
-            failed = true;
-        }
-        for (const std::string& name : ctx.announced()) std::printf("  %s\n", name.c_str());
-    }
-    return failed ? 1 : 0;
+    return c;
 }
 
-void save(const options& opts, const results& res)
+/// The cases each workload announces in --list mode under `opts`; with
+/// `every`, every case of the options' sizes (no --case filter, no headline
+/// restriction). A workload whose listing throws gets `error` set.
+std::vector<workload_cases> list_cases(const std::vector<const workload*>& selected, const options& opts,
+                                       const ceilings& c, bool every, std::vector<std::string>* errors = nullptr)
 {
-    std::string message;
-    if (!guarded([&] { write_results(opts.out_dir, res); }, message))
-        std::printf("warning: results not written: %s\n", message.c_str());
+    options o = opts;
+    o.list = true;
+    if (every) {
+        o.cases.clear();
+        o.full = !o.quick;
+    }
+    std::vector<workload_cases> out;
+    for (const workload* w : selected) {
+        context ctx(o, c, w->name, every_case(*w, opts));
+        std::string message;
+        if (!guarded([&] { w->run(ctx); }, message) && errors) errors->push_back(w->name + ": " + message);
+        out.push_back({w->name, ctx.announced(), w->takes_matrices});
+    }
+    return out;
 }
 
-int run_workloads(const std::vector<const workload*>& selected, const options& opts)
+int print_listing(const std::vector<const workload*>& selected, const options& opts, const ceilings& c)
+{
+    std::vector<std::string> errors;
+    const std::vector<workload_cases> cases = list_cases(selected, opts, c, false, &errors);
+    const bool mark = mode_of(opts) != run_mode::headline;
+    std::size_t total = 0;
+    bool marked = false;
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+        const workload& w = *selected[i];
+        std::printf("%s: %s\n", w.name.c_str(), w.description.c_str());
+        const std::vector<std::string> variants = known_variants(w.name);
+        if (!variants.empty()) {
+            std::string v;
+            for (const std::string& name : variants) v += (v.empty() ? "" : ", ") + name;
+            std::printf("  variants: %s\n", v.c_str());
+        }
+        for (const std::string& e : errors)
+            if (e.rfind(w.name + ": ", 0) == 0) std::printf("  (listing failed: %s)\n", e.c_str() + w.name.size() + 2);
+        if (cases[i].cases.empty() && mode_of(opts) == run_mode::headline && opts.matrices.empty())
+            std::printf("  (no headline cases: --full runs every case)\n");
+        for (const std::string& name : cases[i].cases) {
+            const bool headline = mark && !every_case(w, opts) && !opts.quick && is_headline(w.name, name);
+            marked = marked || headline;
+            std::printf("  %s%s\n", name.c_str(), headline ? "  *" : "");
+        }
+        total += cases[i].cases.size();
+    }
+    std::printf("\n%zu cases%s\n", total, marked ? "; * = a headline case, run by default" : "");
+    return errors.empty() ? 0 : 1;
+}
+
+/// Current results plus the rows and notes of the workload under way (pairs tc/cc within it).
+results snapshot(const results& res, const context* ctx, const std::string& workload_name)
+{
+    results snap = res;
+    if (ctx) {
+        std::vector<row> rows = ctx->rows();
+        pair_tc_cc(rows, res.ceil);
+        snap.rows.insert(snap.rows.end(), rows.begin(), rows.end());
+        for (const auto& [key, value] : ctx->summaries()) snap.summaries.push_back({workload_name, key, value});
+    }
+    return snap;
+}
+
+int run_workloads(const std::vector<const workload*>& selected, const options& opts, int cases_total)
 {
     TCORE_CHECK(cudaSetDevice(opts.device));
-    energy::open(opts.device);
     results res;
     res.run = collect_run_info(opts.device);
+    res.partial = true;
+    res.partial_reason = "run in progress";
+    res.cases_total = cases_total;
+    results_writer writer(opts.out_dir);
+    std::string message;
+    if (!guarded([&] { writer.begin(res); }, message)) {
+        std::fprintf(stderr, "%s: results folder %s: %s\n", program.c_str(), opts.out_dir.c_str(), message.c_str());
+        return 2;
+    }
+    install_stop_handlers();
+    energy::open(opts.device);
     std::printf("%s: %s, driver %s, CUDA runtime %s, commit %s, %s\n", program.c_str(), res.run.device_name.c_str(),
                 res.run.driver_version.c_str(), res.run.runtime_version.c_str(), res.run.commit.c_str(),
                 res.run.date_utc.c_str());
+    const char* mode = mode_of(opts) == run_mode::quick  ? "--quick (small sizes)"
+                       : mode_of(opts) == run_mode::full ? (opts.full ? "--full (every case)" : "the cases --case names")
+                                                         : "the headline cases (--full: every case)";
+    std::printf("running %s: %d cases; warm-up %g s, repetitions >= %g s and >= %d, power loop %g s; results in %s\n",
+                mode, cases_total, opts.warmup_s, opts.min_time_s, opts.min_reps, opts.energy_s, opts.out_dir.c_str());
 
-    std::string message;
     if (!guarded([&] { res.ceil = obtain_ceilings(opts, cache_dir_for(opts.out_dir), res.run.driver_version,
                                                   res.run.runtime_version); },
                  message)) {
@@ -321,31 +276,104 @@ int run_workloads(const std::vector<const workload*>& selected, const options& o
     std::printf("%s", ceilings_text(res.ceil).c_str());
     std::fflush(stdout);
 
+    const bool terminal = isatty(STDOUT_FILENO) == 1;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    int started = 0;
+    bool case_open = false;
+    int interrupted = stop_signal();
+    std::string interrupted_in;
+    const context* current = nullptr;
+    std::string current_workload;
+    auto save = [&](const results& r) {
+        std::string why;
+        if (!guarded([&] { writer.write(r); }, why)) std::printf("warning: results not written: %s\n", why.c_str());
+    };
+    auto finish_case = [&] {
+        if (!case_open) return;
+        case_open = false;
+        ++res.cases_done;
+        save(snapshot(res, current, current_workload));
+    };
+
     for (const workload* w : selected) {
+        if (interrupted) break;
         std::printf("\n== %s: %s\n", w->name.c_str(), w->description.c_str());
         std::fflush(stdout);
         std::unique_ptr<context> ctx;
-        if (!guarded([&] { ctx = std::make_unique<context>(opts, res.ceil, w->name); w->run(*ctx); }, message)) {
-            std::printf("%s FAILED: %s\n", w->name.c_str(), message.c_str());
-            res.failures.push_back({w->name, message});
+        current_workload = w->name;
+        std::string case_name;
+        try {
+            const bool ok = guarded(
+                [&] {
+                    ctx = std::make_unique<context>(opts, res.ceil, w->name, every_case(*w, opts));
+                    current = ctx.get();
+                    ctx->set_hooks(
+                        [&](const std::string& name) {
+                            finish_case();
+                            case_open = true;
+                            case_name = name;
+                            ++started;
+                            const int total = std::max(cases_total, started);
+                            std::printf("%s\n", case_progress_line(started, total, w->name, name, elapsed(),
+                                                                   estimate_left_s(elapsed(), res.cases_done, total),
+                                                                   terminal)
+                                                    .c_str());
+                            std::fflush(stdout);
+                        },
+                        [&](const row& r) {
+                            std::string why;
+                            if (!guarded([&] { writer.append_row(r, res.run); }, why))
+                                std::printf("warning: row not written: %s\n", why.c_str());
+                        });
+                    w->run(*ctx);
+                },
+                message);
+            if (!ok) {
+                std::printf("%s FAILED: %s\n", w->name.c_str(), message.c_str());
+                res.failures.push_back({w->name, message});
+            }
+        } catch (const run_interrupted& e) {
+            interrupted = e.signal;
+            interrupted_in = w->name + (case_open ? " " + case_name : "");
+            case_open = false;  // the case under way is not done
         }
+        finish_case();
         if (ctx) {
-            std::vector<row> rows = ctx->rows();
-            pair_tc_cc(rows, res.ceil);
-            res.rows.insert(res.rows.end(), rows.begin(), rows.end());
-            for (const auto& [key, value] : ctx->summaries()) res.summaries.push_back({w->name, key, value});
+            results with = snapshot(res, ctx.get(), w->name);
+            res.rows = std::move(with.rows);
+            res.summaries = std::move(with.summaries);
+            current = nullptr;
             ctx.reset();
         }
         cudaGetLastError();  // clear a non-sticky error before the next workload
-        save(opts, res);
         std::fflush(stdout);
+        if (!interrupted) interrupted = stop_signal();
     }
+
+    if (interrupted) {
+        const std::string by = interrupted == SIGINT    ? "SIGINT"
+                               : interrupted == SIGTERM ? "SIGTERM"
+                                                        : "signal " + std::to_string(interrupted);
+        res.partial_reason = "stopped by " + by + (interrupted_in.empty() ? "" : " during " + interrupted_in);
+    } else {
+        res.partial = false;
+        res.partial_reason.clear();
+    }
+    save(res);
 
     std::printf("\n%s", text_table(res.rows).c_str());
     for (const auto& s : res.summaries) std::printf("%s: %s = %s\n", s.workload.c_str(), s.key.c_str(), s.value.c_str());
     for (const auto& f : res.failures) std::printf("FAILED %s: %s\n", f.workload.c_str(), f.message.c_str());
-    std::printf("\nresults: %s/{results.csv, results.json, summary.md}\n", opts.out_dir.c_str());
+    if (res.partial)
+        std::printf("\nPARTIAL: %s after %d of %d cases (%s)\n", res.partial_reason.c_str(), res.cases_done,
+                    res.cases_total, duration_text(elapsed()).c_str());
+    else
+        std::printf("\n%d cases in %s\n", res.cases_done, duration_text(elapsed()).c_str());
+    std::printf("results: %s/{results.csv, results.json, summary.md}%s\n", opts.out_dir.c_str(),
+                res.partial ? " (marked partial)" : "");
     energy::close();
+    if (interrupted) return stopped_exit_status(interrupted);
     return res.failures.empty() ? 0 : 1;
 }
 
@@ -358,23 +386,29 @@ int main(int argc, char** argv)
     opts.out_dir = default_out_dir();
     bool help = false;
     std::string error;
-    if (!parse_args(argc, argv, opts, help, error)) {
-        std::fprintf(stderr, "%s: %s\n\n", program.c_str(), error.c_str());
-        print_usage(stderr, nullptr);
+    const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+    if (!parse_args(args, opts, help, error)) {
+        std::fprintf(stderr, "%s: %s (--help lists the options)\n", program.c_str(), error.c_str());
         return 2;
     }
     registry reg;
     tcore_register_all(reg);
+    std::vector<std::string> names;
+    for (const workload& w : reg.workloads) names.push_back(w.name);
     if (help) {
-        print_usage(stdout, &reg);
+        std::printf("%s", usage_text(program, default_out_dir(), names).c_str());
         return 0;
     }
     const std::vector<const workload*> selected = select_workloads(reg, opts);
-    if (selected.empty()) {
-        std::fprintf(stderr, "%s: no workload matches --workload (--list shows them)\n", program.c_str());
+    const ceilings listing = listing_ceilings(opts.device);
+    const std::string problem = check_selection(opts, names, list_cases(selected, opts, listing, true));
+    if (!problem.empty() || selected.empty()) {
+        std::fprintf(stderr, "%s: %s\n", program.c_str(),
+                     problem.empty() ? "no workload selected (--list shows them)" : problem.c_str());
         return 2;
     }
-    if (opts.list) return list_workloads(selected, opts);
+    apply_mode_defaults(opts);
+    if (opts.list) return print_listing(selected, opts, listing);
 
     std::string why;
     if (!gpu_present(opts.device, why)) {
@@ -382,9 +416,15 @@ int main(int argc, char** argv)
                      why.c_str());
         return 2;
     }
+    int cases_total = 0;
+    for (const workload_cases& w : list_cases(selected, opts, listing, false)) cases_total += static_cast<int>(w.cases.size());
+    if (cases_total == 0) {
+        std::fprintf(stderr, "%s: the options select no case (--list shows what they select)\n", program.c_str());
+        return 2;
+    }
     std::string message;
     int status = 1;
-    if (!guarded([&] { status = run_workloads(selected, opts); }, message)) {
+    if (!guarded([&] { status = run_workloads(selected, opts, cases_total); }, message)) {
         std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
         return 1;
     }

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace tcore::bench {
 
@@ -314,6 +316,39 @@ std::string progress_line(const row& r)
     return os.str();
 }
 
+std::string duration_text(double seconds)
+{
+    if (std::isnan(seconds) || seconds < 0) return "-";
+    char buf[48];
+    const long long s = std::llround(seconds);
+    if (s < 60) std::snprintf(buf, sizeof buf, "%llds", s);
+    else if (s < 3600) std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
+    else std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, (s % 3600) / 60);
+    return buf;
+}
+
+double estimate_left_s(double elapsed_s, int done, int total)
+{
+    if (done <= 0 || total <= 0 || elapsed_s < 0) return -1;
+    const int left = std::max(0, total - done);
+    return elapsed_s / done * left;
+}
+
+std::string case_progress_line(int index, int total, const std::string& workload, const std::string& case_name,
+                               double elapsed_s, double left_s, bool terminal)
+{
+    std::ostringstream os;
+    if (terminal) {
+        os << '[' << index << '/' << total << "  " << duration_text(elapsed_s) << " elapsed, "
+           << (left_s < 0 ? std::string("time left not known yet") : "about " + duration_text(left_s) + " left") << "] "
+           << workload << ": " << case_name;
+    } else {
+        os << "case " << index << '/' << total << ": " << workload << ' ' << case_name << " ("
+           << printf_string("%.0f", elapsed_s) << " s elapsed)";
+    }
+    return os.str();
+}
+
 std::string ceilings_text(const ceilings& c)
 {
     std::ostringstream os;
@@ -357,10 +392,10 @@ std::string csv_header()
     return "workload,case,variant,cache,median_ms,min_ms,max_ms,repetitions,warmup_s,bytes,flops,footprint_bytes,"
            "ceiling,compute,gbs,gflops,fraction_of_peak,intensity,roofline_gflops,tc_bound,tc_speedup,tc_partner,"
            "avg_abs_err,max_abs_err,max_rel_err,compared,mismatched,avg_power_w,energy_j,edp,note,"
-           "device,driver,cuda_runtime,date_utc,commit";
+           "device,driver,cuda_runtime,date_utc,commit,partial";
 }
 
-std::string csv_line(const row& r, const run_info& run)
+std::string csv_line(const row& r, const run_info& run, bool partial)
 {
     std::ostringstream os;
     os << csv_escape(r.workload) << ',' << csv_escape(r.case_name) << ',' << csv_escape(r.variant) << ','
@@ -374,7 +409,8 @@ std::string csv_line(const row& r, const run_info& run)
        << csv_number(r.error.max_rel) << ',' << r.error.count << ',' << r.error.mismatched << ','
        << csv_number(r.avg_power_w) << ',' << csv_number(r.energy_j) << ',' << csv_number(r.edp) << ','
        << csv_escape(r.spec.note) << ',' << csv_escape(run.device_name) << ',' << csv_escape(run.driver_version)
-       << ',' << csv_escape(run.runtime_version) << ',' << csv_escape(run.date_utc) << ',' << csv_escape(run.commit);
+       << ',' << csv_escape(run.runtime_version) << ',' << csv_escape(run.date_utc) << ',' << csv_escape(run.commit)
+       << ',' << (partial ? 1 : 0);
     return os.str();
 }
 
@@ -421,6 +457,9 @@ std::string results_json(const results& res)
        << ", \"cuda_runtime\": " << json_escape(res.run.runtime_version)
        << ", \"date_utc\": " << json_escape(res.run.date_utc) << ", \"commit\": " << json_escape(res.run.commit)
        << ", \"device\": " << res.run.device << "},\n"
+       << "  \"partial\": " << (res.partial ? "true" : "false")
+       << ", \"partial_reason\": " << json_escape(res.partial_reason) << ", \"cases_done\": " << res.cases_done
+       << ", \"cases_total\": " << res.cases_total << ",\n"
        << "  \"ceilings\": " << ceilings_json(res.ceil, "  ") << ",\n";
     json_array(os, "rows", res.rows, row_json, false);
     json_array(os, "summaries", res.summaries,
@@ -444,8 +483,13 @@ std::string summary_markdown(const results& res)
     std::ostringstream os;
     os << "# tcore benchmark results\n\n"
        << res.run.device_name << ", driver " << res.run.driver_version << ", CUDA runtime " << res.run.runtime_version
-       << ", " << res.run.date_utc << ", commit " << res.run.commit << ".\n\n"
-       << "## Measured ceilings\n\n";
+       << ", " << res.run.date_utc << ", commit " << res.run.commit << ".\n\n";
+    if (res.partial) {
+        os << "**Partial run**: " << md_cell(res.partial_reason.empty() ? "not complete" : res.partial_reason);
+        if (res.cases_total > 0) os << " (" << res.cases_done << " of " << res.cases_total << " cases done)";
+        os << ".\n\n";
+    }
+    os << "## Measured ceilings\n\n";
     os << md_table({"ceiling", "measured"},
                    {{"copy bandwidth (read + write)", sig(c.copy_gbs) + " GB/s"},
                     {"FP64 tensor core (" + c.fp64_tc_shape + ")", sig(c.fp64_tc_tflops) + " TFLOP/s"},
@@ -494,23 +538,63 @@ std::string summary_markdown(const results& res)
     return os.str();
 }
 
-void write_results(const std::string& dir, const results& res)
+namespace {
+
+void make_dir(const std::string& dir)
 {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     require(!ec, "write_results", "cannot create " + dir + ": " + ec.message());
-    auto write = [&](const char* name, const std::string& text) {
-        const std::string path = (std::filesystem::path(dir) / name).string();
-        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+}
+
+/// Writes `text` to dir/name.tmp and renames it over dir/name.
+void replace_file(const std::string& dir, const char* name, const std::string& text)
+{
+    const std::filesystem::path path = std::filesystem::path(dir) / name;
+    const std::filesystem::path tmp = std::filesystem::path(dir) / (std::string(name) + ".tmp");
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
         f << text;
         f.close();
-        require(static_cast<bool>(f), "write_results", "cannot write " + path);
-    };
-    std::string csv = csv_header() + '\n';
-    for (const row& r : res.rows) csv += csv_line(r, res.run) + '\n';
-    write("results.csv", csv);
-    write("results.json", results_json(res));
-    write("summary.md", summary_markdown(res));
+        require(static_cast<bool>(f), "write_results", "cannot write " + tmp.string());
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    require(!ec, "write_results", "cannot replace " + path.string() + ": " + ec.message());
 }
+
+}  // namespace
+
+void write_results(const std::string& dir, const results& res)
+{
+    make_dir(dir);
+    std::string csv = csv_header() + '\n';
+    for (const row& r : res.rows) csv += csv_line(r, res.run, res.partial) + '\n';
+    replace_file(dir, "results.csv", csv);
+    replace_file(dir, "results.json", results_json(res));
+    replace_file(dir, "summary.md", summary_markdown(res));
+}
+
+void results_writer::begin(const results& res)
+{
+    results empty = res;
+    empty.rows.clear();
+    empty.partial = true;
+    if (empty.partial_reason.empty()) empty.partial_reason = "run in progress";
+    write_results(dir_, empty);
+}
+
+void results_writer::append_row(const row& r, const run_info& run)
+{
+    const std::string path = (std::filesystem::path(dir_) / "results.csv").string();
+    const std::string line = csv_line(r, run, true) + '\n';
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    require(fd >= 0, "results_writer", "cannot open " + path);
+    const ssize_t n = ::write(fd, line.data(), line.size());
+    ::close(fd);
+    require(n == static_cast<ssize_t>(line.size()), "results_writer", "cannot append to " + path);
+}
+
+void results_writer::write(const results& res) { write_results(dir_, res); }
 
 }  // namespace tcore::bench

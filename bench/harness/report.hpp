@@ -1,7 +1,9 @@
-// bench/harness/report.hpp - what the harness writes: the progress line per
-// measured row, the terminal table, results.csv, results.json and
-// summary.md, plus the small CSV/JSON helpers they (and the ceilings
-// cache) are made of. Pure functions except write_results.
+// bench/harness/report.hpp - what the harness writes: the progress lines
+// (per case, with the time left; per measured row), the terminal table,
+// results.csv, results.json and summary.md (complete or marked partial),
+// the writer that keeps them valid while a run goes on, plus the small
+// CSV/JSON helpers they (and the ceilings cache) are made of. Pure
+// functions except write_results and results_writer.
 #pragma once
 
 #include "harness/harness.hpp"
@@ -36,6 +38,12 @@ struct results {
     std::vector<row> rows;
     std::vector<summary_entry> summaries;
     std::vector<failure> failures;
+    /// A run not (yet) complete: still going, or stopped by a signal. The
+    /// files say so (CSV column partial = 1, JSON "partial": true, a line in
+    /// summary.md) with the reason.
+    bool partial = false;
+    std::string partial_reason;
+    int cases_done = 0, cases_total = 0;  ///< cases finished / selected (0 total: not counted)
 };
 
 // -- helpers -----------------------------------------------------------------
@@ -59,17 +67,47 @@ std::string ceilings_json(const ceilings& c, const std::string& indent = "");
 
 /// One line on a measured row (printed as the run goes).
 std::string progress_line(const row& r);
+/// "42s", "3m05s", "1h02m"; "-" for a negative time.
+std::string duration_text(double seconds);
+/// Time left after `done` of `total` cases took `elapsed_s`: the mean time
+/// of a finished case times the cases left; -1 before the first case ends.
+double estimate_left_s(double elapsed_s, int done, int total);
+/// The line printed as case `index` (1-based) of `total` starts. On a
+/// terminal: "[12/118  2m05s elapsed, about 6m40s left] spmv: fem3d/1e7";
+/// otherwise a plain "case 12/118: spmv fem3d/1e7 (125 s elapsed)".
+std::string case_progress_line(int index, int total, const std::string& workload, const std::string& case_name,
+                               double elapsed_s, double left_s, bool terminal);
 /// The ceilings in one line each.
 std::string ceilings_text(const ceilings& c);
 /// The rows as an aligned text table.
 std::string text_table(const std::vector<row>& rows);
 std::string csv_header();
-std::string csv_line(const row& r, const run_info& run);
+/// A CSV row; the last column, partial, is 1 for a row of a run that was not
+/// complete when the row was written.
+std::string csv_line(const row& r, const run_info& run, bool partial = false);
 std::string results_json(const results& res);
 std::string summary_markdown(const results& res);
 
 /// Writes results.csv, results.json and summary.md into `dir` (created if
-/// needed); throws tcore::error if a file cannot be written.
+/// needed), each to a temporary file renamed over the old one, so that a
+/// reader (or a run killed meanwhile) never sees half a file; throws
+/// tcore::error if a file cannot be written.
 void write_results(const std::string& dir, const results& res);
+
+/// Keeps the three files valid while a run goes on: begin() writes them
+/// empty and partial, append_row() adds one CSV line with a single write(2)
+/// (so that a kill leaves whole lines), write() replaces all three
+/// (write_results).
+class results_writer {
+public:
+    explicit results_writer(std::string dir) : dir_(std::move(dir)) {}
+    void begin(const results& res);
+    void append_row(const row& r, const run_info& run);
+    void write(const results& res);
+    const std::string& dir() const { return dir_; }
+
+private:
+    std::string dir_;
+};
 
 }  // namespace tcore::bench

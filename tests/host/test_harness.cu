@@ -1,21 +1,35 @@
 // libs: tcore_bench_harness
-// tests/host/test_harness.cu - the benchmark harness's arithmetic on the CPU:
-// statistics, geomean, GB/s, GFLOP/s, intensity, roofline, the tensor-core
-// speedup bound and its tc/cc pairing, accuracy (NaN/Inf included), cache
-// states, filters, repetition counts, CSV/JSON escaping and the ceilings
-// cache's round trip. Needs no GPU.
+// tests/host/test_harness.cu - the benchmark harness on the CPU: statistics,
+// geomean, GB/s, GFLOP/s, intensity, roofline, the tensor-core speedup bound
+// and its tc/cc pairing, accuracy (NaN/Inf included), cache states, filters,
+// repetition counts, CSV/JSON escaping, the ceilings cache's round trip; the
+// command line (bad values, unknown options, --matrix paths, filters that
+// match nothing, the modes' timing defaults); the headline set (against the
+// case names of bench/results/h100/results.csv, run from the source tree);
+// the results files while a run goes on and after it stops (valid CSV and
+// JSON, marked partial); progress lines; the stop flag and its signal
+// handler. Needs no GPU.
 #include "common/test_util.hpp"
 
 #include "harness/ceilings.hpp"
+#include "harness/cli.hpp"
 #include "harness/harness.hpp"
+#include "harness/headline.hpp"
+#include "harness/inputs.hpp"
 #include "harness/report.hpp"
+#include "harness/stop.hpp"
 #include "harness/timing.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -288,8 +302,11 @@ void test_escaping()
     t.check(fields.size() > 3 && fields[0] == "spmv" && fields[1] == "matrix \"a,b\"" && fields[2] == "tc, fast" &&
                 fields[3] == "hot",
             "csv fields round-trip");
-    t.check(!fields.empty() && fields.back() == "abc1234" && fields[fields.size() - 5] == "GPU, \"special\"",
+    t.check(fields.size() > 6 && fields[fields.size() - 2] == "abc1234" && fields[fields.size() - 6] == "GPU, \"special\"",
             "csv carries device and commit");
+    t.check(!fields.empty() && fields.back() == "0" && split_csv(csv_line(r, run, true)).back() == "1" &&
+                header.back() == "partial",
+            "csv's last column says partial");
 
     results res;
     res.run = run;
@@ -342,6 +359,511 @@ void test_flat_json_and_cache()
     std::filesystem::remove_all(dir, ec);
 }
 
+
+// -- a strict JSON syntax check (objects, arrays, strings, numbers, literals) --
+
+struct json_checker {
+    const std::string& t;
+    std::size_t i = 0;
+    void space()
+    {
+        while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
+    }
+    bool literal(const char* word)
+    {
+        const std::string w(word);
+        if (t.compare(i, w.size(), w) != 0) return false;
+        i += w.size();
+        return true;
+    }
+    bool string()
+    {
+        if (i >= t.size() || t[i] != '"') return false;
+        for (++i; i < t.size(); ++i) {
+            if (t[i] == '"') return ++i, true;
+            if (static_cast<unsigned char>(t[i]) < 0x20) return false;
+            if (t[i] == '\\') ++i;
+        }
+        return false;
+    }
+    bool number()
+    {
+        const std::size_t start = i;
+        while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '-' || t[i] == '+' ||
+                                t[i] == '.' || t[i] == 'e' || t[i] == 'E'))
+            ++i;
+        if (i == start) return false;
+        char* end = nullptr;
+        const std::string text = t.substr(start, i - start);
+        std::strtod(text.c_str(), &end);
+        return end && *end == '\0';
+    }
+    bool value()
+    {
+        space();
+        if (i >= t.size()) return false;
+        bool ok = false;
+        if (t[i] == '{') {
+            ++i, space();
+            if (i < t.size() && t[i] == '}') return ++i, true;
+            for (;;) {
+                space();
+                if (!string()) return false;
+                space();
+                if (i >= t.size() || t[i++] != ':' || !value()) return false;
+                space();
+                if (i < t.size() && t[i] == ',') { ++i; continue; }
+                ok = i < t.size() && t[i++] == '}';
+                break;
+            }
+        } else if (t[i] == '[') {
+            ++i, space();
+            if (i < t.size() && t[i] == ']') return ++i, true;
+            for (;;) {
+                if (!value()) return false;
+                space();
+                if (i < t.size() && t[i] == ',') { ++i; continue; }
+                ok = i < t.size() && t[i++] == ']';
+                break;
+            }
+        } else if (t[i] == '"') {
+            ok = string();
+        } else if (t[i] == 't' || t[i] == 'f' || t[i] == 'n') {
+            ok = literal("true") || literal("false") || literal("null");
+        } else {
+            ok = number();
+        }
+        return ok;
+    }
+};
+
+bool valid_json(const std::string& text)
+{
+    json_checker c{text};
+    if (!c.value()) return false;
+    c.space();
+    return c.i == text.size();
+}
+
+std::string read_text(const std::filesystem::path& p)
+{
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream os;
+    os << f.rdbuf();
+    return os.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::istringstream is(text);
+    for (std::string line; std::getline(is, line);) out.push_back(line);
+    return out;
+}
+
+/// A fresh temporary folder for one test.
+std::filesystem::path temp_dir(const char* what)
+{
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("tcore-test-harness-" + std::string(what) + "-" + std::to_string(tcore::test::seed()));
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+void write_text(const std::filesystem::path& p, const std::string& text)
+{
+    std::ofstream f(p, std::ios::binary);
+    f << text;
+}
+
+// -- the command line --------------------------------------------------------
+
+/// parse_args on a list; returns the error ("" if it parsed).
+std::string parse_error(const std::vector<std::string>& args, options* out = nullptr)
+{
+    options o;
+    bool help = false;
+    std::string error;
+    const bool ok = parse_args(args, o, help, error);
+    if (out) *out = o;
+    if (ok && !error.empty()) return "parsed but error set: " + error;
+    return ok ? "" : (error.empty() ? std::string("(failed without a message)") : error);
+}
+
+void test_option_parsing()
+{
+    options o;
+    t.check(parse_error({"--warmup", "0.5", "--min-time=0.3", "--min-reps", "7", "--energy-time", "0", "--device", "1",
+                         "--workload", "spmv,=gemm", "--case", "1e7", "--variant", "=cc", "--out", "x/y"},
+                        &o) == "",
+            "good options parse");
+    t.check(o.warmup_s == 0.5 && o.min_time_s == 0.3 && o.min_reps == 7 && o.energy_s == 0 && o.device == 1 &&
+                o.workloads == std::vector<std::string>{"spmv", "=gemm"} && o.out_dir == "x/y" && o.warmup_given &&
+                o.min_time_given && o.min_reps_given && o.energy_given,
+            "values and 'given' flags set");
+
+    struct bad_case {
+        std::vector<std::string> args;
+        const char* needle;
+    };
+    const bad_case bad[] = {
+        {{"--warmup", "abc"}, "--warmup"},     {{"--warmup", "-1"}, "--warmup"},   {{"--warmup", "inf"}, "--warmup"},
+        {{"--warmup", "nan"}, "--warmup"},     {{"--warmup", "1e999"}, "--warmup"}, {{"--warmup", ""}, "--warmup"},
+        {{"--warmup", " 1"}, "--warmup"},      {{"--min-time", "1s"}, "--min-time"}, {{"--min-reps", "0"}, "--min-reps"},
+        {{"--min-reps", "2.5"}, "--min-reps"}, {{"--min-reps", "-3"}, "--min-reps"}, {{"--device", "-1"}, "--device"},
+        {{"--device", "x"}, "--device"},       {{"--warmup"}, "needs a value"},   {{"--bogus"}, "unknown option '--bogus'"},
+        {{"-x"}, "unknown option"},            {{"stray"}, "unexpected argument 'stray'"},
+        {{"--quick", "--full"}, "exclude"},    {{"--list=yes"}, "takes no value"}, {{"--case", ","}, "--case"},
+        {{"--out", ""}, "--out"},
+    };
+    for (const bad_case& b : bad) {
+        std::string joined;
+        for (const std::string& a : b.args) joined += (joined.empty() ? "" : " ") + a;
+        const std::string e = parse_error(b.args);
+        t.check(!e.empty() && e.find(b.needle) != std::string::npos && e.find('\n') == std::string::npos,
+                "'%s' is rejected in one line naming '%s' (got '%s')", joined.c_str(), b.needle, e.c_str());
+    }
+    bool help = false;
+    options h;
+    std::string error;
+    t.check(parse_args({"--help"}, h, help, error) && help, "--help parses");
+    const std::string usage = usage_text("tcore-bench", "out", {"spmv", "gemm"});
+    for (const char* opt : {"--full", "--quick", "--list", "--workload", "--case", "--variant", "--matrix", "--out",
+                            "--warmup", "--min-time", "--min-reps", "--energy-time", "--device", "--remeasure-ceilings",
+                            "--help", "SIGINT", "130", "143", "partial", "Exit status"})
+        t.check(usage.find(opt) != std::string::npos, "--help documents %s", opt);
+}
+
+void test_mode_defaults()
+{
+    options d;
+    apply_mode_defaults(d);
+    t.check(mode_of(d) == run_mode::headline && d.warmup_s == 0.25 && d.min_time_s == 0.1 && d.energy_s == 0.1 &&
+                d.min_reps == 20,
+            "default run: %g s warm-up, %g s, %g s power", d.warmup_s, d.min_time_s, d.energy_s);
+    options f;
+    f.full = true;
+    apply_mode_defaults(f);
+    t.check(mode_of(f) == run_mode::full && f.warmup_s == 1.0 && f.min_time_s == 0.2 && f.energy_s == 0.3,
+            "--full keeps the protocol's timing");
+    options c;
+    c.cases = {"1e7"};
+    apply_mode_defaults(c);
+    t.check(mode_of(c) == run_mode::full && c.warmup_s == 1.0 && !headline_only(c), "--case: protocol timing, no headline restriction");
+    options q;
+    q.quick = true;
+    apply_mode_defaults(q);
+    t.check(mode_of(q) == run_mode::quick && q.warmup_s == 0.05 && q.min_reps == 10 && q.energy_s == 0, "--quick timing");
+    options g;
+    t.check(parse_error({"--warmup", "0.7"}, &g) == "", "--warmup parses");
+    apply_mode_defaults(g);
+    t.check(g.warmup_s == 0.7 && g.min_time_s == 0.1, "a given warm-up wins over the mode's (%g)", g.warmup_s);
+}
+
+void test_matrix_paths()
+{
+    const std::filesystem::path dir = temp_dir("mtx");
+    const std::string banner = "%%MatrixMarket matrix coordinate real general\n% a comment\n3 3 2\n1 1 1.0\n2 2 2.0\n";
+    write_text(dir / "b.mtx", banner);
+    write_text(dir / "a.MTX", "%%matrixmarket matrix coordinate pattern symmetric\n4 4 1\n1 2\n");
+    write_text(dir / "notes.txt", "hello\n");
+    write_text(dir / "fake.mtx", "not a matrix\n");
+    std::filesystem::create_directories(dir / "empty");
+    std::filesystem::create_directories(dir / "good");
+    write_text(dir / "good" / "x.mtx", banner);
+    write_text(dir / "good" / "w.mtx", banner);
+    write_text(dir / "good" / "readme.txt", "-");
+
+    options o;
+    t.check(parse_error({"--matrix", (dir / "b.mtx").string(), "--matrix=" + (dir / "good").string()}, &o) == "",
+            "a file and a folder parse");
+    t.check(o.matrices.size() == 3 && matrix_case_name(o.matrices[0]) == "b" && matrix_case_name(o.matrices[1]) == "w" &&
+                matrix_case_name(o.matrices[2]) == "x",
+            "folder expanded to its .mtx files, sorted (%zu files)", o.matrices.size());
+    mtx_size size;
+    std::string why;
+    t.check(read_mtx_size((dir / "b.mtx").string(), size, why) && size.size_known && size.rows == 3 && size.entries == 2 &&
+                !size.symmetric,
+            "size line read past the comment");
+    t.check(read_mtx_size((dir / "a.MTX").string(), size, why) && size.symmetric && size.rows == 4,
+            "lower-case banner, symmetric");
+    const std::pair<std::string, const char*> bad[] = {
+        {(dir / "missing.mtx").string(), "no such file"},
+        {(dir / "notes.txt").string(), ".mtx expected"},
+        {(dir / "fake.mtx").string(), "%%MatrixMarket"},
+        {(dir / "empty").string(), "no .mtx"},
+    };
+    for (const auto& [path, needle] : bad) {
+        const std::string e = parse_error({"--matrix", path});
+        t.check(e.find(needle) != std::string::npos && e.find("--matrix") != std::string::npos,
+                "--matrix %s rejected: '%s'", path.c_str(), e.c_str());
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+}
+
+void test_selection_checks()
+{
+    const std::vector<std::string> all = {"gemm", "spmv", "spgemm"};
+    const std::vector<workload_cases> sel = {{"spmv", {"fem3d/1e6", "real/bcsstk13"}, true},
+                                             {"gemm", {"f64 4096^3"}, false}};
+    options o;
+    t.check(check_selection(o, all, sel) == "", "no filters: fine");
+    o.workloads = {"spm", "zzz"};
+    t.check(check_selection(o, all, sel).find("--workload 'zzz'") != std::string::npos, "unknown workload");
+    o.workloads = {"=spmv"};
+    o.cases = {"1e6", "=f64 4096^3"};
+    t.check(check_selection(o, all, sel) == "", "cases that match");
+    o.cases = {"1e6", "1e9"};
+    t.check(check_selection(o, all, sel).find("--case '1e9'") != std::string::npos, "a case entry matching nothing");
+    o.cases.clear();
+    o.variants = {"tc", "=cc"};
+    t.check(check_selection(o, all, sel) == "", "variants that match");
+    o.variants = {"tc-m16n8k4"};  // scale has it, spmv and gemm do not
+    t.check(check_selection(o, all, sel).find("--variant 'tc-m16n8k4'") != std::string::npos,
+            "a variant of another workload is refused");
+    o.variants = {"=tc-bundle"};
+    t.check(check_selection(o, all, sel) == "", "a catalogued spmv variant");
+    o.variants.clear();
+    o.matrices = {"/m/a.mtx", "/n/b.mtx"};
+    t.check(check_selection(o, all, sel) == "", "matrices with a workload that reads them");
+    t.check(check_selection(o, all, {{"gemm", {"f64 4096^3"}, false}}).find("reads matrices") != std::string::npos,
+            "--matrix without a matrix workload");
+    o.matrices = {"/m/a.mtx", "/n/a.mtx"};
+    t.check(check_selection(o, all, sel).find("both be case 'a'") != std::string::npos, "two files with one stem");
+}
+
+// -- the headline set ----------------------------------------------------------
+
+void test_headline()
+{
+    t.check(is_headline("spmv", "fem3d/1e8") && is_headline("spmv", "power_law/1e6") && !is_headline("spmv", "real/bcsstk13") &&
+                !is_headline("spmv", "fem3d/1e5"),
+            "spmv: the generated 1e6-1e8 cases only");
+    t.check(is_headline("scale", "n=2^28") && !is_headline("scale", "n=2^20") && !is_headline("scale", "n=2^2"),
+            "scale: 2^28 only (exact names)");
+    t.check(is_headline("gemm", "f64 4096^3") && !is_headline("gemm", "f64 1024^3") && !is_headline("gemv", "f64 4096^3"),
+            "gemm 4096^3; patterns belong to their workload");
+    t.check(is_headline("interp", "bicubic alpha 1024^2->4096^2") && is_headline("fft", "2d 512x512 fwd") &&
+                !is_headline("fft", "2d 512x512 inv"),
+            "interp, fft");
+    t.check(!is_headline("mma_peak", "f64_m16n8k16") && !is_headline("no-such-workload", "x"),
+            "mma_peak and unknown workloads have none");
+
+    // Every pattern must match a case the recorded H100 runs hold, and every
+    // recorded variant must be catalogued (the test runs in the source tree).
+    const std::filesystem::path csv = "bench/results/h100/results.csv";
+    if (!std::filesystem::exists(csv)) {
+        std::printf("note: %s not found (not run from the source tree): recorded names not checked\n", csv.string().c_str());
+        return;
+    }
+    const std::vector<std::string> lines = lines_of(read_text(csv));
+    t.check(lines.size() > 1, "recorded results have rows");
+    if (lines.size() < 2) return;
+    const std::vector<std::string> header = split_csv(lines[0]);
+    std::size_t wi = 0, ci = 0, vi = 0;
+    for (std::size_t k = 0; k < header.size(); ++k) {
+        if (header[k] == "workload") wi = k;
+        if (header[k] == "case") ci = k;
+        if (header[k] == "variant") vi = k;
+    }
+    std::map<std::string, std::set<std::string>> cases, variants;
+    for (std::size_t n = 1; n < lines.size(); ++n) {
+        const std::vector<std::string> f = split_csv(lines[n]);
+        if (f.size() != header.size()) continue;
+        cases[f[wi]].insert(f[ci]);
+        variants[f[wi]].insert(f[vi]);
+    }
+    std::map<std::string, int> headline_count;
+    for (const workload_catalog& w : catalog()) {
+        for (const std::string& pattern : w.headline_cases) {
+            int hits = 0;
+            for (const std::string& c : cases[w.workload]) hits += name_matches({pattern}, c) ? 1 : 0;
+            t.check(hits > 0, "headline %s '%s' matches a recorded case", w.workload.c_str(), pattern.c_str());
+        }
+        for (const std::string& c : cases[w.workload]) headline_count[w.workload] += is_headline(w.workload, c) ? 1 : 0;
+    }
+    for (const auto& [w, names] : variants) {
+        const std::vector<std::string> known = known_variants(w);
+        for (const std::string& v : names)
+            t.check(std::find(known.begin(), known.end(), v) != known.end(), "recorded variant %s/%s is catalogued",
+                    w.c_str(), v.c_str());
+    }
+    const std::map<std::string, int> expected = {{"gemm", 3},    {"scale", 1},  {"reduce", 3}, {"scan", 4},
+                                                 {"gemv", 5},    {"spmv", 15},  {"spgemm", 15}, {"stencil", 5},
+                                                 {"fft", 5},     {"interp", 12}, {"pic", 1},    {"bfs", 1},
+                                                 {"mma_peak", 0}};
+    for (const auto& [w, n] : expected)
+        t.check(headline_count[w] == n, "%s: %d headline cases among the recorded ones, expected %d", w.c_str(),
+                headline_count[w], n);
+}
+
+void test_context_selection()
+{
+    const ceilings c = nominal_device();
+    options o;
+    o.list = true;
+    {
+        context ctx(o, c, "spmv");
+        ctx.announce_case("fem3d/1e6");
+        ctx.announce_case("real/bcsstk13");
+        t.check(ctx.announced() == std::vector<std::string>{"fem3d/1e6"}, "default: only the headline case is listed");
+        t.check(ctx.want_case("fem3d/1e8") && !ctx.want_case("real/west0067"), "want_case follows the headline set");
+    }
+    {
+        context ctx(o, c, "spmv", true);
+        ctx.announce_case("mine");
+        t.check(ctx.announced() == std::vector<std::string>{"mine"}, "every_case: the user's matrix is listed");
+    }
+    options f = o;
+    f.full = true;
+    {
+        context ctx(f, c, "spmv");
+        ctx.announce_case("fem3d/1e6");
+        ctx.announce_case("real/bcsstk13");
+        t.check(ctx.announced().size() == 2, "--full: every case");
+    }
+    options k = o;
+    k.cases = {"bcsstk"};
+    {
+        context ctx(k, c, "spmv");
+        ctx.announce_case("fem3d/1e6");
+        ctx.announce_case("real/bcsstk13");
+        t.check(ctx.announced() == std::vector<std::string>{"real/bcsstk13"}, "--case selects by name, headline or not");
+    }
+}
+
+// -- results while a run goes on, and after it stops -----------------------------
+
+void test_partial_results()
+{
+    const std::filesystem::path dir = temp_dir("partial") / "out";
+    results res;
+    res.run.device_name = "Test GPU";
+    res.run.commit = "abc1234";
+    res.ceil = sample_ceilings();
+    res.partial = true;
+    res.partial_reason = "run in progress";
+    res.cases_total = 3;
+    results_writer w(dir.string());
+    w.begin(res);
+    std::string csv = read_text(dir / "results.csv");
+    t.check(lines_of(csv) == std::vector<std::string>{csv_header()}, "begin: the CSV holds the header only");
+    std::string json = read_text(dir / "results.json");
+    t.check(valid_json(json) && json.find("\"partial\": true") != std::string::npos, "begin: valid JSON, partial");
+    t.check(read_text(dir / "summary.md").find("Partial run") != std::string::npos, "begin: summary.md says partial");
+
+    row a = make_row("spmv", "fem3d/1e6", "cc", "hot", 2.0);
+    row b = make_row("spmv", "fem3d/1e6", "tc", "hot", 1.0);
+    b.spec.note = "a, \"quoted\"\nnote";
+    w.append_row(a, res.run);
+    w.append_row(b, res.run);
+    // as a run killed here leaves them: every CSV line whole and marked, the JSON valid and partial
+    csv = read_text(dir / "results.csv");
+    const std::vector<std::string> header = split_csv(csv_header());
+    std::vector<std::string> records;  // the note holds a newline: records, not lines
+    {
+        std::string cur;
+        bool quoted = false;
+        for (char ch : csv) {
+            if (ch == '"') quoted = !quoted;
+            if (ch == '\n' && !quoted) records.push_back(cur), cur.clear();
+            else cur += ch;
+        }
+        t.check(cur.empty() && !quoted, "the CSV ends with a whole record");
+    }
+    t.check(records.size() == 3, "two rows appended (%zu records)", records.size());
+    for (std::size_t n = 1; n < records.size(); ++n) {
+        const std::vector<std::string> f = split_csv(records[n]);
+        t.check(f.size() == header.size() && f.back() == "1", "appended row %zu: %zu fields, partial = %s", n, f.size(),
+                f.empty() ? "?" : f.back().c_str());
+    }
+    t.check(split_csv(records[2])[30] == b.spec.note, "note round-trips");
+    t.check(valid_json(read_text(dir / "results.json")), "the JSON stays valid between rewrites");
+
+    // a case ends: everything rewritten, tc paired with cc
+    res.rows = {a, b};
+    pair_tc_cc(res.rows, res.ceil);
+    res.cases_done = 1;
+    w.write(res);
+    json = read_text(dir / "results.json");
+    t.check(valid_json(json) && json.find("\"cases_done\": 1") != std::string::npos &&
+                json.find("\"tc_partner\": \"cc\"") != std::string::npos,
+            "per-case rewrite: valid, paired, counted");
+
+    // stopped by SIGINT: the files say so
+    res.partial_reason = "stopped by SIGINT during spmv fem3d/1e7";
+    w.write(res);
+    json = read_text(dir / "results.json");
+    t.check(valid_json(json) && json.find("\"partial\": true") != std::string::npos &&
+                json.find("stopped by SIGINT") != std::string::npos,
+            "interrupted: JSON valid with partial and the reason");
+    const std::string md = read_text(dir / "summary.md");
+    t.check(md.find("**Partial run**: stopped by SIGINT during spmv fem3d/1e7 (1 of 3 cases done)") != std::string::npos,
+            "interrupted: summary.md line");
+    csv = read_text(dir / "results.csv");
+    t.check(csv.find(",1\n") != std::string::npos && csv.find(",0\n") == std::string::npos, "interrupted: rows say partial");
+    t.check(!std::filesystem::exists(dir / "results.json.tmp") && !std::filesystem::exists(dir / "results.csv.tmp"),
+            "no temporary files left");
+
+    // complete
+    res.partial = false;
+    res.partial_reason.clear();
+    res.cases_done = 3;
+    w.write(res);
+    json = read_text(dir / "results.json");
+    csv = read_text(dir / "results.csv");
+    t.check(valid_json(json) && json.find("\"partial\": false") != std::string::npos &&
+                read_text(dir / "summary.md").find("Partial") == std::string::npos,
+            "complete: not partial");
+    t.check(csv.find(",1\n") == std::string::npos && csv.find(",0\n") != std::string::npos, "complete: rows say 0");
+
+    t.check(valid_json("{\"a\": [1, -2.5e3, true, null, \"x\\\"y\"], \"b\": {}}") && !valid_json("{\"a\": 1,}") &&
+                !valid_json("{\"a\": nan}") && !valid_json("[1 2]"),
+            "the JSON checker itself");
+    std::error_code ec;
+    std::filesystem::remove_all(dir.parent_path(), ec);
+}
+
+void test_progress_and_stop()
+{
+    t.check(duration_text(42.4) == "42s" && duration_text(185) == "3m05s" && duration_text(3725) == "1h02m" &&
+                duration_text(-1) == "-",
+            "duration_text: %s %s %s", duration_text(42.4).c_str(), duration_text(185).c_str(), duration_text(3725).c_str());
+    t.check(estimate_left_s(10, 0, 5) == -1 && near(estimate_left_s(10, 2, 5), 15) && estimate_left_s(10, 5, 5) == 0,
+            "estimate_left_s");
+    const std::string tty = case_progress_line(12, 118, "spmv", "fem3d/1e7", 125, 400, true);
+    const std::string plain = case_progress_line(12, 118, "spmv", "fem3d/1e7", 125, 400, false);
+    t.check(tty == "[12/118  2m05s elapsed, about 6m40s left] spmv: fem3d/1e7", "terminal line: %s", tty.c_str());
+    t.check(plain == "case 12/118: spmv fem3d/1e7 (125 s elapsed)", "plain line: %s", plain.c_str());
+    t.check(case_progress_line(1, 5, "w", "c", 0, -1, true).find("not known yet") != std::string::npos,
+            "no estimate before a case ends");
+
+    t.check(stopped_exit_status(SIGINT) == 130 && stopped_exit_status(SIGTERM) == 143, "exit status 130 / 143");
+    request_stop(0);
+    bool threw = false;
+    try {
+        throw_if_stop_requested();
+    } catch (const run_interrupted&) {
+        threw = true;
+    }
+    t.check(!threw && stop_signal() == 0, "no stop requested: nothing thrown");
+    install_stop_handlers();
+    std::raise(SIGTERM);  // the first signal only sets the flag
+    t.check(stop_signal() == SIGTERM, "SIGTERM sets the stop flag (%d)", stop_signal());
+    int sig = 0;
+    try {
+        throw_if_stop_requested();
+    } catch (const run_interrupted& e) {
+        sig = e.signal;
+    }
+    t.check(sig == SIGTERM, "a requested stop throws run_interrupted{SIGTERM}");
+    request_stop(0);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+}
 }  // namespace
 
 int main()
@@ -354,5 +876,13 @@ int main()
     test_protocol_helpers();
     test_escaping();
     test_flat_json_and_cache();
+    test_option_parsing();
+    test_mode_defaults();
+    test_matrix_paths();
+    test_selection_checks();
+    test_headline();
+    test_context_selection();
+    test_partial_results();
+    test_progress_and_stop();
     return t.finish();
 }
