@@ -97,16 +97,28 @@ inline bool planted(const char* name)
     return true;
 }
 
-/// TCORE_TEST_QUICK as a level: 0 (unset, empty or "0"), 1 or 2.
+/// The quick level a TCORE_TEST_QUICK value names: 0 (null, empty or "0"),
+/// 1 or 2; -1 for anything else.
+inline int parse_quick_level(const char* e)
+{
+    if (!e || !*e || std::strcmp(e, "0") == 0) return 0;
+    if (std::strcmp(e, "1") == 0) return 1;
+    if (std::strcmp(e, "2") == 0) return 2;
+    return -1;
+}
+
+/// TCORE_TEST_QUICK as a level: 0 (unset, empty or "0"), 1 or 2; any other
+/// value ends the test (exit 2).
 inline int quick_level()
 {
     static const int level = [] {
         const char* e = std::getenv("TCORE_TEST_QUICK");
-        if (!e || !*e || std::strcmp(e, "0") == 0) return 0;
-        if (std::strcmp(e, "1") == 0) return 1;
-        if (std::strcmp(e, "2") == 0) return 2;
-        std::printf("TCORE_TEST_QUICK=%s: expected 0, 1 or 2\n", e);
-        std::exit(2);
+        const int l = parse_quick_level(e);
+        if (l < 0) {
+            std::printf("TCORE_TEST_QUICK=%s: expected 0, 1 or 2\n", e);
+            std::exit(2);
+        }
+        return l;
     }();
     return level;
 }
@@ -169,8 +181,8 @@ struct tally {
             check(false, "no tcore::error for %s", what);
         } catch (const tcore::error& e) {
             const bool names_it = (!needle || std::strstr(e.what(), needle)) && (!needle2 || std::strstr(e.what(), needle2));
-            check(names_it, "%s: message '%s' lacks '%s'%s%s", what, e.what(), needle ? needle : "",
-                  needle2 ? " or " : "", needle2 ? needle2 : "");
+            check(names_it, "%s: message '%s' lacks '%s'%s%s%s", what, e.what(), needle ? needle : "",
+                  needle2 ? " or '" : "", needle2 ? needle2 : "", needle2 ? "'" : "");
             if (names_it && !shown_error) {
                 std::printf("  e.g. rejects %s: \"%s\"\n", what, e.what());
                 shown_error = true;
