@@ -2,7 +2,8 @@
 // device/stencil.cuh) against the CPU reference, every shape of the
 // ConvStencil/EBISU set on all three methods (tensor_core = tc, cuda_core =
 // cc, stencil_cce = cce), t = 1 and 3 fused steps (t = 2 for two shapes),
-// Dirichlet and periodic boundaries, odd grid sizes (smaller than a tile,
+// t = 4 (the run-time front end's deepest; star2d1r, tc and cc), Dirichlet
+// and periodic boundaries, odd grid sizes (smaller than a tile,
 // several tiles with tails, 3D grids split into z chunks; odd and even row
 // pitches, the latter taking the t = 1 kernels' 16-byte loads), two launches in a
 // row (2t steps; the second starts from the first's output), and a grid
@@ -21,9 +22,20 @@
 // the weights do not amplify earlier errors (sum |w| < 1), so
 // |got - ref| <= 4 n |S| 2^-52; the error of each launch is checked
 // against its own n (errors must not grow faster than the step count).
-// Bad arguments must throw tcore::error.
+// NaN (the header: "the MMA multiplies every input of a segment by every
+// output column's weight ... a non-finite input can reach outputs up to 7
+// columns further than the stencil does"): one NaN input of a 2D grid, one
+// step: every output the reference makes NaN must be NaN, outputs more than
+// r rows or r + 7 columns away must be exact to the bound, those between
+// may be NaN (counted and printed).
+// Bad arguments must throw tcore::error whose message names the problem.
+// The multi-round grid is sized from the device (SM count and shared
+// memory per SM), so it takes several rounds on any GPU.
 //
 // TCORE_TEST_QUICK=1 drops the largest grids.
+// Planted faults (TCORE_TEST_PLANT, tests/gpu/plant.sh): nan_result (an
+// interior output made NaN), perturb (an interior output off by 1e-12),
+// zero_checks, device_error.
 #include "common/test_util.hpp"
 
 #include <tcore/patterns/device/stencil.cuh>
@@ -43,7 +55,7 @@ using tcore::test::device_buffer;
 namespace {
 
 test::tally tally_;
-const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+const bool quick = test::quick();
 
 template <class M>
 const char* method_name()
@@ -177,6 +189,11 @@ void run_case(const stencil_grid& g, int launches, std::uint64_t salt)
         advance<S>(ref, g, BC, c.w, T);
         std::vector<double> got(count);
         TCORE_CHECK(cudaMemcpy(got.data(), dst, count * sizeof(double), cudaMemcpyDeviceToHost));
+        if (test::planted("nan_result") || test::planted("perturb")) {
+            const std::size_t i = static_cast<std::size_t>(
+                std::find_if(c.poison.begin(), c.poison.end(), [](double v) { return std::isnan(v); }) - c.poison.begin());
+            if (i < count) got[i] = test::planted("perturb") ? got[i] + 1e-12 : std::numeric_limits<double>::quiet_NaN();
+        }
         const int steps = l * T;
         const comparison cmp = compare<S>(got, ref, steps);
         tally_.check(cmp.bad == 0, "%s launch %d (%d steps): %zu of %zu elements off, max error %.3g > %.3g (first at %zu: got %.17g, ref %.17g)",
@@ -213,13 +230,16 @@ void run_grids(std::uint64_t salt)
 /// One grid with more tiles than twice the resident blocks of the 2D tiled
 /// kernel (star2d1r, t = 3: 60x60 tiles) and of the t = 1 cce kernel, so
 /// that the persistent blocks take several rounds and prefetch tiles of
-/// later rounds. Resident blocks are bounded by the shared memory per SM
-/// (227 KB) over each kernel's, times the SMs; the grid has tails in x and y.
+/// later rounds. Resident blocks are bounded by this device's shared memory
+/// per SM over each kernel's, times its SMs; the grid has tails in x and y.
 void multi_round_grid()
 {
     using S = star2d1r;
     const long long sms = tcore::sm_count();
-    auto bound = [&](std::size_t smem) { return sms * static_cast<long long>(227 * 1024 / smem); };
+    int dev = 0, smem_per_sm = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    TCORE_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    auto bound = [&](std::size_t smem) { return sms * static_cast<long long>(static_cast<std::size_t>(smem_per_sm) / smem); };
     using C3 = stencil_tiled2d_default<S, 3, stencil_cce>;
     using C1 = stencil_t1_tile_default<S>;
     const long long tile3 = C3::geometry::tile_x * C3::geometry::tile_y, tile1 = C1::tile_x * C1::tile_y;
@@ -230,8 +250,8 @@ void multi_round_grid()
     long long ny = (need + nx - 1) / nx;
     ny += ny % 60 == 0 ? 13 : 0;  // a tail in y
     const stencil_grid g{nx, ny, 1};
-    std::printf("multi-round grid %lldx%lld: %lld tiles of 60x60 (t = 3), %d SMs\n", nx, ny,
-                ((nx + 59) / 60) * ((ny + 59) / 60), static_cast<int>(sms));
+    std::printf("multi-round grid %lldx%lld: %lld tiles of 60x60 (t = 3), %d SMs, %d KB shared memory per SM\n", nx,
+                ny, ((nx + 59) / 60) * ((ny + 59) / 60), static_cast<int>(sms), smem_per_sm / 1024);
     run_case<S, stencil_cce, 3, boundary::dirichlet>(g, 2, 8000);
     run_case<S, tensor_core, 3, boundary::dirichlet>(g, 2, 8001);
     run_case<S, stencil_cce, 1, boundary::dirichlet>(g, 2, 8002);
@@ -269,7 +289,7 @@ void warp_stream_grids(std::uint64_t salt)
                  "%s: warp_stream_fits at 4096^2 (warps for star2d3r only) or on a 2 x 2^40 grid", S::name().c_str());
     tally_.expect_error("a direct launch with 70000 bands of 1 row", [&] {
         stencil_launch_warp_stream<S, 3>(probe.ptr, probe.ptr, {2, 70000, 1}, stencil_weights<S>{}, 0, 1);
-    });
+    }, "at most 65535 bands");
     std::printf("warp stream grid %lldx%lld: stencil_apply takes the %s kernel (DRAM %.1f GB/s per SM)\n", big.nx,
                 big.ny, stencil_warp_stream_preferred<S>() ? "warp streaming" : "tiled", tcore::dram_gbs_per_sm());
     run_case<S, stencil_cce, 3, boundary::dirichlet>(big, 1, salt++);
@@ -398,22 +418,71 @@ void graph_capture()
     TCORE_CHECK(cudaStreamDestroy(s));
 }
 
+/// One NaN input in the middle of a 2D grid, one step (Dirichlet, T = 1):
+/// the documented reach (see the header).
+template <class S, class M>
+void nan_case(const stencil_grid& g, std::uint64_t salt)
+{
+    static_assert(S::dims == 2, "2D grids");
+    constexpr long long r = S::radius;
+    case_data<S> c = make_case<S>(g, boundary::dirichlet, salt);
+    const stencil_extent e = stencil_array_extent<S>(g, boundary::dirichlet);
+    const long long ax = e.ex / 2, ay = e.ey / 2;
+    c.host[static_cast<std::size_t>(ay * e.ex + ax)] = std::numeric_limits<double>::quiet_NaN();
+    const std::size_t count = c.host.size();
+    device_buffer<double> in(count), out(count);
+    in.upload(c.host);
+    out.upload(c.poison);
+    launch<S, M, 1, boundary::dirichlet>(route::apply, in.ptr, out.ptr, g, c.w, 0);
+    TCORE_CHECK(cudaDeviceSynchronize());
+    std::vector<double> ref = c.host;
+    advance<S>(ref, g, boundary::dirichlet, c.w, 1);
+    const std::vector<double> got = out.download();
+    const double tol = 4.0 * S::points * 0x1.0p-52;
+    long long lost = 0, wrong = 0, spread = 0, nan_ref = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const long long dx = static_cast<long long>(i) % e.ex - ax, dy = static_cast<long long>(i) / e.ex - ay;
+        if (std::isnan(ref[i])) {
+            ++nan_ref;
+            lost += !std::isnan(got[i]);
+        } else if (std::llabs(dy) <= r && std::llabs(dx) <= r + 7 && std::isnan(got[i])) {
+            ++spread;
+        } else {
+            wrong += !test::close(got[i], ref[i], tol);
+        }
+    }
+    const std::string name = S::name() + " " + method_name<M>() + " t=1 dirichlet " + std::to_string(g.nx) + "x" +
+                             std::to_string(g.ny);
+    tally_.check(nan_ref > 0 && lost == 0 && wrong == 0,
+                 "%s, one NaN input: %lld of %lld NaN outputs lost, %lld outputs beyond the documented reach wrong",
+                 name.c_str(), lost, nan_ref, wrong);
+    std::printf("ok  %-48s one NaN input: %lld NaN outputs as the reference, %lld more within r + 7 columns\n",
+                name.c_str(), nan_ref, spread);
+}
+
 void bad_arguments()
 {
     device_buffer<double> a(1000), b(1000);
     const stencil_weights<star2d1r> w{};
     const stencil_grid g{10, 10, 1};
-    tally_.expect_error("a null input", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::dirichlet>(nullptr, b.ptr, g, w); });
-    tally_.expect_error("a null output", [&] { stencil_apply<star2d1r, stencil_cce, 1, boundary::dirichlet>(a.ptr, nullptr, g, w); });
-    tally_.expect_error("in == out", [&] { stencil_apply<star2d1r, tensor_core, 3, boundary::periodic>(a.ptr, a.ptr, g, w); });
-    tally_.expect_error("overlapping arrays", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, a.ptr + 7, g, w); });
-    tally_.expect_error("an empty grid", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, b.ptr, {0, 10, 1}, w); });
-    tally_.expect_error("nz != 1 for a 2D stencil", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, b.ptr, {4, 4, 2}, w); });
+    tally_.expect_error("a null input", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::dirichlet>(nullptr, b.ptr, g, w); },
+                        "in is a null pointer");
+    tally_.expect_error("a null output", [&] { stencil_apply<star2d1r, stencil_cce, 1, boundary::dirichlet>(a.ptr, nullptr, g, w); },
+                        "out is a null pointer");
+    tally_.expect_error("in == out", [&] { stencil_apply<star2d1r, tensor_core, 3, boundary::periodic>(a.ptr, a.ptr, g, w); },
+                        "in and out overlap");
+    tally_.expect_error("overlapping arrays", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, a.ptr + 7, g, w); },
+                        "in and out overlap");
+    tally_.expect_error("an empty grid", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, b.ptr, {0, 10, 1}, w); },
+                        "grid sizes must be >= 1");
+    tally_.expect_error("nz != 1 for a 2D stencil", [&] { stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(a.ptr, b.ptr, {4, 4, 2}, w); },
+                        "needs grid.nz == 1");
     tally_.expect_error("a misaligned pointer", [&] {
         const double* p = reinterpret_cast<const double*>(reinterpret_cast<const char*>(a.ptr) + 4);
         stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(p, b.ptr, {4, 4, 1}, w);
-    });
-    tally_.expect_error("t = 5 at run time", [&] { stencil_apply<star2d1r, tensor_core, boundary::periodic>(5, a.ptr, b.ptr, g, w); });
+    }, "in is not aligned");
+    tally_.expect_error("t = 5 at run time", [&] { stencil_apply<star2d1r, tensor_core, boundary::periodic>(5, a.ptr, b.ptr, g, w); },
+                        "must be 1..4", "got 5");
 }
 
 }  // namespace
@@ -434,6 +503,24 @@ int main()
     run_grids<star2d1r, stencil_cce, 2>(7100);
     run_grids<box3d1r, tensor_core, 2>(7200);
     run_grids<box3d1r, stencil_cce, 2>(7300);
+    // t = 4: periodic (the instantiation bad_arguments' run-time front end
+    // already compiles) and Dirichlet, tc and cc.
+    for (const stencil_grid& g : {stencil_grid{37, 29, 1}, stencil_grid{600, 41, 1}, stencil_grid{5, 3, 1}}) {
+        run_case<star2d1r, tensor_core, 4, boundary::periodic>(g, 2, 7400);
+        run_case<star2d1r, tensor_core, 4, boundary::dirichlet>(g, 2, 7401);
+        run_case<star2d1r, cuda_core, 4, boundary::dirichlet>(g, 2, 7402);
+    }
+    // one row and one point (the smallest grids the API takes)
+    for (const stencil_grid& g : {stencil_grid{1, 1, 1}, stencil_grid{57, 1, 1}}) {
+        run_case<star2d1r, tensor_core, 1, boundary::dirichlet>(g, 2, 7500);
+        run_case<star2d1r, cuda_core, 3, boundary::periodic>(g, 2, 7501);
+        run_case<box2d3r, stencil_cce, 1, boundary::periodic>(g, 2, 7502);
+    }
+    run_case<box3d1r, tensor_core, 1, boundary::dirichlet>({1, 1, 1}, 2, 7503);
+    nan_case<star2d1r, tensor_core>({150, 60, 1}, 7600);
+    nan_case<star2d1r, cuda_core>({150, 60, 1}, 7601);
+    nan_case<star2d1r, stencil_cce>({150, 60, 1}, 7602);
+    nan_case<box2d3r, tensor_core>({150, 60, 1}, 7603);
     multi_round_grid();
     warp_stream_grids<star2d1r>(9000);
     warp_stream_grids<star2d3r>(9100);
