@@ -116,11 +116,10 @@ bool expand_matrix_path(const std::string& path, std::vector<std::string>& files
             return false;
         }
     }
-    files.insert(files.end(), found.begin(), found.end());
+    for (const std::string& f : found)  // the same file named twice is one case
+        if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
     return true;
 }
-
-std::string matrix_case_name(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
 bool parse_args(const std::vector<std::string>& args, options& opts, bool& help, std::string& error)
 {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <string>
 #include <vector>
@@ -35,8 +36,7 @@ void apply_mode_defaults(options& opts);
 /// the path does not exist, is not a .mtx file, does not start with the
 /// Matrix Market banner, or is a folder without .mtx files.
 bool expand_matrix_path(const std::string& path, std::vector<std::string>& files, std::string& error);
-/// The case name of a --matrix file: its stem ("a/b/cant.mtx" -> "cant").
-std::string matrix_case_name(const std::string& path);
+/// (The case name of a --matrix file is matrix_case_name, harness/inputs.hpp.)
 
 /// A selected workload and every case it has under the options' sizes
 /// (listed with the headline restriction off).

@@ -67,6 +67,24 @@ inline std::string pow2_name(long long n)
     return std::to_string(n);
 }
 
+/// The case name of a --matrix file: its stem ("a/b/cant.mtx" -> "cant").
+inline std::string matrix_case_name(const std::string& path)
+{
+    const std::size_t slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    const std::size_t dot = name.find_last_of('.');
+    if (dot != std::string::npos && dot > 0) name.resize(dot);
+    return name;
+}
+
+/// Device bytes SpMV on a matrix of `nnz` entries needs at least: CSR three
+/// times over (cuSPARSE's copy, the packed formats), x and y twice, and
+/// 256 MiB of headroom (the L2 flush buffer, cuSPARSE's workspace).
+inline double spmv_device_bytes(double nnz, double rows, double cols)
+{
+    return 3.0 * (12.0 * nnz + 4.0 * (rows + 1)) + 16.0 * (rows + cols) + double(256u << 20);
+}
+
 /// The banner and size line of a Matrix Market file.
 struct mtx_size {
     long long rows = 0, cols = 0, entries = 0;  ///< as the size line declares them

@@ -15,11 +15,17 @@
 // compared with the CPU structural product: identical structure (explicit
 // zeros kept by both) and values within FP64 rounding (accuracy columns).
 // Cases: the generated classes at 1e5, 1e6 and 1e7 nonzeros, the shipped
-// matrices as "real/<name>"; --quick: the classes at 1e5 and two real ones.
+// matrices as "real/<name>"; --quick: the classes at 1e5 and two real ones;
+// --matrix FILE|FOLDER: the user's .mtx files instead, each a case named
+// after its stem (summaries: "user"), every variant. A case too large for
+// the device's free memory is skipped: judged from the size line before the
+// file is read, from A's multiplies before the CPU reference, then from the
+// tile products.
 // Bytes: A read twice (as A and B) and C written, 12 bytes a nonzero
 // (value + index); flops: 2 per multiply of the structural product.
 #include "../spmv/cusparse_baseline.cuh"
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/device/spgemm.cuh>
@@ -50,6 +56,7 @@ struct spgemm_case {
     gen::matrix_class cls = gen::matrix_class::fem3d;
     long long target = 0;
     std::string file;
+    bool user = false;  ///< a --matrix file: `file` is its path
 };
 
 std::string fixed(double v, int digits = 3)
@@ -130,17 +137,22 @@ void run(tb::context& ctx)
     std::vector<spgemm_case> cases;
     const std::vector<long long> sizes = ctx.quick() ? std::vector<long long>{100000}
                                                      : std::vector<long long>{100000, 1000000, 10000000};
-    for (const long long n : sizes)
-        for (const auto c : gen::all_classes())
-            cases.push_back({std::string(gen::class_name(c)) + "/" + size_name(n), false, c, n, ""});
     const std::vector<const char*> reals =
         ctx.quick() ? std::vector<const char*>{"bcsstk13", "lp_afiro"}
                     : std::vector<const char*>{"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro",
                                                "LFAT5"};
-    for (const char* f : reals) cases.push_back({std::string("real/") + f, true, {}, 0, f});
+    if (!ctx.opts().matrices.empty()) {
+        for (const std::string& path : ctx.opts().matrices)
+            cases.push_back({tb::matrix_case_name(path), true, {}, 0, path, true});
+    } else {
+        for (const long long n : sizes)
+            for (const auto c : gen::all_classes())
+                cases.push_back({std::string(gen::class_name(c)) + "/" + size_name(n), false, c, n, ""});
+        for (const char* f : reals) cases.push_back({std::string("real/") + f, true, {}, 0, f});
+    }
 
     std::map<std::string, medians> times;  // case -> medians
-    std::map<std::string, bool> is_real;
+    std::map<std::string, std::string> class_of;  // case -> "generated", "real" or "user"
     const char* variants[] = {"base", "tc", "cc", "cce"};
     bool pool_kept = false;
     for (const spgemm_case& cs : cases) {
@@ -159,19 +171,46 @@ void run(tb::context& ctx)
             pool_kept = true;
         }
 
+        auto skip = [&](const std::string& why) {
+            std::printf("spgemm %s: skipped: %s\n", cs.name.c_str(), why.c_str());
+            ctx.summary("skipped " + cs.name, why);
+        };
+        std::size_t free_b = 0, total_b = 0;
+        if (cs.user) {  // A and C at 64 bytes a nonzero at least: judged from the size line, before reading
+            tb::mtx_size size;
+            std::string why;
+            TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            if (tb::read_mtx_size(cs.file, size, why) && size.size_known) {
+                const double need = 64.0 * static_cast<double>(size.entries);
+                if (need > 0.8 * static_cast<double>(free_b)) {
+                    skip("needs at least " + fixed(need / 1e9, 2) + " GB of device memory (" +
+                         std::to_string(size.entries) + " entries), " + fixed(free_b / 1e9, 2) + " GB free");
+                    continue;
+                }
+            }
+        }
         tcore::sparse::csr a;
         try {
-            a = cs.real ? tcore::io::read_matrix_market(matrix_path(cs.file))
+            a = cs.real ? tcore::io::read_matrix_market(cs.user ? cs.file : matrix_path(cs.file))
                         : gen::generate(cs.cls, cs.target, 0x59e3000ull + static_cast<std::uint64_t>(cs.target));
         } catch (const std::exception& e) {
-            std::printf("spgemm %s: skipped: %s\n", cs.name.c_str(), e.what());
+            skip(e.what());
             continue;
         }
         const tcore::sparse::csr b = a.rows == a.cols ? a : tcore::sparse::transpose(a);
+        const double mults = products_of(a, b);
+        if (cs.user) {  // cuSPARSE's buffers alone: 24 bytes a multiply; judged before the CPU reference
+            TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            const double need = 24.0 * mults + 64.0 * static_cast<double>(a.nnz());
+            if (need > 0.8 * static_cast<double>(free_b)) {
+                skip("needs at least " + fixed(need / 1e9, 2) + " GB of device memory (" + fixed(mults, 0) +
+                     " multiplies), " + fixed(free_b / 1e9, 2) + " GB free");
+                continue;
+            }
+        }
         const auto t_ref = std::chrono::steady_clock::now();
         const tcore::sparse::csr ref = tcore::sparse::spgemm_reference(a, b);
         const double ref_ms = elapsed_ms(t_ref);
-        const double mults = products_of(a, b);
         char shape[200];
         std::snprintf(shape, sizeof shape, "%s: %dx%d nnz %lld -> C nnz %lld, %.3g multiplies (CPU reference %.0f ms)",
                       a.rows == a.cols ? "A*A" : "A*A^T", a.rows, a.cols, a.nnz(), ref.nnz(), mults, ref_ms);
@@ -182,16 +221,15 @@ void run(tb::context& ctx)
         const tcore::sparse::mbsr_matrix& mbr = a.rows == a.cols ? ma : mb;
         double tile_products = 0;
         for (const int k : ma.tile_col) tile_products += mbr.tile_ptr[k + 1] - mbr.tile_ptr[k];
-        std::size_t free_b = 0, total_b = 0;
         TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
         // tcore: 32 bytes a tile product (keys and pairs, sorted copies) + CUB's scratch;
         // cuSPARSE: its buffers grow with the multiplies; C: 12 bytes (CSR) or ~10 (mBSR) a nonzero.
         const double need = std::max(48.0 * tile_products, 24.0 * mults) + 64.0 * static_cast<double>(ref.nnz() + a.nnz());
         if (need > 0.8 * static_cast<double>(free_b)) {
-            std::printf("spgemm %s: skipped, needs about %.1f GB of device memory\n", cs.name.c_str(), need / 1e9);
+            skip("needs about " + fixed(need / 1e9, 1) + " GB of device memory, " + fixed(free_b / 1e9, 1) + " GB free");
             continue;
         }
-        is_real[cs.name] = cs.real;
+        class_of[cs.name] = cs.user ? "user" : cs.real ? "real" : "generated";
 
         tb::row_spec spec;
         spec.case_name = cs.name;
@@ -261,10 +299,10 @@ void run(tb::context& ctx)
         run_variant("cce", tcore::spgemm_essential{}, tb::peak::fp64_cc, "tile products as 64 FMAs (essential)");
     }
 
-    for (const bool real : {false, true}) {
+    for (const std::string cls : {"generated", "real", "user"}) {
         std::vector<double> v, cc_tc;
         for (const auto& [name, m] : times) {
-            if (is_real[name] != real) continue;
+            if (class_of[name] != cls) continue;
             const double base = cold_of(m, "base");
             double best = 0;
             for (const char* o : {"tc", "cc", "cce"}) {
@@ -274,7 +312,6 @@ void run(tb::context& ctx)
             if (base > 0 && best > 0) v.push_back(base / best);
             if (cold_of(m, "tc") > 0 && cold_of(m, "cc") > 0) cc_tc.push_back(cold_of(m, "cc") / cold_of(m, "tc"));
         }
-        const std::string cls = real ? "real" : "generated";
         if (!v.empty()) {
             ctx.summary("geomean t(base)/t(best tcore), " + cls + ", cold cache / streaming (" +
                             std::to_string(v.size()) + " cases)",
@@ -289,5 +326,5 @@ void run(tb::context& ctx)
 
 void tcore_register_spgemm(tcore::bench::registry& r)
 {
-    r.add({"spgemm", "C = A A in FP64: mBSR tile pairs on the FP64 MMA vs cuSPARSE SpGEMM", run});
+    r.add({"spgemm", "C = A A in FP64: mBSR tile pairs on the FP64 MMA vs cuSPARSE SpGEMM", run, true});
 }

@@ -23,7 +23,10 @@
 // banded ~ spmsrtls, power_law = the long-row class) at 1e6, 1e7 and 1e8
 // nonzeros, and the shipped SuiteSparse matrices as "real/<name>"
 // (../shared/data/matrices, small: reported separately). --quick: the
-// classes at 1e5 and two real matrices.
+// classes at 1e5 and two real matrices. --matrix FILE|FOLDER: the user's
+// .mtx files instead, each a case named after its stem (summaries: "user"),
+// every variant; one too large for the device's free memory (estimated from
+// the size line before reading, then from the matrix) is skipped.
 // Bytes: values, column indices, x and y (12 nnz + 8 rows + 8 cols); flops
 // 2 nnz. Preprocessing (packing + upload for tcore, buffer + preprocess for
 // cuSPARSE) is timed on the host once per case and reported in the note and
@@ -35,6 +38,7 @@
 // best variant's fraction of copy bandwidth on 1e7+ nonzeros; t(cc)/t(tc).
 #include "cusparse_baseline.cuh"
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/device/spmv.cuh>
@@ -122,6 +126,7 @@ struct spmv_case {
     gen::matrix_class cls = gen::matrix_class::fem3d;
     long long target = 0;
     std::string file;
+    bool user = false;  ///< a --matrix file: `file` is its path
 };
 
 std::string fixed(double v, int digits = 3)
@@ -153,7 +158,7 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0)
 }
 
 struct result {
-    std::string cls;  ///< "generated" or "real"
+    std::string cls;  ///< "generated", "real" or "user" (--matrix)
     long long nnz = 0;
     long long target = 0;  ///< the generator's size class (1e6, 1e7, 1e8); its nnz may fall a few % short
     std::map<std::string, std::map<std::string, double>> med;  ///< variant -> cache state -> median ms
@@ -204,7 +209,10 @@ void run(tb::context& ctx)
     const long long sizes_quick[] = {100000};
     const char* real_full[] = {"bcsstk13", "cryg2500", "olm1000", "jagmesh7", "west0067", "lp_afiro", "LFAT5"};
     const char* real_quick[] = {"bcsstk13", "west0067"};
-    if (ctx.quick()) {
+    if (!ctx.opts().matrices.empty()) {
+        for (const std::string& path : ctx.opts().matrices)
+            cases.push_back({tb::matrix_case_name(path), true, {}, 0, path, true});
+    } else if (ctx.quick()) {
         for (const long long n : sizes_quick)
             for (const auto c : gen::all_classes()) cases.push_back({std::string(gen::class_name(c)) + "/" + size_name(n), false, c, n, ""});
         for (const char* f : real_quick) cases.push_back({std::string("real/") + f, true, {}, 0, f});
@@ -223,22 +231,42 @@ void run(tb::context& ctx)
         if (!any) continue;
 
         // -- the matrix, x and the FP64 reference ----------------------------------
+        auto skip = [&](const std::string& why) {
+            std::printf("spmv %s: skipped: %s\n", cs.name.c_str(), why.c_str());
+            ctx.summary("skipped " + cs.name, why);
+        };
+        std::size_t free_b = 0, total_b = 0;
+        if (cs.user) {  // too large for the device? Judged from the size line, before reading the file.
+            tb::mtx_size size;
+            std::string why;
+            TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            if (tb::read_mtx_size(cs.file, size, why) && size.size_known) {
+                const double need = tb::spmv_device_bytes(static_cast<double>(size.entries), static_cast<double>(size.rows),
+                                                          static_cast<double>(size.cols));
+                if (need > static_cast<double>(free_b)) {
+                    skip("needs at least " + fixed(need / 1e9, 2) + " GB of device memory (" +
+                         std::to_string(size.entries) + " entries), " + fixed(free_b / 1e9, 2) + " GB free");
+                    continue;
+                }
+            }
+        }
         tcore::sparse::csr a;
         try {
-            a = cs.real ? tcore::io::read_matrix_market(matrix_path(cs.file))
+            a = cs.real ? tcore::io::read_matrix_market(cs.user ? cs.file : matrix_path(cs.file))
                         : gen::generate(cs.cls, cs.target, 0x5b3e0000ull + static_cast<std::uint64_t>(cs.target));
         } catch (const std::exception& e) {
-            std::printf("spmv %s: skipped: %s\n", cs.name.c_str(), e.what());
+            skip(e.what());
             continue;
         }
         const tcore::sparse::row_stats st = tcore::sparse::row_statistics(a);
         const std::size_t rows = static_cast<std::size_t>(a.rows), cols = static_cast<std::size_t>(a.cols);
         const double nnz = static_cast<double>(a.nnz());
         const double csr_bytes = 12.0 * nnz + 4.0 * (rows + 1);
-        std::size_t free_b = 0, total_b = 0;
         TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        if (3.0 * csr_bytes + 16.0 * (rows + cols) + (256u << 20) > static_cast<double>(free_b)) {
-            std::printf("spmv %s: skipped, not enough device memory\n", cs.name.c_str());
+        if (const double need = tb::spmv_device_bytes(nnz, static_cast<double>(rows), static_cast<double>(cols));
+            need > static_cast<double>(free_b)) {
+            skip("not enough device memory: needs about " + fixed(need / 1e9, 2) + " GB, " + fixed(free_b / 1e9, 2) +
+                 " GB free");
             continue;
         }
         const std::vector<double> x = random_x(cols, 0x7e57ull + cs.name.size());
@@ -258,7 +286,7 @@ void run(tb::context& ctx)
                       st.mean, st.max_len);
 
         result res;
-        res.cls = cs.real ? "real" : "generated";
+        res.cls = cs.user ? "user" : cs.real ? "real" : "generated";
         res.nnz = a.nnz();
         res.target = cs.target;
         // The rows measure() just appended (hot then cold, or stream) give the states.
@@ -385,7 +413,7 @@ void run(tb::context& ctx)
         }
         return v;
     };
-    for (const std::string cls : {"generated", "real"})
+    for (const std::string cls : {"generated", "real", "user"})
         for (const bool hot : {true, false})
             for (const std::string base : {"base", "base-noprep"}) {
                 const std::vector<double> v = speedups(cls, cls == "generated" ? 1000000 : 0, hot, base);
@@ -424,5 +452,6 @@ void run(tb::context& ctx)
 
 void tcore_register_spmv(tcore::bench::registry& r)
 {
-    r.add({"spmv", "y = A x in FP64: DASP-like packing on the FP64 MMA vs cuSPARSE (preprocessed and not)", run});
+    r.add({"spmv", "y = A x in FP64: DASP-like packing on the FP64 MMA vs cuSPARSE (preprocessed and not)", run,
+           true});
 }

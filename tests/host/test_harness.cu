@@ -582,6 +582,10 @@ void test_matrix_paths()
     t.check(o.matrices.size() == 3 && matrix_case_name(o.matrices[0]) == "b" && matrix_case_name(o.matrices[1]) == "w" &&
                 matrix_case_name(o.matrices[2]) == "x",
             "folder expanded to its .mtx files, sorted (%zu files)", o.matrices.size());
+    options twice;
+    t.check(parse_error({"--matrix", (dir / "b.mtx").string(), "--matrix", (dir / "b.mtx").string()}, &twice) == "" &&
+                twice.matrices.size() == 1,
+            "the same file twice is one case");
     mtx_size size;
     std::string why;
     t.check(read_mtx_size((dir / "b.mtx").string(), size, why) && size.size_known && size.rows == 3 && size.entries == 2 &&
