@@ -3,13 +3,17 @@
 #
 #   1. configure a fresh build (sm_90, Release) and build everything (-j16);
 #   2. ctest: every test (host, gpu, sass, examples); a skipped gpu test is a
-#      failure here, since this machine has a GPU;
+#      failure here, since this machine has a GPU; each skipped sub-check
+#      (a "SKIPPED: ..." line of a test) is a row of its own in the summary,
+#      marked SKIPPED (not a pass, not a failure);
 #   3. compute-sanitizer --tool memcheck (with leak check) over every gpu test;
 #   4. compute-sanitizer --tool racecheck over every gpu test, with
 #      TCORE_TEST_QUICK=1 (tests that know it run reduced sizes);
 #   5. the gpu tests again from a compute_80 PTX-only build, which the driver
 #      JIT-compiles with __CUDA_ARCH__ = 800: the sm_80 code paths (FP64
-#      m16n8k* as m8n8k4 MMAs) on this sm_90 GPU. Skip with --no-sm80-jit.
+#      m16n8k* as m8n8k4 MMAs) on this sm_90 GPU. Skip with --no-sm80-jit;
+#   6. tests/gpu/plant.sh on the sm_90 build: every planted fault must make
+#      its test fail (quick sizes). Skip with --no-plants.
 # Then a summary table; the exit status is non-zero if any step failed.
 # With $OUT set, everything is also written there: run.log (this output),
 # one log per step and per sanitizer run, ctest's JUnit XML and LastTest.log.
@@ -18,17 +22,19 @@
 # PATH, or build/tools (tests/sass/get-cuobjdump.sh; bring that folder along
 # where the machine has no network).
 #
-# Usage: tests/gpu/run.sh [--no-sm80-jit]    (env: JOBS=16, BUILD=build-gpu)
+# Usage: tests/gpu/run.sh [--no-sm80-jit] [--no-plants]    (env: JOBS=16, BUILD=build-gpu)
 set -uo pipefail
 
 cd "$(dirname "$0")/../.."
 jobs=${JOBS:-16}
 build=${BUILD:-build-gpu}
 sm80_jit=1
+plants=1
 for arg in "$@"; do
   case $arg in
     --no-sm80-jit) sm80_jit=0 ;;
-    *) echo "usage: $0 [--no-sm80-jit]" >&2; exit 2 ;;
+    --no-plants) plants=0 ;;
+    *) echo "usage: $0 [--no-sm80-jit] [--no-plants]" >&2; exit 2 ;;
   esac
 done
 
@@ -47,7 +53,7 @@ failed=0
 # record NAME STATUS SECONDS: one row of the summary.
 record() {
   names+=("$1") results+=("$2") times+=("$3")
-  case $2 in PASS*) ;; *) failed=1 ;; esac
+  case $2 in PASS* | SKIPPED*) ;; *) failed=1 ;; esac
 }
 # step NAME LOG CMD...: runs CMD, output to the terminal and LOG.
 step() {
@@ -87,6 +93,11 @@ if [ $built -eq 1 ]; then
   cp "$build/Testing/Temporary/LastTest.log" "$logs/ctest-LastTest.log" 2>/dev/null
   skipped=$(grep -cE 'Test +#[0-9]+: gpu/.*Skipped' "$logs/ctest.log" || true)
   if [ "$skipped" -gt 0 ]; then record "ctest: no gpu test skipped" "FAIL ($skipped skipped)" 0; fi
+  # Skipped sub-checks, one row each: "<test>: <what and why>".
+  while IFS= read -r line; do
+    [ -n "$line" ] && record "$line" "SKIPPED" 0
+  done < <(awk '/^[0-9]+\/[0-9]+ Testing: / { t = $3 } /^SKIPPED: / { sub(/^SKIPPED: /, ""); print t ": " $0 }' \
+             "$logs/ctest-LastTest.log" 2>/dev/null | sort -u)
 fi
 
 # The gpu test executables of a build: from ctest's label "gpu".
@@ -147,6 +158,11 @@ if [ $sm80_jit -eq 1 ]; then
     skipped=$(grep -cE 'Test +#[0-9]+: gpu/.*Skipped' "$logs/ctest-sm80ptx.log" || true)
     if [ "$skipped" -gt 0 ]; then record "ctest sm80 PTX: no gpu test skipped" "FAIL ($skipped skipped)" 0; fi
   fi
+fi
+
+# -- 6. planted faults -----------------------------------------------------------
+if [ $built -eq 1 ] && [ $plants -eq 1 ]; then
+  step "planted faults (tests/gpu/plant.sh)" "$logs/plant.log" tests/gpu/plant.sh --no-baseline "$build"
 fi
 
 # -- summary -------------------------------------------------------------------

@@ -13,7 +13,9 @@
 // bit-gather load. tensor_core and cuda_core results are compared with each
 // other, and round_to_tf32 on the device (cvt.rna) with its host form, bit
 // for bit.
-// TCORE_TEST_QUICK=1 runs one round of random inputs instead of three.
+// TCORE_TEST_QUICK=1 (or 2) runs one round of random inputs instead of three.
+// Planted faults (TCORE_TEST_PLANT, tests/gpu/plant.sh): nan_result (one
+// element of D made NaN), zero_checks, device_error.
 #include "common/test_util.hpp"
 
 #include <tcore/arch.cuh>
@@ -145,7 +147,8 @@ void run_float_case(tally& t, rng& r)
             for (int i = 0; i < M; ++i)
                 for (int j = 0; j < N; ++j) {
                     const int e = (w * M + i) * N + j;
-                    const double x = to_double(D(w, i, j));
+                    double x = to_double(D(w, i, j));
+                    if (e == 0 && test::planted("nan_result")) x = std::numeric_limits<double>::quiet_NaN();
                     got[slot][e] = x;
                     t.check(test::close(x, ref[e], bound[e]),
                             "%s, %s: tile %d D(%d, %d) = %.17g, reference %.17g (tol %.3g)", what.c_str(),
@@ -319,7 +322,7 @@ int main()
     std::printf("device compute capability %d\n", device_compute_capability());
     tally t;
     rng r(test::seed());
-    const int rounds = std::getenv("TCORE_TEST_QUICK") ? 1 : 3;
+    const int rounds = tcore::test::quick() ? 1 : 3;
     try {
         run_tf32_rounding(t, r);
         for (int round = 0; round < rounds; ++round) {

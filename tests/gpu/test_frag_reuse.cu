@@ -12,7 +12,7 @@
 // tests/gpu/test_frag_mma.cu. Outputs are poisoned; inputs random, never
 // zero; padding NaN; row-major and col-major operands, four warps, and the
 // tensor_core and cuda_core results compared with each other.
-// TCORE_TEST_QUICK=1 runs one round of random inputs instead of three.
+// TCORE_TEST_QUICK=1 (or 2) runs one round of random inputs instead of three.
 #include "common/test_util.hpp"
 
 #include "gpu/frag_tiles.hpp"
@@ -291,7 +291,7 @@ int main()
     test::require_gpu_or_skip();
     tally t;
     rng r(test::seed());
-    const int rounds = std::getenv("TCORE_TEST_QUICK") ? 1 : 3;
+    const int rounds = tcore::test::quick() ? 1 : 3;
     try {
         for (int round = 0; round < rounds; ++round) {
             run_all<layout::row_major>(t, r);

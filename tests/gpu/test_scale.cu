@@ -15,6 +15,15 @@
 // expected to be bit-identical). Elements past n must stay poisoned. Sizes
 // are not multiples of any tile (1, 7, 63, 65, 1000, ...) plus n = 0;
 // in place (a == b), misaligned pointers, and bad arguments (tcore::error).
+// NaN and Inf, as tcore/patterns/scale.cuh documents them: an input NaN gives
+// NaN and an input Inf gives q Inf at its own position; the MMA variants may
+// turn the other outputs of its 8-wide row NaN (0 * Inf), so within its
+// 128-element block (a whole number of tiles) at most 8 outputs may be NaN
+// where the reference is finite (none for base, the plain product), and
+// every output outside that block must be exact.
+// Planted faults (TCORE_TEST_PLANT, tests/gpu/plant.sh): nan_result (an
+// output made NaN), perturb (an output off by 4 ulp), zero_checks,
+// device_error.
 #include "common/test_util.hpp"
 
 #include "examples/scale/scale_base.cuh"
@@ -25,6 +34,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -175,7 +185,9 @@ void check_run(tally& t, const variant& v, long long n, double q, const std::vec
     }
     v.launch(db.ptr + off, out, q, n, nullptr);
     TCORE_CHECK(cudaDeviceSynchronize());
-    const std::vector<double> got = in_place ? db.download() : da.download();
+    std::vector<double> got = in_place ? db.download() : da.download();
+    if (n > 0 && tcore::test::planted("nan_result")) got[static_cast<std::size_t>(off)] = std::numeric_limits<double>::quiet_NaN();
+    if (n > 0 && tcore::test::planted("perturb")) got[static_cast<std::size_t>(off)] *= 1 + 0x1p-50;
     long long bad = 0, first = -1;
     for (long long i = 0; i < n; ++i) {
         const double ref = q * b_host[static_cast<std::size_t>(i)];
@@ -193,6 +205,36 @@ void check_run(tally& t, const variant& v, long long n, double q, const std::vec
             v.name, n, off, in_place ? " in place" : "", bad, first,
             first >= 0 ? got[static_cast<std::size_t>(off + first)] : 0.0,
             first >= 0 ? q * b_host[static_cast<std::size_t>(first)] : 0.0, clobbered);
+}
+
+/// A NaN at 300 and a +Inf at 517 among 1000 inputs (see the header).
+void check_special(tally& t, const variant& v, double q, std::vector<double> b)
+{
+    const long long n = 1000, at_nan = 300, at_inf = 517;
+    b.resize(n);
+    b[at_nan] = std::numeric_limits<double>::quiet_NaN();
+    b[at_inf] = std::numeric_limits<double>::infinity();
+    tcore::test::device_buffer<double> db(n), da(n);
+    db.upload(b);
+    da.poison();
+    v.launch(db.ptr, da.ptr, q, n, nullptr);
+    TCORE_CHECK(cudaDeviceSynchronize());
+    const std::vector<double> got = da.download();
+    const bool plain = !v.needs_alignment;  // base: the plain product
+    long long wrong = 0, spread[2] = {0, 0};
+    for (long long i = 0; i < n; ++i) {
+        const double ref = q * b[static_cast<std::size_t>(i)], g = got[static_cast<std::size_t>(i)];
+        const int block = i / 128 == at_nan / 128 ? 0 : i / 128 == at_inf / 128 ? 1 : -1;
+        if (block >= 0 && std::isfinite(ref) && std::isnan(g)) {
+            ++spread[block];
+            continue;
+        }
+        wrong += !tcore::test::close(g, ref, 0x1p-52 * std::fabs(ref));
+    }
+    const long long most = plain ? 0 : 7;
+    t.check(wrong == 0 && spread[0] <= most && spread[1] <= most,
+            "%s with a NaN and an Inf: %lld outputs wrong, %lld and %lld finite outputs NaN beside them (at most %lld)",
+            v.name, wrong, spread[0], spread[1], most);
 }
 
 /// True if f() throws tcore::error whose message contains `expect`.
@@ -265,6 +307,7 @@ int main()
         // misaligned one (1 double: the scalar path).
         check_run(t, v, 5001, q, b, 2, false);
         if (!v.needs_alignment) check_run(t, v, 5001, q, b, 1, false);
+        check_special(t, v, q, b);
     }
     check_bad_arguments(t);
     return t.finish();
