@@ -2,7 +2,9 @@
 # bench/run.sh - builds tcore-bench in a fresh Release build for sm_90 and runs
 # it on the GPU machine (H100/H200, CUDA 13.0, cmake).
 #
-# usage: bench/run.sh [tcore-bench options]      (none: every workload)
+# usage: bench/run.sh [tcore-bench options]      (none: every workload's headline
+#   cases, the README table's rows, in about 8 minutes on an H100; --full: every
+#   case; --quick: small sizes, about a minute)
 #   e.g. bench/run.sh --workload mma_peak,scale --quick
 #
 # Writes results.csv, results.json, summary.md and tcore-bench.log into the
@@ -10,7 +12,9 @@
 # tcore-bench; the ceilings cache goes to its parent), draws the charts when
 # python3 has matplotlib, copies all of it plus the ceilings cache into $OUT
 # when $OUT is set, prints summary.md last, and exits with tcore-bench's
-# status (0 ok, 1 a workload failed, 2 no GPU or bad options). Runs to keep
+# status (0 ok, 1 a workload failed, 2 no GPU or bad options, 130/143 stopped by
+# SIGINT/SIGTERM: the files are then marked partial; tee ignores SIGINT so that
+# a Ctrl-C reaches tcore-bench alone and its last lines still reach the log). Runs to keep
 # go into bench/results/<device>/ by hand (bench/results/README.md says how);
 # a fresh build folder starts without earlier runs and ceilings (--out
 # elsewhere keeps them).
@@ -58,7 +62,7 @@ fi
 
 echo "== run: $bench ${args[*]}"
 mkdir -p "$results"
-"$bench" "${args[@]}" 2>&1 | tee "$results/tcore-bench.log"
+"$bench" "${args[@]}" 2>&1 | (trap '' INT; tee "$results/tcore-bench.log")
 status=${PIPESTATUS[0]}
 
 if python3 -c "import matplotlib" 2>/dev/null && [ -f "$results/results.json" ]; then

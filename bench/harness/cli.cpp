@@ -279,7 +279,7 @@ std::string usage_text(const std::string& program, const std::string& default_ou
        << "                        minutes on an H100, at most 10), with a 0.25 s warm-up, 0.1 s timed\n"
        << "                        repetitions at least and a 0.1 s power loop per configuration\n"
        << "  --full                every case, under the protocol's 1 s warm-up, 0.2 s repetitions and 0.3 s\n"
-       << "                        power loop (about an hour on an H100)\n"
+       << "                        power loop (about 30 minutes on an H100)\n"
        << "  --quick               small sizes only, 0.05 s warm-up, 0.02 s repetitions, no power loop (about\n"
        << "                        a minute, at most 90 s): a check that everything runs, not figures to keep\n"
        << "  --workload LIST       only workloads whose name contains one of the comma-separated entries\n"

@@ -416,15 +416,24 @@ int main(int argc, char** argv)
                      why.c_str());
         return 2;
     }
+    // Workloads with no selected case are left out (mma_peak has no headline case).
     int cases_total = 0;
-    for (const workload_cases& w : list_cases(selected, opts, listing, false)) cases_total += static_cast<int>(w.cases.size());
+    std::vector<const workload*> to_run;
+    const std::vector<workload_cases> run_cases = list_cases(selected, opts, listing, false);
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+        cases_total += static_cast<int>(run_cases[i].cases.size());
+        if (!run_cases[i].cases.empty()) to_run.push_back(selected[i]);
+    }
     if (cases_total == 0) {
-        std::fprintf(stderr, "%s: the options select no case (--list shows what they select)\n", program.c_str());
+        std::fprintf(stderr, "%s: the options select no case%s (--list shows what they select)\n", program.c_str(),
+                     mode_of(opts) == run_mode::headline ? "; without --full only headline cases run, and the selected "
+                                                           "workloads have none: add --full"
+                                                         : "");
         return 2;
     }
     std::string message;
     int status = 1;
-    if (!guarded([&] { status = run_workloads(selected, opts, cases_total); }, message)) {
+    if (!guarded([&] { status = run_workloads(to_run, opts, cases_total); }, message)) {
         std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
         return 1;
     }

@@ -41,6 +41,9 @@ void install_stop_handlers()
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    // Output piped into a tee that a Ctrl-C ended must not end the run
+    // before it writes its files: writes to a closed pipe just fail.
+    std::signal(SIGPIPE, SIG_IGN);
 }
 
 int stop_signal() { return requested; }

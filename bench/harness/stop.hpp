@@ -8,7 +8,8 @@
 
 namespace tcore::bench {
 
-/// Installs the handlers for SIGINT and SIGTERM.
+/// Installs the handlers for SIGINT and SIGTERM, and ignores SIGPIPE (a
+/// closed stdout pipe must not end the run before its files are written).
 void install_stop_handlers();
 /// The signal that asked the run to stop, or 0.
 int stop_signal();
