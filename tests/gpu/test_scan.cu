@@ -14,7 +14,8 @@
 // is compared, outputs are poisoned first. NaN and infinities: from a NaN's
 // position on the outputs are NaN (exclusive: from the next one), +Inf then
 // -Inf gives NaN from the -Inf on; in segments only within the segment.
-// Host entry points must reject bad arguments with tcore::error.
+// Host entry points must reject bad arguments with tcore::error whose
+// message names the problem.
 // 64-bit sizes: FP16 scans of 2^31 + 4099 elements (a period-1021 table
 // summing to zero, filled on the device; the prefix at i is the table's
 // prefix at i mod 1021), checked at sample windows including both ends and
@@ -387,24 +388,24 @@ void check_arguments()
     scan<tensor_core>(nullptr, bytes, d.ptr, out.ptr, 256);
     checks.check(bytes > 0, "temp-storage query sets temp_bytes");
     device_buffer<char> temp(bytes);
-    checks.expect_error("a null input", [&] { scan<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 256); });
-    checks.expect_error("a null output", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 256); });
-    checks.expect_error("a negative n", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); });
+    checks.expect_error("a null input", [&] { scan<tensor_core>(temp.ptr, bytes, nullptr, out.ptr, 256); }, "in is a null pointer");
+    checks.expect_error("a null output", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, nullptr, 256); }, "out is a null pointer");
+    checks.expect_error("a negative n", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, out.ptr, -1); }, "n is negative");
     checks.expect_error("too little temp storage", [&] {
         std::size_t small = bytes - 1;
         scan<tensor_core>(temp.ptr, small, d.ptr, out.ptr, 256);
-    });
+    }, "below the queried size");
     checks.expect_error("an output not aligned to double", [&] {
         scan<tensor_core>(temp.ptr, bytes, d.ptr, reinterpret_cast<double*>(reinterpret_cast<char*>(out.ptr) + 4), 16);
-    });
-    checks.expect_error("partly overlapping in and out", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, d.ptr + 1, 100); });
-    checks.expect_error("cce: a null output", [&] { scan_cce<double>(temp.ptr, bytes, d.ptr, nullptr, 256); });
-    checks.expect_error("segments: negative size", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 4, -1); });
-    checks.expect_error("segments: negative count", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, -4, 16); });
-    checks.expect_error("segments: null input", [&] { scan_segments<tensor_core>(nullptr, out.ptr, 4, 16); });
-    checks.expect_error("segments: overlap", [&] { scan_segments<tensor_core>(d.ptr, d.ptr + 3, 4, 16); });
-    checks.expect_error("segments: size overflow", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); });
-    checks.expect_error("segments cce: null output", [&] { scan_segments_cce<double>(d.ptr, nullptr, 4, 16); });
+    }, "out is not aligned");
+    checks.expect_error("partly overlapping in and out", [&] { scan<tensor_core>(temp.ptr, bytes, d.ptr, d.ptr + 1, 100); }, "in and out overlap");
+    checks.expect_error("cce: a null output", [&] { scan_cce<double>(temp.ptr, bytes, d.ptr, nullptr, 256); }, "out is a null pointer");
+    checks.expect_error("segments: negative size", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 4, -1); }, "segment_size is negative");
+    checks.expect_error("segments: negative count", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, -4, 16); }, "num_segments is negative");
+    checks.expect_error("segments: null input", [&] { scan_segments<tensor_core>(nullptr, out.ptr, 4, 16); }, "in is a null pointer");
+    checks.expect_error("segments: overlap", [&] { scan_segments<tensor_core>(d.ptr, d.ptr + 3, 4, 16); }, "in and out overlap");
+    checks.expect_error("segments: size overflow", [&] { scan_segments<tensor_core>(d.ptr, out.ptr, 1LL << 40, 1LL << 40); }, "overflows");
+    checks.expect_error("segments cce: null output", [&] { scan_segments_cce<double>(d.ptr, nullptr, 4, 16); }, "out is a null pointer");
     // Empty inputs need no pointers, and write nothing: with an output
     // given, it stays poisoned.
     const auto accepted = [](const char* what, auto&& f) {

@@ -9,7 +9,9 @@
 // and edge cases: 0 x 0, all rows empty, empty rows mixed in, one row, one
 // column, a single dense row among short ones, rectangular shapes both
 // ways, only short rows, long rows of one and of many pieces, lengths that
-// are not multiples of 4, 8, 16, 32 or the piece size, x of length 0.
+// are not multiples of 4, 8, 16, 32 or the piece size, x of length 0, a NaN
+// and an Inf among A's values (their rows NaN and +-Inf, the others as
+// usual: a value reaches only its own row's y).
 // Each packing is tried with the default options and with small long-row
 // thresholds (many long rows and pieces), with 1, 3 and an automatic
 // number of medium groups per warp, and with bundles of 2, 3, 4 and 8
@@ -90,6 +92,14 @@ std::vector<named> matrices(bool quick)
     m.push_back({"lengths 0-4 1999x500", random_rows(1999, 500, 0, 4, 9)});
     m.push_back({"medium 5-40 1001x2000", random_rows(1001, 2000, 5, 40, 10)});
     m.push_back({"mixed 0-3000 517x4103", random_rows(517, 4103, 0, 3000, 11)});
+    {
+        // A NaN and an Inf among A's values (rows 100 and 200): y of those
+        // rows NaN and +-Inf, every other row as usual.
+        sparse::csr a = random_rows(301, 200, 1, 40, 14);
+        a.values[static_cast<std::size_t>(a.row_ptr[100])] = std::numeric_limits<double>::quiet_NaN();
+        a.values[static_cast<std::size_t>(a.row_ptr[200])] = std::numeric_limits<double>::infinity();
+        m.push_back({"NaN and Inf values 301x200", a});
+    }
     {
         // One dense row (row 40) among short rows.
         sparse::csr a = random_rows(97, 2500, 0, 3, 12);
