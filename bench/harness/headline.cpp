@@ -60,7 +60,8 @@ std::vector<workload_catalog> make_catalog()
          {"bilinear ", "bicubic "},
          {"base", "tc", "tc-f16acc", "tc-f64", "cc", "cc-f64", "cce", "cce-f64"}},
         {"pic", {"=N=1M"}, {"tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"}},
-        {"bfs", {"=kron21"}, {"base", "tc", "cc"}},
+        // and the user's graphs (TCORE_BFS_GRAPHS: cases "mtx/<stem>"), which run wherever they are given
+        {"bfs", {"=kron21"}, {"base", "tc", "cc"}, {"mtx/"}},
         // the MMA throughput table is not a README row (its figures are the ceilings line): --full
         {"mma_peak", {}, {"tc", "cc"}},
     };
@@ -84,7 +85,9 @@ const workload_catalog* catalog_of(const std::string& workload)
 bool is_headline(const std::string& workload, const std::string& case_name)
 {
     const workload_catalog* w = catalog_of(workload);
-    return w && !w->headline_cases.empty() && name_matches(w->headline_cases, case_name);
+    if (!w) return false;
+    return (!w->headline_cases.empty() && name_matches(w->headline_cases, case_name)) ||
+           (!w->user_cases.empty() && name_matches(w->user_cases, case_name));
 }
 
 std::vector<std::string> known_variants(const std::string& workload)

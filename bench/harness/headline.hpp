@@ -19,13 +19,14 @@ struct workload_catalog {
     std::string workload;
     std::vector<std::string> headline_cases;  ///< patterns; empty: no case runs by default
     std::vector<std::string> variants;        ///< every variant name the workload measures
+    std::vector<std::string> user_cases = {}; ///< patterns of cases made from the user's inputs: run by default too
 };
 
 /// The table, in the order of README.md's benchmark table.
 const std::vector<workload_catalog>& catalog();
 /// The entry of `workload`, or nullptr.
 const workload_catalog* catalog_of(const std::string& workload);
-/// True if a headline pattern of `workload` matches `case_name`.
+/// True if a headline or user-case pattern of `workload` matches `case_name`.
 bool is_headline(const std::string& workload, const std::string& case_name);
 /// The variants the catalogue lists for `workload` (empty if it has no entry).
 std::vector<std::string> known_variants(const std::string& workload);

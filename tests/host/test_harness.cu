@@ -653,6 +653,8 @@ void test_headline()
     t.check(is_headline("interp", "bicubic alpha 1024^2->4096^2") && is_headline("fft", "2d 512x512 fwd") &&
                 !is_headline("fft", "2d 512x512 inv"),
             "interp, fft");
+    t.check(is_headline("bfs", "kron21") && is_headline("bfs", "mtx/road") && !is_headline("bfs", "kron18"),
+            "bfs: kron21 and the user's graphs");
     t.check(!is_headline("mma_peak", "f64_m16n8k16") && !is_headline("no-such-workload", "x"),
             "mma_peak and unknown workloads have none");
 
