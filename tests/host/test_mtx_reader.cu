@@ -21,9 +21,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tcore;
 using tcore::test::tally;
@@ -106,12 +111,12 @@ void good_files()
                                        "1 1 2\r\n"
                                        "2 1 -1\r\n"
                                        "3 2 -1\r\n"
-                                       "1 3 5\r\n",
+                                       "3 1 5\r\n",
                                        "symmetric CRLF upper case");
         t.check(a.rows == 3 && a.nnz() == 7, "symmetric: nnz %lld (expected 7)", a.nnz());
         t.check(at(a, 0, 1) == -1 && at(a, 1, 0) == -1 && at(a, 1, 2) == -1 && at(a, 2, 1) == -1,
                 "symmetric: mirrored lower entries");
-        t.check(at(a, 0, 2) == 5 && at(a, 2, 0) == 5, "symmetric: an upper entry is mirrored too");
+        t.check(at(a, 0, 2) == 5 && at(a, 2, 0) == 5, "symmetric: the last lower entry mirrored");
         t.check(sparse::structure_difference(a, sparse::transpose(a)).empty(), "symmetric: A == A^T in structure");
     }
     {
@@ -314,6 +319,193 @@ void shipped_matrices()
     }
 }
 
+/// Symmetric, skew-symmetric and hermitian files store the lower triangle only.
+void upper_triangle_rejected()
+{
+    parse_bad("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 4\n1 2 4\n", 4, "entry (1, 2) lies above the diagonal",
+              "symmetric: (i,j) and (j,i) both present");
+    parse_bad("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 1\n1 3 5\n", 4, "lower triangle only",
+              "symmetric: an upper entry alone");
+    parse_bad("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n2 3\n", 3, "entry (2, 3)", "pattern symmetric upper");
+    parse_bad("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n1 3 -2\n", 3, "a skew-symmetric file",
+              "skew-symmetric upper");
+    parse_bad("%%MatrixMarket matrix coordinate integer symmetric\n3 3 1\n+1 3 7\n", 3, "entry (1, 3)",
+              "symmetric upper on the careful path");
+    io::mm_options o;
+    o.complex = io::complex_mode::real_part;
+    parse_bad("%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n1 2 3 1\n", 3, "a hermitian file",
+              "hermitian upper", o);
+    const sparse::csr g = parse_ok("%%MatrixMarket matrix coordinate real general\n3 3 2\n2 1 4\n1 2 4\n", "general keeps both");
+    t.check(g.nnz() == 2 && at(g, 0, 1) == 4 && at(g, 1, 0) == 4, "general: (i,j) and (j,i) stored apart");
+}
+
+/// Underflow reads as the nearest double, overflow is an error; big integers in value fields read as doubles.
+void number_ranges()
+{
+    const std::string real = "%%MatrixMarket matrix coordinate real general\n";
+    {
+        const sparse::csr a = parse_ok(real + "1 7 7\n1 1 1e-400\n1 2 -1e-400\n1 3 1.0D-400\n1 4 2.5e-324\n1 5 1e-320\n"
+                                              "1 6 0.000001e-315\n1 7 123456789e-340\n",
+                                       "underflow");
+        t.check(stored(a, 0, 0) && at(a, 0, 0) == 0.0 && !std::signbit(at(a, 0, 0)), "1e-400 reads as +0 (got %g)", at(a, 0, 0));
+        t.check(stored(a, 0, 1) && at(a, 0, 1) == 0.0 && std::signbit(at(a, 0, 1)), "-1e-400 reads as -0");
+        t.check(stored(a, 0, 2) && at(a, 0, 2) == 0.0, "1.0D-400 reads as 0");
+        t.check(at(a, 0, 3) == std::numeric_limits<double>::denorm_min(), "2.5e-324 rounds up to the smallest subnormal");
+        t.check(at(a, 0, 4) == 1e-320 && at(a, 0, 5) == 1e-321 && at(a, 0, 6) == 123456789e-340,
+                "subnormals read as the nearest double");
+    }
+    parse_bad(real + "3 3 1\n1 2 1e400\n", 3, "value '1e400' is out of the range of a double", "1e400 overflows");
+    parse_bad(real + "3 3 1\n1 2 -1.5D+400\n", 3, "out of the range", "-1.5D+400 overflows");
+    parse_bad(real + "3 3 1\n1 2 0.0001e313\n", 3, "out of the range", "0.0001e313 overflows");
+    {
+        const sparse::csr a = parse_ok("%%MatrixMarket matrix coordinate integer general\n"
+                                       "1 4 4\n1 1 18446744073709551615\n1 2 -99999999999999999999\n1 3 +9223372036854775808\n"
+                                       "1 4 -9223372036854775808\n",
+                                       "integers beyond int64");
+        t.check(at(a, 0, 0) == 18446744073709551615.0, "integer 2^64 - 1 reads as the nearest double");
+        t.check(at(a, 0, 1) == -1e20 && at(a, 0, 2) == 9223372036854775808.0 && at(a, 0, 3) == -9223372036854775808.0,
+                "integers at and beyond the 64-bit limits");
+        const sparse::csr r = parse_ok(real + "1 1 1\n1 1 18446744073709551615\n", "real field, integer beyond int64");
+        t.check(at(r, 0, 0) == 18446744073709551615.0, "real field: 2^64 - 1");
+    }
+    parse_bad("%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 " + std::string(400, '9') + "\n", 3,
+              "out of the range of a double", "integer beyond a double");
+    parse_bad("%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 1e5\n", 3, "not an integer",
+              "integer field keeps rejecting exponents");
+    parse_bad("%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 +-5\n", 3, "not an integer", "integer +-5");
+    parse_bad(real + "3 3 1\n18446744073709551615 1 1\n", 3, "row index '18446744073709551615' is not an integer",
+              "index beyond int64 stays an error");
+    parse_bad(real + "3 3 1\n1 4294967298 1\n", 3, "column index 4294967298 out of range", "index beyond 32 bits");
+}
+
+/// Declared sizes cannot make the reader allocate beyond what the input holds.
+void declared_size_limits()
+{
+    const std::string huge = "%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 1\n1 1 1\n";
+    parse_bad(huge, 2, "2147483647 rows need a row pointer array", "2^31 - 1 rows declared by a tiny input");
+    parse_bad(huge, 2, "raise mm_options::row_allowance", "the message names the option");
+    parse_bad("%%MatrixMarket matrix coordinate pattern general\n1 1 2147483647\n1 1\n", 4, "file ends after 1 of 2147483647",
+              "2^31 - 1 entries declared, one present");
+    io::mm_options o;
+    o.row_allowance = 100;
+    const std::string tall = "%%MatrixMarket matrix coordinate real general\n1000 2 1\n1000 2 1\n";
+    parse_bad(tall, 2, "mm_options::row_allowance = 100", "row allowance 100", o);
+    o.row_allowance = 1000;
+    const sparse::csr a = parse_ok(tall, "row allowance raised", o);
+    t.check(a.rows == 1000 && a.nnz() == 1 && at(a, 999, 1) == 1, "1000 rows once the allowance is raised");
+    o.row_allowance = 0;
+    const std::string padded = tall + std::string(1000, '\n');  // one byte per row is always allowed
+    t.check(parse_ok(padded, "rows up to the input size", o).rows == 1000, "rows up to the input size");
+    const sparse::csr wide = parse_ok("%%MatrixMarket matrix coordinate real general\n1 2147483647 1\n1 2147483647 2\n",
+                                      "2^31 - 1 columns cost nothing");
+    t.check(wide.cols == 2147483647 && at(wide, 0, 2147483646) == 2, "2^31 - 1 columns");
+}
+
+/// Temporary files for read_matrix_market, removed at the end.
+struct temp_dir {
+    std::filesystem::path path;
+    temp_dir()
+    {
+        path = std::filesystem::temp_directory_path() /
+               ("tcore-mtx-test-" + std::to_string(static_cast<long long>(::getpid())));
+        std::filesystem::create_directories(path);
+    }
+    ~temp_dir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    std::string write(const char* name, const std::string& text) const
+    {
+        const std::string p = (path / name).string();
+        std::ofstream(p, std::ios::binary) << text;
+        return p;
+    }
+};
+
+/// Reads `path`; expects tcore::error whose message contains every needle.
+void read_bad(const std::string& path, std::initializer_list<const char*> needles, const char* what)
+{
+    try {
+        io::read_matrix_market(path);
+        t.check(false, "%s: no error thrown", what);
+    } catch (const tcore::error& e) {
+        const std::string msg = e.what();
+        for (const char* needle : needles)
+            t.check(msg.find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, msg.c_str(), needle);
+    } catch (const std::exception& e) {
+        t.check(false, "%s: wrong exception type: %s", what, e.what());
+    }
+}
+
+/// Paths that are not regular files, and regular files through read_matrix_market.
+void file_kinds()
+{
+    const temp_dir dir;
+    read_bad(dir.path.string(), {"is a directory", "needs a regular file"}, "a directory");
+    const std::string fifo = (dir.path / "fifo.mtx").string();
+    if (::mkfifo(fifo.c_str(), 0600) == 0)
+        read_bad(fifo, {"fifo.mtx: is a FIFO or pipe", "needs a regular file"}, "a FIFO (must not block)");
+    else
+        t.skip("mkfifo failed: the FIFO case did not run");
+    if (std::filesystem::exists("/dev/null")) read_bad("/dev/null", {"character device"}, "/dev/null");
+    const std::string huge = dir.write("huge.mtx", "%%MatrixMarket matrix coordinate real general\n"
+                                                   "2147483647 2147483647 1\n1 1 1\n");
+    t.check(std::filesystem::file_size(huge) < 80, "huge.mtx is a file of under 80 bytes");
+    read_bad(huge, {"huge.mtx:2:", "2147483647 rows", "row_allowance"}, "a tiny file declaring 2^31 - 1 rows");
+    const std::string good = dir.write("good.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 2\n3 1 -1\n");
+    std::error_code ec;
+    std::filesystem::create_symlink(good, dir.path / "link.mtx", ec);
+    for (const std::string& path : {good, (dir.path / "link.mtx").string()}) {
+        if (ec && path != good) continue;
+        try {
+            const sparse::csr a = io::read_matrix_market(path);
+            t.check(a.nnz() == 3 && at(a, 0, 2) == -1 && at(a, 2, 0) == -1, "%s: read", path.c_str());
+        } catch (const std::exception& e) {
+            t.check(false, "%s: %s", path.c_str(), e.what());
+        }
+    }
+    read_bad(dir.write("empty.mtx", ""), {"empty.mtx:1: empty file"}, "an empty file");
+    read_bad(dir.write("bad.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1\n"),
+             {"bad.mtx:3: column index 3 out of range"}, "file name and line in messages");
+}
+
+/// Random matrices through both entry paths against sparse::from_triplets:
+/// unsorted rows, duplicates summed in file order, symmetric expansion,
+/// enough entries for several row blocks.
+void against_triplets()
+{
+    tcore::test::rng gen(7);
+    for (const int symmetric : {0, 1})
+        for (const int careful : {0, 1}) {
+            const int n = 5000, count = 120000;
+            std::string text = std::string("%%MatrixMarket matrix coordinate real ") +
+                               (symmetric ? "symmetric" : "general") + "\n% random\n" + std::to_string(n) + " " +
+                               std::to_string(n) + " " + std::to_string(count) + "\n";
+            std::vector<sparse::triplet> ref;
+            char buf[96];
+            for (int k = 0; k < count; ++k) {
+                int i = static_cast<int>(gen.next() % n), j = static_cast<int>(gen.next() % (k % 7 == 0 ? 40 : n));
+                if (symmetric && j > i) std::swap(i, j);
+                const double v = gen.uniform(-1.0, 1.0);
+                // The careful path takes '+' signs, tabs and Fortran exponents; the fast one plain lines.
+                const int len = careful ? std::snprintf(buf, sizeof buf, "\t+%d %d  %+.17e \r\n", i + 1, j + 1, v)
+                                        : std::snprintf(buf, sizeof buf, "%d %d %.17g\n", i + 1, j + 1, v);
+                text.append(buf, static_cast<std::size_t>(len));
+                if (k % 1000 == 0) text += "% comment\n\n";
+                ref.push_back({i, j, v});
+                if (symmetric && i != j) ref.push_back({j, i, v});
+            }
+            const sparse::csr want = sparse::from_triplets(n, n, ref);
+            const sparse::csr got = parse_ok(text, "random matrix");
+            bool same = sparse::structure_difference(want, got).empty() && want.values.size() == got.values.size();
+            for (std::size_t k = 0; same && k < want.values.size(); ++k)
+                same = std::memcmp(&want.values[k], &got.values[k], sizeof(double)) == 0;
+            t.check(same, "random %s matrix (%s path): same as from_triplets bit for bit",
+                    symmetric ? "symmetric" : "general", careful ? "careful" : "fast");
+        }
+}
+
 /// The fuzzing corpus (tests/fuzz): every file parses or throws tcore::error;
 /// parsed matrices are valid and survive write -> parse bit for bit.
 void fuzz_corpus()
@@ -362,6 +554,11 @@ int main()
     good_files();
     writer_round_trip();
     malformed_files();
+    upper_triangle_rejected();
+    number_ranges();
+    declared_size_limits();
+    file_kinds();
+    against_triplets();
     shipped_matrices();
     fuzz_corpus();
     return t.finish();

@@ -9,31 +9,62 @@
 // 64-bit; comment lines (%) and blank lines may appear anywhere after the
 // banner; keywords are case-insensitive; CRLF line ends are accepted.
 // Duplicate entries are summed, in file order. Explicit zeros are kept.
+// A symmetric, skew-symmetric or hermitian file stores the lower triangle
+// only (row >= column): an entry above the diagonal is an error, never
+// mirrored or summed with its transpose.
+//
+// Numbers: a value that underflows reads as the nearest double (a subnormal
+// or a signed zero, as strtod gives); one beyond the largest double (1e400)
+// is an error. Integers in value fields that do not fit 64 bits read as the
+// nearest double; index fields must be integers in range.
 //
 // Every problem - bad banner, bad size line, wrong field count, an index out
-// of range, a non-numeric or out-of-range number, too many or too few
-// entries, a truncated file - throws tcore::error "<name>:<line>: <what>".
-// A matrix is returned complete or not at all. Memory is reserved from the
-// data actually present, never from the declared count alone, and
-// mm_options bounds the dimensions and entries (the fuzzer uses that).
+// of range, a non-numeric or out-of-range number, an entry above the diagonal
+// of a symmetric file, too many or too few entries, a truncated file - throws
+// tcore::error "<name>:<line>: <what>". A matrix is returned complete or not
+// at all. Memory is reserved from the data actually present, never from the
+// declared count alone: the entry arrays hold at most one entry per
+// 2 * fields bytes of input, and the row pointer array (rows + 1 ints, needed
+// whatever the entry count) is bounded by mm_options::row_allowance (see
+// there). mm_options also bounds the dimensions and entries (the fuzzer uses
+// that).
+//
+// read_matrix_market reads regular files only: a directory, FIFO, pipe,
+// socket or device path throws tcore::error saying what the path is (read a
+// stream into memory and call parse_matrix_market instead). The parser walks
+// the text once with a fast path for plain entry lines (digits, blanks,
+// std::from_chars values) and hands every other line to the careful per-line
+// path that gives the messages, so both accept exactly the same input.
 #pragma once
 
 #include "../check.cuh"
 #include "../sparse/csr.hpp"
+#include "matrix_market_numbers.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <climits>
 #include <cstdint>
-#include <fstream>
-#include <iomanip>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define TCORE_MM_HAS_MMAP 1
+#else
+#define TCORE_MM_HAS_MMAP 0
+#endif
 
 namespace tcore::io {
 
@@ -47,6 +78,12 @@ struct mm_options {
     complex_mode complex = complex_mode::reject;
     long long max_dimension = INT_MAX;  ///< rows and columns at most this
     long long max_entries = INT_MAX;    ///< stored entries after symmetric expansion at most this
+    /// Rows accepted whatever the input size. The CSR row pointer array takes
+    /// rows + 1 ints even when the file holds no entry, so a file may declare
+    /// more rows than this only if it has at least one byte per row: a 78-byte
+    /// file cannot make the reader allocate gigabytes. Raise it to read a
+    /// matrix with more (mostly empty) rows than its file has bytes.
+    long long row_allowance = 1LL << 24;
 };
 
 /// The banner and size line of a Matrix Market file (keywords lower-cased).
@@ -56,91 +93,6 @@ struct mm_header {
 };
 
 namespace detail {
-
-inline std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-/// Splits a line into whitespace-separated tokens (at most `max` + 1, so
-/// that "too many fields" is still seen).
-inline int tokenize(std::string_view line, std::string_view* tok, int max)
-{
-    int n = 0;
-    std::size_t i = 0;
-    while (i < line.size()) {
-        while (i < line.size() && is_space(line[i])) ++i;
-        if (i == line.size()) break;
-        const std::size_t start = i;
-        while (i < line.size() && !is_space(line[i])) ++i;
-        if (n <= max) tok[n] = line.substr(start, i - start);
-        ++n;
-        if (n > max) break;
-    }
-    return n;
-}
-
-/// Shortens a token for an error message.
-inline std::string quote(std::string_view s)
-{
-    std::string q(s.substr(0, 40));
-    for (char& c : q)
-        if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
-    return "'" + q + (s.size() > 40 ? "...'" : "'");
-}
-
-/// A non-negative integer token (optional leading '+'); false if malformed or too large.
-inline bool parse_count(std::string_view s, long long& v)
-{
-    if (!s.empty() && s[0] == '+') s.remove_prefix(1);
-    if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
-/// A signed integer token; false if malformed or outside 64 bits.
-inline bool parse_integer(std::string_view s, long long& v)
-{
-    if (!s.empty() && s[0] == '+') {
-        s.remove_prefix(1);
-        if (!s.empty() && s[0] == '-') return false;
-    }
-    if (s.empty()) return false;
-    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
-/// A floating-point token (decimal or exponent form, nan, inf; Fortran 'D'
-/// exponents too). `range` is set when it is numeric but overflows a double.
-inline bool parse_real(std::string_view s, double& v, bool& range)
-{
-    range = false;
-    if (!s.empty() && s[0] == '+') {
-        s.remove_prefix(1);
-        if (!s.empty() && (s[0] == '-' || s[0] == '+')) return false;
-    }
-    if (s.empty()) return false;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
-    if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return true;
-    if (r.ec == std::errc::result_out_of_range && r.ptr == s.data() + s.size()) {
-        range = true;
-        return false;
-    }
-    if (s.size() < 64 && s.find_first_of("dD") != std::string_view::npos) {
-        char buf[64];
-        for (std::size_t i = 0; i < s.size(); ++i) buf[i] = (s[i] == 'd' || s[i] == 'D') ? 'e' : s[i];
-        const std::string_view t(buf, s.size());
-        if (t.find_first_of("nN") != std::string_view::npos) return false;  // "nd", "nad": not numbers
-        r = std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::general);
-        if (r.ec == std::errc() && r.ptr == t.data() + t.size()) return true;
-        range = r.ec == std::errc::result_out_of_range && r.ptr == t.data() + t.size();
-    }
-    return false;
-}
 
 /// Walks the lines of a text buffer, counting from 1.
 struct line_reader {
@@ -175,6 +127,328 @@ inline bool blank_or_comment(std::string_view line)
     return true;
 }
 
+/// What the header says about the entry lines.
+struct mm_body_form {
+    long long rows = 0, cols = 0;
+    int fields = 3;           ///< 2 (pattern), 3 (real, integer) or 4 (complex)
+    bool integer = false;     ///< the `integer` field
+    bool mirror = false;      ///< symmetric, skew-symmetric or hermitian
+    bool skew = false;
+    const char* symmetry = "";
+};
+
+/// One entry, 1-based as in the file.
+struct mm_entry {
+    long long i = 0, j = 0;
+    double v = 1.0;
+};
+
+/// The careful path: one line (no '\n', a final '\r' removed) with all
+/// messages. Returns false for a blank or comment line.
+inline bool mm_parse_line(std::string_view line, const mm_body_form& f, const std::string& name, long long number,
+                          mm_entry& e)
+{
+    if (blank_or_comment(line)) return false;
+    std::string_view tok[5];
+    const int fields = f.fields;
+    const char* layout = fields == 2 ? "row column" : fields == 3 ? "row column value" : "row column real imaginary";
+    const int n = tokenize(line, tok, fields);
+    if (n != fields)
+        throw_at(name, number, "entry has " + std::to_string(n) + (n > fields ? " or more" : "") + " fields, expected " +
+                                   std::to_string(fields) + " (" + layout + ")");
+    if (!parse_integer(tok[0], e.i)) throw_at(name, number, "row index " + quote(tok[0]) + " is not an integer");
+    if (!parse_integer(tok[1], e.j)) throw_at(name, number, "column index " + quote(tok[1]) + " is not an integer");
+    if (e.i < 1 || e.i > f.rows)
+        throw_at(name, number, "row index " + std::to_string(e.i) + " out of range [1, " + std::to_string(f.rows) + "]");
+    if (e.j < 1 || e.j > f.cols)
+        throw_at(name, number, "column index " + std::to_string(e.j) + " out of range [1, " + std::to_string(f.cols) + "]");
+    e.v = 1.0;
+    bool range = false;
+    if (f.integer) {
+        if (!parse_integer_value(tok[2], e.v, range))
+            throw_at(name, number, "value " + quote(tok[2]) + (range ? " is out of the range of a double" : " is not an integer"));
+    } else if (fields >= 3) {
+        if (!parse_real(tok[2], e.v, range))
+            throw_at(name, number, "value " + quote(tok[2]) + (range ? " is out of the range of a double" : " is not a number"));
+        if (fields == 4) {
+            double im = 0;
+            if (!parse_real(tok[3], im, range))
+                throw_at(name, number, "imaginary part " + quote(tok[3]) +
+                                           (range ? " is out of the range of a double" : " is not a number"));
+        }
+    }
+    return true;
+}
+
+/// The fast path: a plain entry line at `p` (blanks, 1-10 digit indices in
+/// range, a value std::from_chars reads whole, or a comment or blank line).
+/// Returns 0 to hand the line to mm_parse_line, 1 for an entry, 2 for a
+/// blank or comment line; on 1 and 2, `p` moves past the line's '\n'.
+inline int mm_fast_line(const char*& p, const char* end, const mm_body_form& f, mm_entry& e)
+{
+    const char* q = p;
+    while (q != end && (*q == ' ' || *q == '\t')) ++q;
+    if (q == end || *q == '\n') {
+        p = q == end ? q : q + 1;
+        return 2;
+    }
+    if (*q == '%') {
+        const void* nl = std::memchr(q, '\n', static_cast<std::size_t>(end - q));
+        p = nl ? static_cast<const char*>(nl) + 1 : end;
+        return 2;
+    }
+    if (f.fields == 4 || !scan_index(q, end, e.i) || e.i > f.rows || e.i < 1 || q == end || (*q != ' ' && *q != '\t'))
+        return 0;
+    while (q != end && (*q == ' ' || *q == '\t')) ++q;
+    if (!scan_index(q, end, e.j) || e.j > f.cols || e.j < 1) return 0;
+    if (f.fields == 3) {
+        if (q == end || (*q != ' ' && *q != '\t')) return 0;
+        while (q != end && (*q == ' ' || *q == '\t')) ++q;
+        if (f.integer) {
+            if (!scan_small_integer(q, end, e.v)) return 0;
+        } else {
+            const auto r = std::from_chars(q, end, e.v, std::chars_format::general);
+            if (r.ec != std::errc()) return 0;
+            q = r.ptr;
+        }
+    } else {
+        e.v = 1.0;
+    }
+    while (q != end && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
+    if (q != end) {
+        if (*q != '\n') return 0;
+        ++q;
+    }
+    p = q;
+    return 1;
+}
+
+/// The entries as read, in file order, 0-based, and the stored entries per
+/// block of 2^shift rows (a few thousand blocks: the counts stay in cache).
+struct mm_entry_lists {
+    std::vector<int> row, col;
+    std::vector<double> value;     ///< empty for `pattern` (all ones)
+    std::vector<int> block_count;  ///< entries after expansion per row block
+    int shift = 0;
+    bool row_order = true;         ///< rows never decrease in file order and nothing is mirrored
+
+    /// Blocks sized for about 16K of the `expected` entries, at most 4096 of them.
+    void plan(long long rows, long long expected)
+    {
+        const long long target = std::clamp<long long>(expected >> 14, 1, 4096);
+        shift = 0;
+        while (rows > 0 && ((rows - 1) >> shift) + 1 > target) ++shift;
+        block_count.assign(rows > 0 ? static_cast<std::size_t>(((rows - 1) >> shift) + 1) : 1, 0);
+    }
+    void add(long long r0, long long c0, bool mirror)
+    {
+        ++block_count[static_cast<std::size_t>(r0 >> shift)];
+        if (mirror && r0 != c0) ++block_count[static_cast<std::size_t>(c0 >> shift)];
+    }
+};
+
+/// CSR from the entry lists: mirrored entries added, each row sorted by
+/// column (stable: file order among equal columns) and duplicates summed in
+/// that order. `stored` is the entry count after expansion. Entries out of
+/// row order go through the row blocks first (a stable bucket pass), then
+/// into their rows block by block, so that the scattered writes and row
+/// counters of one block stay in cache.
+inline sparse::csr mm_build_csr(const mm_body_form& f, mm_entry_lists in, long long stored)
+{
+    const std::size_t count = in.row.size();
+    const std::size_t rows = static_cast<std::size_t>(f.rows);
+    const std::size_t total = static_cast<std::size_t>(stored);
+    const bool values = f.fields > 2;
+    sparse::csr a;
+    a.rows = static_cast<int>(f.rows);
+    a.cols = static_cast<int>(f.cols);
+    std::vector<int> ptr(rows + 1, 0);
+    int* col = nullptr;
+    double* val = nullptr;
+    if (in.row_order) {  // already in CSR order: count the rows, keep the arrays
+        for (std::size_t k = 0; k < count; ++k) ++ptr[static_cast<std::size_t>(in.row[k]) + 1];
+        for (std::size_t r = 0; r < rows; ++r) ptr[r + 1] += ptr[r];
+        a.col_idx = std::move(in.col);
+        if (values) a.values = std::move(in.value);
+        else a.values.assign(count, 1.0);
+        col = a.col_idx.data();
+        val = a.values.data();
+    } else {
+        const std::size_t blocks = in.block_count.size();
+        std::vector<int> next(blocks + 1, 0);
+        for (std::size_t b = 0; b < blocks; ++b) next[b + 1] = next[b] + in.block_count[b];
+        std::vector<int> brow(total), bcol(total);
+        std::vector<double> bval(values ? total : 0);
+        const int shift = in.shift;
+        const auto bucket = [&](int r, int c, double v) {
+            const std::size_t at = static_cast<std::size_t>(next[static_cast<std::size_t>(r) >> shift]++);
+            brow[at] = r;
+            bcol[at] = c;
+            if (values) bval[at] = v;
+        };
+        for (std::size_t k = 0; k < count; ++k) {
+            const int r = in.row[k], c = in.col[k];
+            const double v = values ? in.value[k] : 1.0;
+            bucket(r, c, v);
+            if (f.mirror && r != c) bucket(c, r, f.skew ? -v : v);
+        }
+        in = mm_entry_lists{};
+        a.col_idx.resize(total);
+        a.values.resize(total);
+        col = a.col_idx.data();
+        val = a.values.data();
+        // next[b] is now block b's end, next[b - 1] its start.
+        std::size_t begin = 0;
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const std::size_t end = static_cast<std::size_t>(next[b]);
+            const std::size_t r0 = b << shift, r1 = std::min(rows, (b + 1) << shift);
+            for (std::size_t k = begin; k < end; ++k) ++ptr[static_cast<std::size_t>(brow[k]) + 1];
+            int start = static_cast<int>(begin);  // ptr[r + 1] becomes row r's start, then its end
+            for (std::size_t r = r0; r < r1; ++r) {
+                const int n = ptr[r + 1];
+                ptr[r + 1] = start;
+                start += n;
+            }
+            for (std::size_t k = begin; k < end; ++k) {
+                const int at = ptr[static_cast<std::size_t>(brow[k]) + 1]++;
+                col[at] = bcol[k];
+                val[at] = values ? bval[k] : 1.0;
+            }
+            begin = end;
+        }
+    }
+    bool sorted_unique = true;
+    for (std::size_t r = 0; r < rows && sorted_unique; ++r)
+        for (int p = ptr[r] + 1; p < ptr[r + 1]; ++p)
+            if (col[p] <= col[p - 1]) {
+                sorted_unique = false;
+                break;
+            }
+    if (!sorted_unique) {
+        std::vector<std::pair<int, double>> row;
+        int write = 0, begin = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            const int end = ptr[r + 1], start = write;
+            bool sorted = true;
+            for (int p = begin + 1; p < end && sorted; ++p) sorted = col[p] >= col[p - 1];
+            if (!sorted) {
+                row.clear();
+                for (int p = begin; p < end; ++p) row.emplace_back(col[p], val[p]);
+                std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+                for (int p = begin; p < end; ++p) {
+                    col[p] = row[static_cast<std::size_t>(p - begin)].first;
+                    val[p] = row[static_cast<std::size_t>(p - begin)].second;
+                }
+            }
+            for (int p = begin; p < end; ++p) {
+                if (write > start && col[write - 1] == col[p]) {
+                    val[write - 1] += val[p];
+                } else {
+                    col[write] = col[p];
+                    val[write] = val[p];
+                    ++write;
+                }
+            }
+            ptr[r] = start;
+            begin = end;
+        }
+        ptr[rows] = write;
+        a.col_idx.resize(static_cast<std::size_t>(write));
+        a.values.resize(static_cast<std::size_t>(write));
+    }
+    a.row_ptr = std::move(ptr);
+    return a;
+}
+
+/// The bytes of a regular file: mapped read-only where POSIX mmap is there
+/// (no copy; the file must not shrink while it is read), else read whole.
+class mm_file_bytes {
+public:
+    explicit mm_file_bytes(const std::string& path)
+    {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        const fs::file_status st = fs::status(path, ec);
+        if (st.type() == fs::file_type::not_found || (ec && st.type() == fs::file_type::none))
+            throw error(path + ": cannot open the file" + (ec ? " (" + ec.message() + ")" : std::string()));
+        const char* what = nullptr;
+        switch (st.type()) {
+        case fs::file_type::regular: break;
+        case fs::file_type::directory: what = "a directory"; break;
+        case fs::file_type::fifo: what = "a FIFO or pipe"; break;
+        case fs::file_type::socket: what = "a socket"; break;
+        case fs::file_type::character: what = "a character device"; break;
+        case fs::file_type::block: what = "a block device"; break;
+        default: what = "not a regular file"; break;
+        }
+        if (what)
+            throw error(path + ": is " + std::string(what) +
+                        "; read_matrix_market needs a regular file (read a stream into memory and call "
+                        "parse_matrix_market)");
+#if TCORE_MM_HAS_MMAP
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw error(path + ": cannot open the file (" + std::strerror(errno) + ")");
+        struct stat info {};
+        if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+            ::close(fd);
+            throw error(path + ": is not a regular file; read_matrix_market needs a regular file");
+        }
+        size_ = static_cast<std::size_t>(info.st_size);
+        if (size_ > 0) {
+#ifdef MAP_POPULATE
+            const int flags = MAP_PRIVATE | MAP_POPULATE;  // map every page now, not fault by fault
+#else
+            const int flags = MAP_PRIVATE;
+#endif
+            void* m = ::mmap(nullptr, size_, PROT_READ, flags, fd, 0);
+            if (m != MAP_FAILED) {
+                map_ = m;
+                data_ = static_cast<const char*>(m);
+                ::madvise(m, size_, MADV_SEQUENTIAL);
+            }
+        }
+        ::close(fd);
+        if (map_ || size_ == 0) return;
+#endif
+        read_whole(path);
+    }
+    ~mm_file_bytes()
+    {
+#if TCORE_MM_HAS_MMAP
+        if (map_) ::munmap(map_, size_);
+#endif
+    }
+    mm_file_bytes(const mm_file_bytes&) = delete;
+    mm_file_bytes& operator=(const mm_file_bytes&) = delete;
+    std::string_view view() const { return {data_ ? data_ : "", size_}; }
+
+private:
+    void read_whole(const std::string& path)
+    {
+        std::FILE* file = std::fopen(path.c_str(), "rb");
+        if (!file) throw error(path + ": cannot open the file");
+        std::size_t got = 0, capacity = 1 << 20;
+        buffer_.reset(new char[capacity]);
+        for (;;) {
+            got += std::fread(buffer_.get() + got, 1, capacity - got, file);
+            if (got < capacity) break;
+            std::unique_ptr<char[]> bigger(new char[capacity * 2]);
+            std::memcpy(bigger.get(), buffer_.get(), got);
+            buffer_ = std::move(bigger);
+            capacity *= 2;
+        }
+        const bool failed = std::ferror(file) != 0;
+        std::fclose(file);
+        if (failed) throw error(path + ": read error");
+        data_ = buffer_.get();
+        size_ = got;
+    }
+    std::unique_ptr<char[]> buffer_;
+    const char* data_ = nullptr;
+    std::size_t size_ = 0;
+    void* map_ = nullptr;
+};
+
 }  // namespace detail
 
 /// Parses Matrix Market text held in memory; `name` prefixes error messages.
@@ -194,7 +468,7 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
             throw_at(name, 1, "missing banner: the first line must start with '%%MatrixMarket'");
         if (n != 5)
             throw_at(name, 1, "banner has " + std::to_string(n - 1) +
-                        " keywords, expected 4: matrix coordinate <field> <symmetry>");
+                                  " keywords, expected 4: matrix coordinate <field> <symmetry>");
     }
     const long long max_dimension = std::min<long long>(opts.max_dimension, INT_MAX);
     const long long max_entries = std::min<long long>(opts.max_entries, INT_MAX);
@@ -218,8 +492,12 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
     if (h.symmetry == "hermitian" && !is_complex) throw_at(name, 1, "'hermitian' symmetry needs the complex field");
     if (h.symmetry == "skew-symmetric" && h.field == "pattern")
         throw_at(name, 1, "'pattern' matrices cannot be skew-symmetric");
-    const bool mirror = h.symmetry != "general";
-    const bool skew = h.symmetry == "skew-symmetric";
+    mm_body_form form;
+    form.mirror = h.symmetry != "general";
+    form.skew = h.symmetry == "skew-symmetric";
+    form.symmetry = form.skew ? "skew-symmetric" : h.symmetry == "hermitian" ? "hermitian" : "symmetric";
+    form.fields = h.field == "pattern" ? 2 : is_complex ? 4 : 3;
+    form.integer = h.field == "integer";
 
     // -- size line ---------------------------------------------------------------
     for (;;) {
@@ -241,91 +519,92 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
         h.entries = v[2];
     }
     if (h.rows > max_dimension || h.cols > max_dimension)
-        throw_at(name, size_line, "dimensions " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " exceed the limit " +
-                            std::to_string(max_dimension) + " (32-bit indices)");
-    if (mirror && h.rows != h.cols)
+        throw_at(name, size_line, "dimensions " + std::to_string(h.rows) + " x " + std::to_string(h.cols) +
+                                      " exceed the limit " + std::to_string(max_dimension) + " (32-bit indices)");
+    if (form.mirror && h.rows != h.cols)
         throw_at(name, size_line, h.symmetry + " matrix must be square, not " + std::to_string(h.rows) + " x " +
-                            std::to_string(h.cols));
+                                      std::to_string(h.cols));
     if (h.entries > max_entries)
         throw_at(name, size_line, std::to_string(h.entries) + " entries exceed the limit " + std::to_string(max_entries));
+    const long long row_limit = std::max<long long>(opts.row_allowance, static_cast<long long>(text.size()));
+    if (h.rows > row_limit)
+        throw_at(name, size_line, std::to_string(h.rows) + " rows need a row pointer array of " +
+                                      std::to_string((h.rows + 1) * static_cast<long long>(sizeof(int))) +
+                                      " bytes but the input has only " + std::to_string(text.size()) +
+                                      " bytes: the row limit is max(mm_options::row_allowance = " +
+                                      std::to_string(opts.row_allowance) +
+                                      ", input bytes); raise mm_options::row_allowance to read this file");
     if (header_out) *header_out = h;
+    form.rows = h.rows;
+    form.cols = h.cols;
 
     // -- entries -----------------------------------------------------------------
-    const int fields = h.field == "pattern" ? 2 : is_complex ? 4 : 3;
-    const char* layout = fields == 2 ? "row column" : fields == 3 ? "row column value" : "row column real imaginary";
-    std::vector<sparse::triplet> entries;
+    mm_entry_lists lists;
     {
-        // Every entry line has at least 4 bytes ("1 1\n"): never reserve past the data.
-        const long long present = static_cast<long long>((text.size() - in.pos) / 4 + 1);
-        const long long guess = std::min(h.entries, present) * (mirror ? 2 : 1);
-        entries.reserve(static_cast<std::size_t>(std::min<long long>(guess, max_entries)));
+        // Every entry line has at least 2 bytes per field ("1 1\n"; the last
+        // line may lack its '\n'): never reserve past the data.
+        const long long present = static_cast<long long>((text.size() - in.pos + 1) / (2 * form.fields));
+        const std::size_t guess = static_cast<std::size_t>(std::min(h.entries, present));
+        lists.row.reserve(guess);
+        lists.col.reserve(guess);
+        if (form.fields > 2) lists.value.reserve(guess);
+        lists.plan(h.rows, static_cast<long long>(guess) * (form.mirror ? 2 : 1));
+        lists.row_order = !form.mirror;
     }
-    long long read = 0;
+    const char* p = text.data() + in.pos;
+    const char* const end = text.data() + text.size();
+    long long number = in.number, read = 0, stored = 0;
+    mm_entry e;
     while (read < h.entries) {
-        if (!in.next(line))
-            throw_at(name, in.number + 1, "file ends after " + std::to_string(read) + " of " + std::to_string(h.entries) +
-                                    " entries");
-        if (blank_or_comment(line)) continue;
-        const int n = tokenize(line, tok, fields);
-        if (n != fields)
-            throw_at(name, in.number, "entry has " + std::to_string(n) + (n > fields ? " or more" : "") + " fields, expected " +
-                                std::to_string(fields) + " (" + layout + ")");
-        long long i = 0, j = 0;
-        if (!parse_integer(tok[0], i)) throw_at(name, in.number, "row index " + quote(tok[0]) + " is not an integer");
-        if (!parse_integer(tok[1], j)) throw_at(name, in.number, "column index " + quote(tok[1]) + " is not an integer");
-        if (i < 1 || i > h.rows)
-            throw_at(name, in.number, "row index " + std::to_string(i) + " out of range [1, " + std::to_string(h.rows) + "]");
-        if (j < 1 || j > h.cols)
-            throw_at(name, in.number, "column index " + std::to_string(j) + " out of range [1, " + std::to_string(h.cols) + "]");
-        double v = 1.0;
-        if (h.field == "integer") {
-            long long iv = 0;
-            if (!parse_integer(tok[2], iv)) throw_at(name, in.number, "value " + quote(tok[2]) + " is not an integer");
-            v = static_cast<double>(iv);
-        } else if (fields >= 3) {
-            bool range = false;
-            if (!parse_real(tok[2], v, range))
-                throw_at(name, in.number, "value " + quote(tok[2]) + (range ? " is out of the range of a double" : " is not a number"));
-            if (is_complex) {
-                double im = 0;
-                if (!parse_real(tok[3], im, range))
-                    throw_at(name, in.number, "imaginary part " + quote(tok[3]) +
-                                        (range ? " is out of the range of a double" : " is not a number"));
-            }
+        if (p == end)
+            throw_at(name, number + 1, "file ends after " + std::to_string(read) + " of " + std::to_string(h.entries) +
+                                           " entries");
+        ++number;
+        const int kind = mm_fast_line(p, end, form, e);
+        if (kind == 2) continue;
+        if (kind == 0) {
+            const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+            const char* stop = nl ? static_cast<const char*>(nl) : end;
+            std::string_view l(p, static_cast<std::size_t>(stop - p));
+            if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+            p = nl ? stop + 1 : end;
+            if (!mm_parse_line(l, form, name, number, e)) continue;
         }
-        const int r = static_cast<int>(i - 1), c = static_cast<int>(j - 1);
-        if (skew && r == c && v != 0.0)
-            throw_at(name, in.number, "skew-symmetric matrix has a nonzero diagonal entry at (" + std::to_string(i) + ", " +
-                                std::to_string(j) + ")");
-        if (static_cast<long long>(entries.size()) + (mirror && r != c ? 2 : 1) > max_entries)
-            throw_at(name, in.number, "more than " + std::to_string(max_entries) + " stored entries after expansion");
-        entries.push_back({r, c, v});
-        if (mirror && r != c) entries.push_back({c, r, skew ? -v : v});
+        if (form.mirror && e.j > e.i)
+            throw_at(name, number, "entry (" + std::to_string(e.i) + ", " + std::to_string(e.j) +
+                                       ") lies above the diagonal: a " + form.symmetry +
+                                       " file stores the lower triangle only (row >= column)");
+        if (form.skew && e.i == e.j && e.v != 0.0)
+            throw_at(name, number, "skew-symmetric matrix has a nonzero diagonal entry at (" + std::to_string(e.i) + ", " +
+                                       std::to_string(e.j) + ")");
+        stored += form.mirror && e.i != e.j ? 2 : 1;
+        if (stored > max_entries)
+            throw_at(name, number, "more than " + std::to_string(max_entries) + " stored entries after expansion");
+        lists.add(e.i - 1, e.j - 1, form.mirror);
+        if (!lists.row.empty() && lists.row.back() > e.i - 1) lists.row_order = false;
+        lists.row.push_back(static_cast<int>(e.i - 1));
+        lists.col.push_back(static_cast<int>(e.j - 1));
+        if (form.fields > 2) lists.value.push_back(e.v);
         ++read;
     }
+    in.pos = static_cast<std::size_t>(p - text.data());
+    in.number = number;
     while (in.next(line))
         if (!blank_or_comment(line))
             throw_at(name, in.number, "more entries than the " + std::to_string(h.entries) + " the size line declares");
-    return sparse::from_triplets(static_cast<int>(h.rows), static_cast<int>(h.cols), entries);
+    return mm_build_csr(form, std::move(lists), stored);
 }
 
-/// Reads a Matrix Market file (see parse_matrix_market).
+/// Reads a Matrix Market file (see parse_matrix_market). The path must name
+/// a regular file (a symbolic link to one is fine).
 inline sparse::csr read_matrix_market(const std::string& path, const mm_options& opts = {},
                                       mm_header* header_out = nullptr)
 {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw error(path + ": cannot open the file");
-    std::string text;
-    f.seekg(0, std::ios::end);
-    const std::streamoff size = f.tellg();
-    if (size < 0) throw error(path + ": cannot read the file size");
-    text.resize(static_cast<std::size_t>(size));
-    f.seekg(0, std::ios::beg);
-    if (size > 0 && !f.read(text.data(), size)) throw error(path + ": read error");
-    return parse_matrix_market(text, opts, path, header_out);
+    const detail::mm_file_bytes file(path);
+    return parse_matrix_market(file.view(), opts, path, header_out);
 }
 
-/// Writes `a` as `coordinate real general` with 17 significant digits (exact round trip).
+/// Writes `a` as `coordinate real general` in the shortest form that reads back exactly.
 inline void write_matrix_market(std::ostream& out, const sparse::csr& a)
 {
     sparse::validate(a, "tcore::io::write_matrix_market", false);
