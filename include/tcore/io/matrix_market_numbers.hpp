@@ -183,10 +183,11 @@ inline bool scan_small_integer(const char*& p, const char* end, double& v)
     const bool negative = q != end && *q == '-';
     if (negative) ++q;
     const char* const start = q;
-    long long x = 0;
-    while (q != end && is_digit(*q) && q - start < 19) x = x * 10 + (*q++ - '0');
+    unsigned long long x = 0;  // 19 digits at most here: below 2^64
+    while (q != end && is_digit(*q) && q - start < 19) x = x * 10 + static_cast<unsigned>(*q++ - '0');
     if (q == start || q - start > 18) return false;
-    v = static_cast<double>(negative ? -x : x);
+    const long long s = static_cast<long long>(x);  // below 10^18
+    v = static_cast<double>(negative ? -s : s);
     p = q;
     return true;
 }
