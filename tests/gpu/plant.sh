@@ -13,7 +13,8 @@
 # the exit status is non-zero if any row is not ok.
 #
 # GPU tests need a GPU; --host-only runs the host rows alone. Quick sizes
-# (TCORE_TEST_QUICK=1) unless QUICK=0.
+# (TCORE_TEST_QUICK=1) unless QUICK=0. ONLY="gpu_test_scan gpu_test_gemm"
+# keeps the rows of those tests, PLANTS="drop_term nan_result" those plants.
 #
 # Usage: tests/gpu/plant.sh [--host-only] [--no-baseline] [BUILD_DIR]
 #        (default BUILD_DIR: build-gpu; run from anywhere, tests run from
@@ -88,8 +89,12 @@ run() {
 }
 for pair in "${pairs[@]}"; do
   test=${pair%%:*}
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $test "* ]]; then continue; fi
   [ $baseline -eq 1 ] && run "$test" -
-  for plant in ${pair#*:}; do run "$test" "$plant"; done
+  for plant in ${pair#*:}; do
+    if [ -n "${PLANTS:-}" ] && [[ " $PLANTS " != *" $plant "* ]]; then continue; fi
+    run "$test" "$plant"
+  done
 done
 
 printf '%-16s %-26s %5s  %s\n' "plant" "test" "exit" "ok"
