@@ -39,6 +39,7 @@
 
 #include "../check.cuh"
 #include "../sparse/csr.hpp"
+#include "matrix_market_build.hpp"
 #include "matrix_market_numbers.hpp"
 
 #include <algorithm>
@@ -127,16 +128,6 @@ inline bool blank_or_comment(std::string_view line)
     return true;
 }
 
-/// What the header says about the entry lines.
-struct mm_body_form {
-    long long rows = 0, cols = 0;
-    int fields = 3;           ///< 2 (pattern), 3 (real, integer) or 4 (complex)
-    bool integer = false;     ///< the `integer` field
-    bool mirror = false;      ///< symmetric, skew-symmetric or hermitian
-    bool skew = false;
-    const char* symmetry = "";
-};
-
 /// One entry, 1-based as in the file.
 struct mm_entry {
     long long i = 0, j = 0;
@@ -221,143 +212,6 @@ inline int mm_fast_line(const char*& p, const char* end, const mm_body_form& f, 
     }
     p = q;
     return 1;
-}
-
-/// The entries as read, in file order, 0-based, and the stored entries per
-/// block of 2^shift rows (a few thousand blocks: the counts stay in cache).
-struct mm_entry_lists {
-    std::vector<int> row, col;
-    std::vector<double> value;     ///< empty for `pattern` (all ones)
-    std::vector<int> block_count;  ///< entries after expansion per row block
-    int shift = 0;
-    bool row_order = true;         ///< rows never decrease in file order and nothing is mirrored
-
-    /// Blocks sized for about 16K of the `expected` entries, at most 4096 of them.
-    void plan(long long rows, long long expected)
-    {
-        const long long target = std::clamp<long long>(expected >> 14, 1, 4096);
-        shift = 0;
-        while (rows > 0 && ((rows - 1) >> shift) + 1 > target) ++shift;
-        block_count.assign(rows > 0 ? static_cast<std::size_t>(((rows - 1) >> shift) + 1) : 1, 0);
-    }
-    void add(long long r0, long long c0, bool mirror)
-    {
-        ++block_count[static_cast<std::size_t>(r0 >> shift)];
-        if (mirror && r0 != c0) ++block_count[static_cast<std::size_t>(c0 >> shift)];
-    }
-};
-
-/// CSR from the entry lists: mirrored entries added, each row sorted by
-/// column (stable: file order among equal columns) and duplicates summed in
-/// that order. `stored` is the entry count after expansion. Entries out of
-/// row order go through the row blocks first (a stable bucket pass), then
-/// into their rows block by block, so that the scattered writes and row
-/// counters of one block stay in cache.
-inline sparse::csr mm_build_csr(const mm_body_form& f, mm_entry_lists in, long long stored)
-{
-    const std::size_t count = in.row.size();
-    const std::size_t rows = static_cast<std::size_t>(f.rows);
-    const std::size_t total = static_cast<std::size_t>(stored);
-    const bool values = f.fields > 2;
-    sparse::csr a;
-    a.rows = static_cast<int>(f.rows);
-    a.cols = static_cast<int>(f.cols);
-    std::vector<int> ptr(rows + 1, 0);
-    int* col = nullptr;
-    double* val = nullptr;
-    if (in.row_order) {  // already in CSR order: count the rows, keep the arrays
-        for (std::size_t k = 0; k < count; ++k) ++ptr[static_cast<std::size_t>(in.row[k]) + 1];
-        for (std::size_t r = 0; r < rows; ++r) ptr[r + 1] += ptr[r];
-        a.col_idx = std::move(in.col);
-        if (values) a.values = std::move(in.value);
-        else a.values.assign(count, 1.0);
-        col = a.col_idx.data();
-        val = a.values.data();
-    } else {
-        const std::size_t blocks = in.block_count.size();
-        std::vector<int> next(blocks + 1, 0);
-        for (std::size_t b = 0; b < blocks; ++b) next[b + 1] = next[b] + in.block_count[b];
-        std::vector<int> brow(total), bcol(total);
-        std::vector<double> bval(values ? total : 0);
-        const int shift = in.shift;
-        const auto bucket = [&](int r, int c, double v) {
-            const std::size_t at = static_cast<std::size_t>(next[static_cast<std::size_t>(r) >> shift]++);
-            brow[at] = r;
-            bcol[at] = c;
-            if (values) bval[at] = v;
-        };
-        for (std::size_t k = 0; k < count; ++k) {
-            const int r = in.row[k], c = in.col[k];
-            const double v = values ? in.value[k] : 1.0;
-            bucket(r, c, v);
-            if (f.mirror && r != c) bucket(c, r, f.skew ? -v : v);
-        }
-        in = mm_entry_lists{};
-        a.col_idx.resize(total);
-        a.values.resize(total);
-        col = a.col_idx.data();
-        val = a.values.data();
-        // next[b] is now block b's end, next[b - 1] its start.
-        std::size_t begin = 0;
-        for (std::size_t b = 0; b < blocks; ++b) {
-            const std::size_t end = static_cast<std::size_t>(next[b]);
-            const std::size_t r0 = b << shift, r1 = std::min(rows, (b + 1) << shift);
-            for (std::size_t k = begin; k < end; ++k) ++ptr[static_cast<std::size_t>(brow[k]) + 1];
-            int start = static_cast<int>(begin);  // ptr[r + 1] becomes row r's start, then its end
-            for (std::size_t r = r0; r < r1; ++r) {
-                const int n = ptr[r + 1];
-                ptr[r + 1] = start;
-                start += n;
-            }
-            for (std::size_t k = begin; k < end; ++k) {
-                const int at = ptr[static_cast<std::size_t>(brow[k]) + 1]++;
-                col[at] = bcol[k];
-                val[at] = values ? bval[k] : 1.0;
-            }
-            begin = end;
-        }
-    }
-    bool sorted_unique = true;
-    for (std::size_t r = 0; r < rows && sorted_unique; ++r)
-        for (int p = ptr[r] + 1; p < ptr[r + 1]; ++p)
-            if (col[p] <= col[p - 1]) {
-                sorted_unique = false;
-                break;
-            }
-    if (!sorted_unique) {
-        std::vector<std::pair<int, double>> row;
-        int write = 0, begin = 0;
-        for (std::size_t r = 0; r < rows; ++r) {
-            const int end = ptr[r + 1], start = write;
-            bool sorted = true;
-            for (int p = begin + 1; p < end && sorted; ++p) sorted = col[p] >= col[p - 1];
-            if (!sorted) {
-                row.clear();
-                for (int p = begin; p < end; ++p) row.emplace_back(col[p], val[p]);
-                std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-                for (int p = begin; p < end; ++p) {
-                    col[p] = row[static_cast<std::size_t>(p - begin)].first;
-                    val[p] = row[static_cast<std::size_t>(p - begin)].second;
-                }
-            }
-            for (int p = begin; p < end; ++p) {
-                if (write > start && col[write - 1] == col[p]) {
-                    val[write - 1] += val[p];
-                } else {
-                    col[write] = col[p];
-                    val[write] = val[p];
-                    ++write;
-                }
-            }
-            ptr[r] = start;
-            begin = end;
-        }
-        ptr[rows] = write;
-        a.col_idx.resize(static_cast<std::size_t>(write));
-        a.values.resize(static_cast<std::size_t>(write));
-    }
-    a.row_ptr = std::move(ptr);
-    return a;
 }
 
 /// The bytes of a regular file: mapped read-only where POSIX mmap is there
@@ -539,17 +393,12 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
     form.cols = h.cols;
 
     // -- entries -----------------------------------------------------------------
-    mm_entry_lists lists;
+    mm_row_blocks lists;
     {
         // Every entry line has at least 2 bytes per field ("1 1\n"; the last
         // line may lack its '\n'): never reserve past the data.
         const long long present = static_cast<long long>((text.size() - in.pos + 1) / (2 * form.fields));
-        const std::size_t guess = static_cast<std::size_t>(std::min(h.entries, present));
-        lists.row.reserve(guess);
-        lists.col.reserve(guess);
-        if (form.fields > 2) lists.value.reserve(guess);
-        lists.plan(h.rows, static_cast<long long>(guess) * (form.mirror ? 2 : 1));
-        lists.row_order = !form.mirror;
+        lists.plan(h.rows, std::min(h.entries, present) * (form.mirror ? 2 : 1));
     }
     const char* p = text.data() + in.pos;
     const char* const end = text.data() + text.size();
@@ -580,11 +429,9 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
         stored += form.mirror && e.i != e.j ? 2 : 1;
         if (stored > max_entries)
             throw_at(name, number, "more than " + std::to_string(max_entries) + " stored entries after expansion");
-        lists.add(e.i - 1, e.j - 1, form.mirror);
-        if (!lists.row.empty() && lists.row.back() > e.i - 1) lists.row_order = false;
-        lists.row.push_back(static_cast<int>(e.i - 1));
-        lists.col.push_back(static_cast<int>(e.j - 1));
-        if (form.fields > 2) lists.value.push_back(e.v);
+        const int r = static_cast<int>(e.i - 1), c = static_cast<int>(e.j - 1);
+        lists.add(r, c, e.v);
+        if (form.mirror && r != c) lists.add(c, r, form.skew ? -e.v : e.v);
         ++read;
     }
     in.pos = static_cast<std::size_t>(p - text.data());
@@ -592,7 +439,7 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
     while (in.next(line))
         if (!blank_or_comment(line))
             throw_at(name, in.number, "more entries than the " + std::to_string(h.entries) + " the size line declares");
-    return mm_build_csr(form, std::move(lists), stored);
+    return mm_build_csr(form, lists, stored);
 }
 
 /// Reads a Matrix Market file (see parse_matrix_market). The path must name

@@ -1,0 +1,171 @@
+// tcore/io/matrix_market_build.hpp - the CSR build of the Matrix Market
+// reader (tcore/io/matrix_market.hpp); internals, host only.
+//
+// Entries arrive in file order, already expanded (a mirrored entry right
+// after its original), and are kept per block of 2^shift rows in chains of
+// 4 KiB chunks from one pool whose size follows from the input size (never
+// from a declared count). The CSR is then built block by block - row
+// counts, row starts, a stable scatter - so that the scattered writes and
+// counters of one block stay in cache. Rows come out sorted by column with
+// duplicates summed left to right in file order, as sparse::from_triplets
+// gives.
+#pragma once
+
+#include "../sparse/csr.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace tcore::io::detail {
+
+/// What the header says about the entry lines.
+struct mm_body_form {
+    long long rows = 0, cols = 0;
+    int fields = 3;           ///< 2 (pattern), 3 (real, integer) or 4 (complex)
+    bool integer = false;     ///< the `integer` field
+    bool mirror = false;      ///< symmetric, skew-symmetric or hermitian
+    bool skew = false;
+    const char* symmetry = "";
+};
+
+/// One entry after expansion, 0-based.
+struct mm_slot {
+    int row, col;
+    double value;
+};
+
+/// The entries, after symmetric expansion, kept in file order per block of
+/// 2^shift rows (a few thousand blocks of ~16K entries): each block is a
+/// chain of fixed-size chunks carved from one pool sized from the data
+/// present, so that building the CSR rows of one block stays in cache.
+class mm_row_blocks {
+public:
+    /// `max_stored` bounds the entries that can arrive (from the input size).
+    void plan(long long rows, long long max_stored)
+    {
+        const long long target = std::clamp<long long>(max_stored >> 14, 1, 4096);
+        shift_ = 0;
+        while (rows > 0 && ((rows - 1) >> shift_) + 1 > target) ++shift_;
+        blocks_.assign(rows > 0 ? static_cast<std::size_t>(((rows - 1) >> shift_) + 1) : 1, block{});
+        const std::size_t chunks = static_cast<std::size_t>(max_stored / chunk + 1) + blocks_.size();
+        pool_.reset(new mm_slot[chunks * chunk]);  // uninitialised: written before read
+        chunk_next_.assign(chunks, -1);
+    }
+    void add(int r, int c, double v)
+    {
+        block& b = blocks_[static_cast<std::size_t>(r) >> shift_];
+        if (b.fill == chunk) grow(b);
+        b.tail[b.fill++] = {r, c, v};
+    }
+    std::size_t blocks() const { return blocks_.size(); }
+    int shift() const { return shift_; }
+    /// Calls f(slot) for each entry of block `b`, in arrival order.
+    template <class F>
+    void for_each(std::size_t b, F&& f) const
+    {
+        const block& k = blocks_[b];
+        for (int c = k.head; c >= 0; c = chunk_next_[static_cast<std::size_t>(c)]) {
+            const mm_slot* s = pool_.get() + static_cast<std::size_t>(c) * chunk;
+            const int n = c == k.last ? k.fill : chunk;
+            for (int i = 0; i < n; ++i) f(s[i]);
+        }
+    }
+
+private:
+    static constexpr int chunk = 256;  ///< entries per chunk (4 KiB)
+    struct block {
+        mm_slot* tail = nullptr;
+        int fill = chunk, head = -1, last = -1;
+    };
+    void grow(block& b)
+    {
+        const int c = used_++;  // never past the pool: at most max_stored / chunk + blocks chunks fill up
+        if (b.last >= 0) chunk_next_[static_cast<std::size_t>(b.last)] = c;
+        else b.head = c;
+        b.last = c;
+        b.tail = pool_.get() + static_cast<std::size_t>(c) * chunk;
+        b.fill = 0;
+    }
+    std::vector<block> blocks_;
+    std::unique_ptr<mm_slot[]> pool_;
+    std::vector<int> chunk_next_;
+    int shift_ = 0, used_ = 0;
+};
+
+/// CSR from the row blocks: each row sorted by column (stable: file order
+/// among equal columns) and duplicates summed in that order. `stored` is the
+/// entry count after expansion.
+inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks& in, long long stored)
+{
+    const std::size_t rows = static_cast<std::size_t>(f.rows);
+    const std::size_t total = static_cast<std::size_t>(stored);
+    sparse::csr a;
+    a.rows = static_cast<int>(f.rows);
+    a.cols = static_cast<int>(f.cols);
+    std::vector<int> ptr(rows + 1, 0);
+    a.col_idx.resize(total);
+    a.values.resize(total);
+    int* col = a.col_idx.data();
+    double* val = a.values.data();
+    bool sorted_unique = true;
+    int block_start = 0;
+    for (std::size_t b = 0; b < in.blocks(); ++b) {
+        const std::size_t r0 = b << in.shift(), r1 = std::min(rows, (b + 1) << in.shift());
+        in.for_each(b, [&](const mm_slot& s) { ++ptr[static_cast<std::size_t>(s.row) + 1]; });
+        for (std::size_t r = r0; r < r1; ++r) {  // ptr[r + 1] becomes row r's start, then its end
+            const int n = ptr[r + 1];
+            ptr[r + 1] = block_start;
+            block_start += n;
+        }
+        in.for_each(b, [&](const mm_slot& s) {
+            const int at = ptr[static_cast<std::size_t>(s.row) + 1]++;
+            col[at] = s.col;
+            val[at] = s.value;
+        });
+        for (std::size_t r = r0; r < r1 && sorted_unique; ++r)
+            for (int p = ptr[r] + 1; p < ptr[r + 1]; ++p)
+                if (col[p] <= col[p - 1]) {
+                    sorted_unique = false;
+                    break;
+                }
+    }
+    if (!sorted_unique) {
+        std::vector<std::pair<int, double>> row;
+        int write = 0, begin = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            const int end = ptr[r + 1], start = write;
+            bool sorted = true;
+            for (int p = begin + 1; p < end && sorted; ++p) sorted = col[p] >= col[p - 1];
+            if (!sorted) {
+                row.clear();
+                for (int p = begin; p < end; ++p) row.emplace_back(col[p], val[p]);
+                std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+                for (int p = begin; p < end; ++p) {
+                    col[p] = row[static_cast<std::size_t>(p - begin)].first;
+                    val[p] = row[static_cast<std::size_t>(p - begin)].second;
+                }
+            }
+            for (int p = begin; p < end; ++p) {
+                if (write > start && col[write - 1] == col[p]) {
+                    val[write - 1] += val[p];
+                } else {
+                    col[write] = col[p];
+                    val[write] = val[p];
+                    ++write;
+                }
+            }
+            ptr[r] = start;
+            begin = end;
+        }
+        ptr[rows] = write;
+        a.col_idx.resize(static_cast<std::size_t>(write));
+        a.values.resize(static_cast<std::size_t>(write));
+    }
+    a.row_ptr = std::move(ptr);
+    return a;
+}
+
+}  // namespace tcore::io::detail
