@@ -15,11 +15,32 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace tcore::io::detail {
+
+/// Asks the kernel for 2 MiB pages over the aligned interior of a large
+/// buffer not yet touched (Linux; a hint, ignored where unsupported):
+/// far fewer page faults while the buffer is first written.
+inline void mm_prefer_huge_pages(void* data, std::size_t bytes)
+{
+#if defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+    const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
+    const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)bytes;
+#endif
+}
 
 /// What the header says about the entry lines.
 struct mm_body_form {
@@ -52,6 +73,7 @@ public:
         blocks_.assign(rows > 0 ? static_cast<std::size_t>(((rows - 1) >> shift_) + 1) : 1, block{});
         const std::size_t chunks = static_cast<std::size_t>(max_stored / chunk + 1) + blocks_.size();
         pool_.reset(new mm_slot[chunks * chunk]);  // uninitialised: written before read
+        mm_prefer_huge_pages(pool_.get(), chunks * chunk * sizeof(mm_slot));
         chunk_next_.assign(chunks, -1);
     }
     void add(int r, int c, double v)
