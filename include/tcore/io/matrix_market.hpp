@@ -23,15 +23,16 @@
 // of a symmetric file, too many or too few entries, a truncated file - throws
 // tcore::error "<name>:<line>: <what>". A matrix is returned complete or not
 // at all. Memory is reserved from the data actually present, never from the
-// declared count alone: the entry arrays hold at most one entry per
-// 2 * fields bytes of input, and the row pointer array (rows + 1 ints, needed
-// whatever the entry count) is bounded by mm_options::row_allowance (see
-// there). mm_options also bounds the dimensions and entries (the fuzzer uses
+// declared count alone: the entry pool holds at most one entry per
+// 2 * fields bytes of input (two for a symmetric file, mirror included), and
+// the row pointer array (rows + 1 ints, needed whatever the entry count) is
+// bounded by mm_options::row_allowance (see there). mm_options also bounds the dimensions and entries (the fuzzer uses
 // that).
 //
 // read_matrix_market reads regular files only: a directory, FIFO, pipe,
 // socket or device path throws tcore::error saying what the path is (read a
-// stream into memory and call parse_matrix_market instead). The parser walks
+// stream into memory and call parse_matrix_market instead). Where POSIX mmap
+// exists the file is mapped read-only, so it must not shrink while read. The parser walks
 // the text once with a fast path for plain entry lines (digits, blanks,
 // std::from_chars values) and hands every other line to the careful per-line
 // path that gives the messages, so both accept exactly the same input.
@@ -62,9 +63,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#define TCORE_MM_HAS_MMAP 1
-#else
-#define TCORE_MM_HAS_MMAP 0
 #endif
 
 namespace tcore::io {
@@ -81,8 +79,8 @@ struct mm_options {
     long long max_entries = INT_MAX;    ///< stored entries after symmetric expansion at most this
     /// Rows accepted whatever the input size. The CSR row pointer array takes
     /// rows + 1 ints even when the file holds no entry, so a file may declare
-    /// more rows than this only if it has at least one byte per row: a 78-byte
-    /// file cannot make the reader allocate gigabytes. Raise it to read a
+    /// more rows than this only if it has at least one byte per row: a file
+    /// of a few dozen bytes cannot make the reader allocate gigabytes. Raise it to read a
     /// matrix with more (mostly empty) rows than its file has bytes.
     long long row_allowance = 1LL << 24;
 };
@@ -239,7 +237,7 @@ public:
             throw error(path + ": is " + std::string(what) +
                         "; read_matrix_market needs a regular file (read a stream into memory and call "
                         "parse_matrix_market)");
-#if TCORE_MM_HAS_MMAP
+#if defined(__unix__) || defined(__APPLE__)
         const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) throw error(path + ": cannot open the file (" + std::strerror(errno) + ")");
         struct stat info {};
@@ -268,7 +266,7 @@ public:
     }
     ~mm_file_bytes()
     {
-#if TCORE_MM_HAS_MMAP
+#if defined(__unix__) || defined(__APPLE__)
         if (map_) ::munmap(map_, size_);
 #endif
     }
