@@ -3,7 +3,7 @@
 // cuda_core), beside FP64 and FP32 FMA on CUDA cores. b1 rows count
 // 2*M*N*K "ops" per MMA. Rows move no memory (bytes = 0).
 #include "harness/harness.hpp"
-#include "mma_peak/mma_peak.cuh"
+#include "mma_peak/mma_peak_kernels.hpp"
 
 #include <cstdio>
 #include <string>

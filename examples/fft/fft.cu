@@ -27,7 +27,7 @@
 // tc >= 0.8x cuFFT on the 2D cases and tc >= 1.5x cc.
 #include "harness/harness.hpp"
 
-#include <tcore/patterns/device/fft.cuh>
+#include "fft_kernels.hpp"
 
 #include <cuda_runtime.h>
 #include <cufft.h>

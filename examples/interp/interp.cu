@@ -31,9 +31,9 @@
 // rounded) output as a PPM (first three channels) for viewing; off by default.
 #include "harness/harness.hpp"
 #include "interp_host.hpp"
+#include "interp_kernels.hpp"
 #include "interp_opponents.cuh"
 
-#include <tcore/patterns/device/interp.cuh>
 #include <tcore/tcore.cuh>
 
 #include <cuda_runtime.h>

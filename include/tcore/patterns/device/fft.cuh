@@ -331,6 +331,9 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
 /// concurrent transforms.
 class fft_plan {
 public:
+    /// The arguments of one pass kernel (the plan as the kernel sees it).
+    using pass_args = detail::fft_pass_args;
+
     fft_plan(long long nx, long long ny, long long batch) : nx_(nx), ny_(ny), batch_(batch)
     {
         constexpr const char* where = "fft_plan";
@@ -437,30 +440,11 @@ private:
         return d;
     }
 
+    // One pass for N = 2^L. Defined below the class, not inline, so that a
+    // program can compile each pass kernel once (an explicit instantiation
+    // of launch_l) and declare it `extern template` elsewhere.
     template <int L, class Backend, int Sign, bool Strided>
-    static void launch_l(const detail::fft_pass_args& a, cudaStream_t stream)
-    {
-        using C = detail::fft_config<L, Strided>;
-        // the kernel takes these strides as constants (fft_pass_args)
-        require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
-                "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
-        const long long tiles = tcore::ceil_div(a.signals, C::signals);
-        auto kernel = detail::fft_pass_kernel<L, Backend, Sign, Strided>;
-        // once per device: raise the dynamic shared-memory limit, count the resident CTAs
-        static int resident[64] = {};
-        int dev = 0;
-        TCORE_CHECK(cudaGetDevice(&dev));
-        int full = dev >= 0 && dev < 64 ? resident[dev] : 0;
-        if (full == 0) {
-            TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(C::smem_bytes)));
-            full = tcore::sm_count() * tcore::blocks_per_sm(kernel, C::threads, C::smem_bytes);
-            if (dev >= 0 && dev < 64) resident[dev] = full;
-        }
-        const long long blocks = tiles < full ? tiles : full;  // persistent: a CTA loops over tiles
-        kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
-        TCORE_CHECK_LAUNCH();
-    }
+    static void launch_l(const pass_args& a, cudaStream_t stream);
 
     template <class Backend, int Sign, bool Strided>
     static void launch(int l, const detail::fft_pass_args& a, cudaStream_t stream)
@@ -477,5 +461,30 @@ private:
         }
     }
 };
+
+template <int L, class Backend, int Sign, bool Strided>
+void fft_plan::launch_l(const pass_args& a, cudaStream_t stream)
+{
+    using C = detail::fft_config<L, Strided>;
+    // the kernel takes these strides as constants (fft_pass_args)
+    require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
+            "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
+    const long long tiles = tcore::ceil_div(a.signals, C::signals);
+    auto kernel = detail::fft_pass_kernel<L, Backend, Sign, Strided>;
+    // once per device: raise the dynamic shared-memory limit, count the resident CTAs
+    static int resident[64] = {};
+    int dev = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    int full = dev >= 0 && dev < 64 ? resident[dev] : 0;
+    if (full == 0) {
+        TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(C::smem_bytes)));
+        full = tcore::sm_count() * tcore::blocks_per_sm(kernel, C::threads, C::smem_bytes);
+        if (dev >= 0 && dev < 64) resident[dev] = full;
+    }
+    const long long blocks = tiles < full ? tiles : full;  // persistent: a CTA loops over tiles
+    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+    TCORE_CHECK_LAUNCH();
+}
 
 }  // namespace tcore

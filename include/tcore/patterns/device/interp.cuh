@@ -5,8 +5,9 @@
 //   resample_mma<Backend, Shape, F>(in, out, stream)   Shape
 //       f16_m16n8k16_f32acc, f16_m16n8k16_f16acc or f64_m16n8k16; 8-bit
 //       (unsigned char, rounded and saturated) or FP64 output. FP16 shapes
-//       with 8-bit output take the gather path (resample_gather_kernel) when
-//       down-scaling by gather_min_scale or more with RGBA aligned rows, else
+//       with 8-bit output take the gather path (resample_gather_kernel;
+//       tensor_core only) when down-scaling by gather_min_scale or more with
+//       RGBA aligned rows, else
 //       the staged path (resample_staged_kernel) where its plan fits the
 //       shared-memory budget; FP64 and the rest take resample_mma_kernel.
 //   launch_staged / launch_gather   one path with a given plan
@@ -304,13 +305,20 @@ void resample_mma(const image_view& in, const image_out<Out>& out, cudaStream_t 
     using real = typename tcore::interp::tile<Shape>::real;
     check_images("resample_mma", in, out);
     if constexpr (tcore::interp::tile<Shape>::is_half && std::is_same_v<Out, unsigned char>) {
-        // The gather path for down-scaling by gather_min_scale or more (RGBA, aligned rows).
-        const double sx = static_cast<double>(in.width) / out.width, sy = static_cast<double>(in.height) / out.height;
-        if (sx >= gather_min_scale<F> && sy >= gather_min_scale<F> && gather_layouts(in, out)) {
-            const tcore::interp::gather_plan plan = tcore::interp::plan_gather<F>(in.width, in.height, out.width, out.height, 0);
-            if (plan.usable) {
-                launch_gather<Backend, Shape, F>(in, out, plan, stream);
-                return;
+        // The gather path for down-scaling by gather_min_scale or more (RGBA,
+        // aligned rows), on tensor cores: its words-in-registers layout is
+        // built around the MMA fragments, and with the MMA emulated
+        // (cuda_core) the kernels spill; cuda_core takes the staged path.
+        if constexpr (std::is_same_v<Backend, tcore::tensor_core>) {
+            const double sx = static_cast<double>(in.width) / out.width;
+            const double sy = static_cast<double>(in.height) / out.height;
+            if (sx >= gather_min_scale<F> && sy >= gather_min_scale<F> && gather_layouts(in, out)) {
+                const tcore::interp::gather_plan plan =
+                    tcore::interp::plan_gather<F>(in.width, in.height, out.width, out.height, 0);
+                if (plan.usable) {
+                    launch_gather<Backend, Shape, F>(in, out, plan, stream);
+                    return;
+                }
             }
         }
         // Contiguous rows (up to 4 row blocks per group) where a kernel has them.
