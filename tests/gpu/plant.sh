@@ -53,6 +53,8 @@ gpu_pairs=(
   "gpu_test_stencil:nan_result perturb device_error"
   "gpu_test_scale:nan_result perturb zero_checks device_error"
   "gpu_test_frag_mma:nan_result device_error"
+  "gpu_test_interp:perturb unwritten nan_result"
+  "gpu_test_fft:nan_result perturb nan_round_trip"
 )
 pairs=("${host_pairs[@]}")
 [ $host_only -eq 0 ] && pairs+=("${gpu_pairs[@]}")

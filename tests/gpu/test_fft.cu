@@ -1,4 +1,4 @@
-// libs: CUDA::cufft
+// libs: CUDA::cufft tcore_kernels_fft
 // tests/gpu/test_fft.cu - batched FP64 FFTs of tcore/patterns/device/fft.cuh on
 // both backends (tensor_core = tc, cuda_core = cc) against the long double
 // CPU reference (dft::fft_reference) and against cuFFT (Z2Z):
@@ -15,10 +15,15 @@
 // largest output per radix stage (the host model of the kernel, run in
 // tests/host/test_dft_matrices.cu, stays under half of that).
 //
+// cuFFT's output must meet the same bound against the reference (so the
+// reference is cuFFT's transform); tcore - cuFFT is printed.
+//
 // TCORE_TEST_QUICK=1 keeps the 1D sizes 64, 512, 4096 and two 2D shapes.
+// Planted faults (tests/gpu/plant.sh): nan_result, perturb (1e-9 relative,
+// above every bound here), nan_round_trip.
 #include "common/test_util.hpp"
 
-#include <tcore/patterns/device/fft.cuh>
+#include "examples/fft/fft_kernels.hpp"
 
 #include <cufft.h>
 
@@ -37,7 +42,7 @@ using cd = std::complex<double>;
 namespace {
 
 test::tally tally_;
-const bool quick = std::getenv("TCORE_TEST_QUICK") != nullptr;
+const bool quick = tcore::test::quick();
 
 void check_cufft(cufftResult r, const char* what)
 {
@@ -104,12 +109,15 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
     for (long long b = 0; b < batch; ++b) {
         const auto ref = dft::fft_reference(x.data() + b * per, nx, ny, dir);
         for (long long i = 0; i < per; ++i) {
-            const double2 g = got[b * per + i], v = vendor[b * per + i];
+            double2 g = got[b * per + i];
+            const double2 v = vendor[b * per + i];
+            if (b == batch - 1 && i == per / 2 && test::planted("nan_result")) g.x = std::numeric_limits<double>::quiet_NaN();
+            if (b == batch - 1 && i == per / 2 && test::planted("perturb")) g.y += 1e-9 * (1 + std::abs(ref[i]));
             const double e = std::abs(cd(g.x, g.y) - ref[i]);
             if (!(e == e)) ++bad;  // NaN: an element never written
-            worst = std::fmax(worst, e);
-            worst_vendor = std::fmax(worst_vendor, std::abs(cd(g.x, g.y) - cd(v.x, v.y)));
-            vendor_vs_ref = std::fmax(vendor_vs_ref, std::abs(cd(v.x, v.y) - ref[i]));
+            worst = test::worst_of(worst, e);
+            worst_vendor = test::worst_of(worst_vendor, std::abs(cd(g.x, g.y) - cd(v.x, v.y)));
+            vendor_vs_ref = test::worst_of(vendor_vs_ref, std::abs(cd(v.x, v.y) - ref[i]));
             scale = std::fmax(scale, std::abs(ref[i]));
         }
     }
@@ -119,9 +127,14 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
     std::snprintf(name, sizeof name, "%s %lldx%lld batch %lld %s%s", backend_name<Backend>(), ny, nx, batch,
                   dir == fft_direction::forward ? "forward" : "inverse", in_place ? " in place" : "");
     tally_.check(bad == 0 && worst <= tol, "%s: %zu NaN, max error %.3g > %.3g (scale %.3g)", name, bad, worst, tol, scale);
-    tally_.check(worst_vendor <= tol + vendor_vs_ref, "%s: differs from cuFFT by %.3g", name, worst_vendor);
+    // cuFFT within the same bound of the reference: the reference is the
+    // transform cuFFT computes (sign, scaling, ordering), not only a model
+    // of tcore's kernels. (tcore against cuFFT directly would follow from
+    // the two checks by the triangle inequality; it is printed.)
+    tally_.check(vendor_vs_ref <= tol, "%s: cuFFT differs from the reference by %.3g > %.3g", name, vendor_vs_ref, tol);
     if (bad == 0 && worst <= tol)
-        std::printf("ok  %-44s error %.2e (cuFFT %.2e, bound %.1e)\n", name, worst, vendor_vs_ref, tol);
+        std::printf("ok  %-44s error %.2e (cuFFT %.2e, tcore - cuFFT %.2e, bound %.1e)\n", name, worst, vendor_vs_ref,
+                    worst_vendor, tol);
 }
 
 /// inverse(forward(x)) == N x
@@ -141,7 +154,8 @@ void round_trip(long long nx, long long ny, long long batch)
     const double n = static_cast<double>(nx * ny);
     double worst = 0;
     for (long long i = 0; i < count; ++i)
-        worst = std::fmax(worst, std::abs(cd(y[i].x / n, y[i].y / n) - cd(x[i].x, x[i].y)));
+        worst = test::worst_of(worst, std::abs(cd(y[i].x / n, y[i].y / n) - cd(x[i].x, x[i].y)));
+    if (test::planted("nan_round_trip")) worst = test::worst_of(worst, std::numeric_limits<double>::quiet_NaN());
     const double tol = 64.0 * (stages_of(nx) + (ny > 1 ? stages_of(ny) : 0)) * 0x1.0p-52;
     tally_.check(worst <= tol, "%s round trip %lldx%lld: %.3g > %.3g", backend_name<Backend>(), ny, nx, worst, tol);
 }
