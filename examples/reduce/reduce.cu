@@ -8,16 +8,24 @@
 //   f64 n=10000003       not a multiple of any tile
 //   f16 n=2^28           FP16 input, FP32 sum (512 MiB)
 // Variants
-//   base        segments: cub::BlockReduce, one 128-thread block (64 for
-//               seg=64) per segment; device-wide: cub::DeviceReduce::Sum
-//               (FP16: DeviceReduce::Reduce with an FP32 accumulator)
+//   base        segments of 64 and 128: cub::WarpReduce, a logical warp of 8
+//               (16) threads per segment, 32 (16) segments per 256-thread
+//               block, 16-byte loads; longer segments: cub::BlockReduce, one
+//               128-thread block per segment; device-wide:
+//               cub::DeviceReduce::Sum (FP16: DeviceReduce::Reduce with an
+//               FP32 accumulator)
+//   base-block  segments of 64 and 128 only: cub::BlockReduce, one block of
+//               64 (128) threads per segment, one scalar load per thread
+//               (the former base, kept for comparison)
 //   base-dsr    segments: cub::DeviceSegmentedReduce::Sum (offsets array)
 //   tc          ones-row MMA on f64 m16n8k16 (FP16: f16 m16n8k16, FP32 accumulation)
 //   tc-m8n8k4   the same on f64 m8n8k4 (the Cubie study's shape)
 //   cc, cc-m8n8k4  the tc kernels on the cuda_core backend
 //   cce         the same loads added on CUDA cores, shuffle trees
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
-// Summaries: time ratios base/tc, cc/tc and cce/tc per case.
+// Summaries per case: time ratios t(x)/t(tc) for every opponent and cc, and
+// the headline t(best opponent)/t(tc), the best of the base variants and cce
+// (named in the value).
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
@@ -62,7 +70,47 @@ __global__ void __launch_bounds__(Threads) cub_block_segments(const double* in, 
     if (threadIdx.x == 0) out[blockIdx.x] = s;
 }
 
-void cub_segments(const double* in, double* out, long long segments, int seg, cudaStream_t s)
+/// Threads / Lanes segments per block, a logical warp of Lanes threads per
+/// segment of Lanes * 2 * Pairs doubles (16-byte aligned). Lane t of a logical
+/// warp loads double2 number t + Lanes * j (j < Pairs) of its segment: each
+/// load instruction reads whole 128-byte runs and every lane has Pairs
+/// 16-byte loads in flight; cub::WarpReduce (shuffles) adds the lanes' sums.
+/// Logical warps past the last segment add zeros and store nothing.
+template <int Lanes, int Pairs, int Threads>
+__global__ void __launch_bounds__(Threads)
+    cub_warp_segments(const double* __restrict__ in, double* __restrict__ out, long long segments)
+{
+    static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "logical warps tile the block's warps");
+    using warp_reduce = cub::WarpReduce<double, Lanes>;
+    constexpr int per_block = Threads / Lanes;
+    constexpr int seg = Lanes * 2 * Pairs;
+    __shared__ typename warp_reduce::TempStorage tmp[per_block];
+    const int group = static_cast<int>(threadIdx.x) / Lanes, lane = static_cast<int>(threadIdx.x) % Lanes;
+    const long long s = static_cast<long long>(blockIdx.x) * per_block + group;
+    double sum = 0;
+    if (s < segments) {
+        const double2* p = reinterpret_cast<const double2*>(in + s * seg) + lane;
+        double2 v[Pairs];
+#pragma unroll
+        for (int j = 0; j < Pairs; ++j) v[j] = p[j * Lanes];
+#pragma unroll
+        for (int j = 0; j < Pairs; ++j) sum += v[j].x + v[j].y;
+    }
+    sum = warp_reduce(tmp[group]).Sum(sum);
+    if (lane == 0 && s < segments) out[s] = sum;
+}
+
+template <int Lanes, int Pairs>
+void launch_warp_segments(const double* in, double* out, long long segments, cudaStream_t s)
+{
+    constexpr int threads = 256, per_block = threads / Lanes;
+    const long long grid = (segments + per_block - 1) / per_block;
+    tcore::require(grid <= 0x7fffffffLL, "cub_segments", "too many segments for one grid");
+    cub_warp_segments<Lanes, Pairs, threads><<<static_cast<unsigned>(grid), threads, 0, s>>>(in, out, segments);
+}
+
+/// The block-per-segment form for every length (the base-block variant).
+void cub_block_per_segment(const double* in, double* out, long long segments, int seg, cudaStream_t s)
 {
     const unsigned grid = static_cast<unsigned>(segments);
     switch (seg) {
@@ -72,6 +120,21 @@ void cub_segments(const double* in, double* out, long long segments, int seg, cu
     case 512: cub_block_segments<128, 4><<<grid, 128, 0, s>>>(in, out); break;
     case 1024: cub_block_segments<128, 8><<<grid, 128, 0, s>>>(in, out); break;
     default: tcore::require(false, "cub_segments", "unsupported segment size " + std::to_string(seg));
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+/// The base variant: logical warps for segments of 64 and 128 (a 64-thread
+/// block per segment with one 8-byte load per thread keeps too few bytes in
+/// flight per SM to reach the DRAM roof), a block per segment from 256 up
+/// (already at the copy bandwidth there).
+void cub_segments(const double* in, double* out, long long segments, int seg, cudaStream_t s)
+{
+    tcore::require(tcore::aligned(in, 16), "cub_segments", "input is not 16-byte aligned");
+    switch (seg) {
+    case 64: launch_warp_segments<8, 4>(in, out, segments, s); break;
+    case 128: launch_warp_segments<16, 4>(in, out, segments, s); break;
+    default: cub_block_per_segment(in, out, segments, seg, s); return;
     }
     TCORE_CHECK_LAUNCH();
 }
@@ -136,14 +199,23 @@ void run_variants(tb::context& ctx, const std::string& case_name, const std::vec
     }
 }
 
+/// Per-variant ratios, then the headline: tc against the fastest opponent
+/// measured (every base variant and cce), its name in the value.
 void summarize(tb::context& ctx, const std::string& case_name, const std::map<std::string, double>& t)
 {
     const auto tc = t.find("tc");
     if (tc == t.end() || tc->second <= 0) return;
-    for (const char* other : {"base", "base-dsr", "cc", "cce"}) {
+    const char* best = nullptr;
+    double best_t = 0;
+    for (const char* other : {"base", "base-block", "base-dsr", "cc", "cce"}) {
         const auto it = t.find(other);
-        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
+        if (it == t.end()) continue;
+        ctx.summary(case_name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
+        if (std::string(other) != "cc" && (!best || it->second < best_t)) best = other, best_t = it->second;
     }
+    if (best)
+        ctx.summary(case_name + ": t(best of base variants, cce)/t(tc)",
+                    tb::fixed3(best_t / tc->second) + " (" + best + ")");
 }
 
 // -- cases ------------------------------------------------------------------------------
@@ -154,7 +226,7 @@ void run_segments(tb::context& ctx)
     for (int seg : {64, 128, 256, 512, 1024}) {
         const std::string name = "seg=" + std::to_string(seg);
         if (!ctx.announce_case(name)) continue;
-        if (!any_wanted(ctx, {"base", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) continue;
+        if (!any_wanted(ctx, {"base", "base-block", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) continue;
         const long long count = n / seg;
         if (!fits(n * sizeof(double) + count * 24, name)) continue;
         const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5e6000ull + seg);
@@ -179,9 +251,14 @@ void run_segments(tb::context& ctx)
         const long long* off = offsets.ptr;
         void* dt = dsr_temp.ptr;
         using namespace tcore;
-        const std::vector<variant> variants = {
-            {"base", tb::peak::fp64_cc, "cub::BlockReduce, a block per segment",
+        const bool warp_base = seg <= 128;
+        std::vector<variant> variants = {
+            {"base", tb::peak::fp64_cc,
+             warp_base ? "cub::WarpReduce, " + std::to_string(seg / 8) + "-thread logical warps, 16-byte loads"
+                       : std::string("cub::BlockReduce, a block per segment"),
              [=](cudaStream_t s) { cub_segments(pi, po, count, seg, s); }},
+            {"base-block", tb::peak::fp64_cc, "cub::BlockReduce, a block per segment, scalar loads",
+             [=](cudaStream_t s) { cub_block_per_segment(pi, po, count, seg, s); }},
             {"base-dsr", tb::peak::fp64_cc, "cub::DeviceSegmentedReduce::Sum",
              [=](cudaStream_t s) {
                  std::size_t b = dsr_bytes;
@@ -198,6 +275,7 @@ void run_segments(tb::context& ctx)
             {"cce", tb::peak::fp64_cc, "same loads, CUDA-core adds and shuffle tree",
              [=](cudaStream_t s) { tcore::reduce_segments_cce<double>(pi, po, count, seg, s); }},
         };
+        if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
         std::map<std::string, double> times;
         const double bytes = static_cast<double>(n + count) * sizeof(double);
         run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - count),
