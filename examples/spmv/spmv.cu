@@ -2,9 +2,21 @@
 //
 // Variants (tcore/patterns/device/spmv.cuh: dasp_spmv, the launcher of the
 // row-block building blocks of tcore/patterns/spmv.cuh):
-//   base          cuSPARSE cusparseSpMV, CSR, CSR_ALG1, after
-//                 cusparseSpMV_preprocess (the fair setting)
-//   base-noprep   the same without cusparseSpMV_preprocess
+//   base-csr1     cuSPARSE cusparseSpMV, CSR, CUSPARSE_SPMV_CSR_ALG1, after
+//                 cusparseSpMV_preprocess (the fair setting; "base" before)
+//   base-csr1-noprep
+//                 the same without cusparseSpMV_preprocess
+//   base-csr2     CSR, CUSPARSE_SPMV_CSR_ALG2, after preprocessing
+//   base-bsr      BSR (CSR -> BSR on the device with cusparseDcsr2bsr; the
+//                 block of 2, 3, 4, 6 or 8 whose copy is smallest: the
+//                 natural block where a matrix has one), cusparseSpMV BSR_ALG1 (or
+//                 cusparseDbsrmv where cuSPARSE lacks it), after
+//                 preprocessing; skipped where the best block stores over
+//                 1.5 values per nonzero (the summary says so)
+//   base-sell     sliced ELLPACK, slices of 32 rows (CSR -> SELL by two
+//                 kernels and a CUB scan on the device), SELL_ALG1, after
+//                 preprocessing
+//                 (examples/spmv/cusparse_spmv.cuh)
 //   tc            DASP-like packing on f64 m8n8k4 (the Cubie study's shape)
 //   tc-m16n8k8    the same packing, 2 blocks per sm_90 m16n8k8 MMA
 //   tc-m16n8k16   the same packing, 4 blocks per sm_90 m16n8k16 MMA
@@ -28,15 +40,24 @@
 // every variant; one too large for the device's free memory (estimated from
 // the size line before reading, then from the matrix) is skipped.
 // Bytes: values, column indices, x and y (12 nnz + 8 rows + 8 cols); flops
-// 2 nnz. Preprocessing (packing + upload for tcore, buffer + preprocess for
-// cuSPARSE) is timed on the host once per case and reported in the note and
-// the summary, never inside the SpMV time.
-// Summaries: geometric mean and minimum of t(base) / t(best tcore variant)
-// over the generated cases of the 1e6, 1e7 and 1e8 classes (by the
-// generator's target: a 1e6 matrix has 0.96-1.0e6 nonzeros), separately for L2-resident
-// (hot) and cold / streaming measurements, and for the real matrices; the
-// best variant's fraction of copy bandwidth on 1e7+ nonzeros; t(cc)/t(tc).
+// 2 nnz, the same for every variant. Preprocessing is never inside the SpMV
+// time; it is reported in the notes and the summary: tcore's packing +
+// upload as host wall time (the packing runs on the host), cuSPARSE's
+// conversions (BSR, SELL: on the device) with device events, its buffer +
+// cusparseSpMV_preprocess as host wall time. Every variant's y is poisoned
+// (NaN) before its accuracy run.
+// Summaries: geometric mean and minimum of t(best base) / t(best tc variant)
+// and t(best base) / t(best cc or cce variant), "best base" being the
+// fastest cuSPARSE form of the same case, over the generated cases of the
+// 1e6, 1e7 and 1e8 classes (by the generator's target: a 1e6 matrix has
+// 0.96-1.0e6 nonzeros), separately for L2-resident (hot) and cold /
+// streaming measurements, and for the real matrices; t(base-csr1) / t(best
+// tcore) for comparison with earlier runs; per case the winners and the
+// break-even count: SpMVs that repay the best tc variant's packing, packing
+// ms / (t(best base) - t(best tc)), "never" where tc is not faster; the best
+// variant's fraction of copy bandwidth on 1e7+ nonzeros; t(cc)/t(tc).
 #include "cusparse_baseline.cuh"
+#include "cusparse_spmv.cuh"
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
@@ -54,8 +75,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -120,6 +143,9 @@ const panel_variant panel_variants[] = {
      "tc-panels' packed data, one FMA per slot (essential)"},
 };
 
+/// cuSPARSE's forms: CSR ALG1 (with and without cusparseSpMV_preprocess), CSR ALG2, BSR, SELL.
+const char* const base_variants[] = {"base-csr1", "base-csr1-noprep", "base-csr2", "base-bsr", "base-sell"};
+
 struct spmv_case {
     std::string name;
     bool real = false;
@@ -158,11 +184,13 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0)
 }
 
 struct result {
+    std::string name;
     std::string cls;  ///< "generated", "real" or "user" (--matrix)
     long long nnz = 0;
     long long target = 0;  ///< the generator's size class (1e6, 1e7, 1e8); its nnz may fall a few % short
     std::map<std::string, std::map<std::string, double>> med;  ///< variant -> cache state -> median ms
     std::map<std::string, double> frac;  ///< variant -> fraction of copy bandwidth (cold / stream row)
+    std::map<std::string, double> pack_ms;  ///< tcore variant -> its packing + upload, host wall ms
 };
 
 /// The median of `variant` in the cold-cache sense: "cold" if measured, else "stream"; 0 if none.
@@ -225,7 +253,8 @@ void run(tb::context& ctx)
     std::vector<result> results;
     for (const spmv_case& cs : cases) {
         if (!ctx.want_case(cs.name) || !ctx.announce_case(cs.name)) continue;
-        bool any = ctx.want_variant("base") || ctx.want_variant("base-noprep");
+        bool any = false;
+        for (const char* b : base_variants) any = any || ctx.want_variant(b);
         for (const tc_variant& v : tc_variants) any = any || ctx.want_variant(v.name);
         for (const panel_variant& v : panel_variants) any = any || ctx.want_variant(v.name);
         if (!any) continue;
@@ -273,7 +302,10 @@ void run(tb::context& ctx)
         const std::vector<double> ref = tcore::sparse::spmv_reference(a, x);
         std::vector<double> got(rows);
 
-        sb::device_array<double> dx(x), dy(rows);
+        // x and y padded by the largest BSR block (x with zeros): base-bsr reads and writes whole blocks.
+        std::vector<double> x_padded(x);
+        x_padded.resize(cols + sb::bsr_padding(), 0.0);
+        sb::device_array<double> dx(x_padded), dy(rows + sb::bsr_padding());
         const sb::device_csr da(a);
 
         tb::row_spec spec;
@@ -286,6 +318,7 @@ void run(tb::context& ctx)
                       st.mean, st.max_len);
 
         result res;
+        res.name = cs.name;
         res.cls = cs.user ? "user" : cs.real ? "real" : "generated";
         res.nnz = a.nnz();
         res.target = cs.target;
@@ -297,24 +330,58 @@ void run(tb::context& ctx)
             res.frac[variant] = ctx.rows().back().fraction_of_peak;
         };
 
-        // -- cuSPARSE -----------------------------------------------------------------
-        for (const bool prep : {true, false}) {
-            const char* name = prep ? "base" : "base-noprep";
-            if (!ctx.want_variant(name)) continue;
-            sb::spmv cs_spmv(da, dx.ptr, dy.ptr, prep, ctx.stream());
-            TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0, rows * sizeof(double), ctx.stream()));
-            cs_spmv.run(ctx.stream());
+        // -- cuSPARSE: CSR (ALG1, ALG2), BSR, SELL, each after cusparseSpMV_preprocess ----------
+        // (ALG1 also without it). y is poisoned (NaN) before the accuracy run.
+        auto measure_base = [&](const std::string& name, const sb::spmv_op& op, std::size_t matrix_bytes,
+                                const std::string& what) {
+            TCORE_CHECK(cudaMemsetAsync(dy.ptr, 0xFF, rows * sizeof(double), ctx.stream()));
+            op.run(ctx.stream());
             TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
             if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
             const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
             spec.variant = name;
             spec.compute = tb::peak::fp64_cc;
-            spec.footprint_bytes = static_cast<std::size_t>(csr_bytes) + 8 * (rows + cols) + cs_spmv.buffer_bytes();
-            spec.note = std::string("cusparseSpMV CSR_ALG1, ") + (prep ? "after cusparseSpMV_preprocess" : "no preprocess") +
-                        "; setup " + fixed(cs_spmv.setup_ms(), 2) + " ms (excluded); " + shape;
-            record(name, ctx.measure(spec, [&](cudaStream_t s) { cs_spmv.run(s); }, err));
-            if (prep) ctx.summary("preprocess " + cs.name + ": cuSPARSE buffer + cusparseSpMV_preprocess ms",
-                                  fixed(cs_spmv.setup_ms(), 2));
+            spec.footprint_bytes = matrix_bytes + 8 * (rows + cols) + op.buffer_bytes();
+            spec.note = what + ", " + op.routine() + (op.preprocessed() ? " after cusparseSpMV_preprocess" : " without preprocess") +
+                        "; setup " + fixed(op.setup_ms(), 2) + " ms (excluded); " + shape;
+            record(name, ctx.measure(spec, [&op](cudaStream_t s) { op.run(s); }, err));
+        };
+        for (const auto& [name, alg, prep] :
+             {std::tuple<const char*, cusparseSpMVAlg_t, bool>{"base-csr1", CUSPARSE_SPMV_CSR_ALG1, true},
+              {"base-csr1-noprep", CUSPARSE_SPMV_CSR_ALG1, false},
+              {"base-csr2", CUSPARSE_SPMV_CSR_ALG2, true}}) {
+            if (!ctx.want_variant(name)) continue;
+            const sb::spmv_op op(da, alg, dx.ptr, dy.ptr, prep, ctx.stream());
+            measure_base(name, op, static_cast<std::size_t>(csr_bytes),
+                         std::string("CSR ") + (alg == CUSPARSE_SPMV_CSR_ALG1 ? "CUSPARSE_SPMV_CSR_ALG1" : "CUSPARSE_SPMV_CSR_ALG2"));
+            if (prep) ctx.summary("preprocess " + cs.name + ": cuSPARSE " + name + " buffer + cusparseSpMV_preprocess ms",
+                                  fixed(op.setup_ms(), 2));
+        }
+        if (ctx.want_variant("base-bsr")) {
+            double fill = 1;
+            const int block = sb::choose_bsr_block(da, ctx.stream(), &fill);
+            if (fill > 1.5) {
+                ctx.summary("base-bsr " + cs.name, "skipped: " + fixed(fill, 2) + " stored values per nonzero at the best block (" +
+                                                        std::to_string(block) + "x" + std::to_string(block) + ")");
+            } else {
+                const sb::device_bsr m = sb::to_bsr(da, block, ctx.stream());
+                const sb::spmv_op op(m, dx.ptr, dy.ptr, true, ctx.stream());
+                measure_base("base-bsr", op, m.device_bytes(),
+                             "BSR " + std::to_string(block) + "x" + std::to_string(block) + " (fill " + fixed(m.fill(), 3) +
+                                 "; CSR -> BSR " + fixed(m.convert_ms, 2) + " ms on the device, events, excluded)");
+                ctx.summary("preprocess " + cs.name + ": CSR -> BSR " + std::to_string(block) + "x" + std::to_string(block) +
+                                " (cusparseDcsr2bsr, device events) + buffer + preprocess ms",
+                            fixed(m.convert_ms + op.setup_ms(), 2));
+            }
+        }
+        if (ctx.want_variant("base-sell")) {
+            const sb::device_sell m = sb::to_sell(da, ctx.stream());
+            const sb::spmv_op op(m, dx.ptr, dy.ptr, true, ctx.stream());
+            measure_base("base-sell", op, m.device_bytes(),
+                         "SELL, slices of 32 rows, CUSPARSE_SPMV_SELL_ALG1 (" + fixed(nnz > 0 ? m.stored / nnz : 1.0, 3) +
+                             " slots per nonzero; CSR -> SELL " + fixed(m.convert_ms, 2) + " ms on the device, events, excluded)");
+            ctx.summary("preprocess " + cs.name + ": CSR -> SELL-32 (device kernels, events) + buffer + preprocess ms",
+                        fixed(m.convert_ms + op.setup_ms(), 2));
         }
 
         // One tcore variant on packed matrix s (dasp_spmv or dasp_spmv_panels):
@@ -367,6 +434,7 @@ void run(tb::context& ctx)
             for (const tc_variant& v : tc_variants) {
                 if (v.bundled != bundled || !ctx.want_variant(v.name)) continue;
                 measure_tcore(v, s, layout);
+                res.pack_ms[v.name] = pack_ms + upload_ms;
             }
         }
 
@@ -390,41 +458,72 @@ void run(tb::context& ctx)
             for (const panel_variant& v : panel_variants) {
                 if (!ctx.want_variant(v.name)) continue;
                 measure_tcore(v, s, layout);
+                res.pack_ms[v.name] = prep_ms;
             }
         }
         results.push_back(std::move(res));
     }
 
     // -- summaries --------------------------------------------------------------------
-    const std::vector<std::string> ours = {"tc",        "tc-m16n8k8", "tc-m16n8k16", "cc",        "cc-m16n8k8",
-                                           "cce",       "tc-bundle",  "cc-bundle",   "cce-bundle", "tc-panels",
-                                           "cc-panels", "cce-panels"};
-    auto speedups = [&](const std::string& cls, long long min_nnz, bool hot, const std::string& base) {
-        std::vector<double> v;
-        for (const result& r : results) {
-            if (r.cls != cls || (cls == "generated" && r.target < min_nnz)) continue;
-            const double tb_ = hot ? hot_of(r, base) : cold_of(r, base);
-            double best = 0;
-            for (const std::string& o : ours) {
-                const double tt = hot ? hot_of(r, o) : cold_of(r, o);
-                if (tt > 0 && (best == 0 || tt < best)) best = tt;
+    // The headline: the best tensor-core variant against the best cuSPARSE form
+    // of the same case, the best CUDA-core variant (cc or cce) beside it.
+    const std::vector<std::string> tc_family = {"tc", "tc-m16n8k8", "tc-m16n8k16", "tc-bundle", "tc-panels"};
+    const std::vector<std::string> cc_family = {"cc",         "cc-m16n8k8", "cce",       "cc-bundle",
+                                                "cce-bundle", "cc-panels",  "cce-panels"};
+    const std::vector<std::string> bases(std::begin(base_variants), std::end(base_variants));
+    std::vector<std::string> ours = tc_family;
+    ours.insert(ours.end(), cc_family.begin(), cc_family.end());
+    // The fastest of `names` in case r (hot, or cold / streaming): its median ms (0: none), its name in *who.
+    auto best_of = [](const result& r, const std::vector<std::string>& names, bool hot, std::string* who = nullptr) {
+        double best = 0;
+        for (const std::string& n : names) {
+            const double t = hot ? hot_of(r, n) : cold_of(r, n);
+            if (t > 0 && (best == 0 || t < best)) {
+                best = t;
+                if (who) *who = n;
             }
-            if (tb_ > 0 && best > 0) v.push_back(tb_ / best);
         }
-        return v;
+        return best;
     };
     for (const std::string cls : {"generated", "real", "user"})
-        for (const bool hot : {true, false})
-            for (const std::string base : {"base", "base-noprep"}) {
-                const std::vector<double> v = speedups(cls, cls == "generated" ? 1000000 : 0, hot, base);
-                if (v.empty()) continue;
-                const std::string what = "t(" + base + ")/t(best tcore), " + cls +
-                                         (cls == "generated" ? " 1e6+ nnz" : "") +
-                                         (hot ? ", L2-resident (hot)" : ", cold cache / streaming") + " (" +
-                                         std::to_string(v.size()) + " cases)";
-                ctx.summary("geomean " + what, fixed(tb::geomean(v)));
-                ctx.summary("min " + what, fixed(*std::min_element(v.begin(), v.end())));
+        for (const bool hot : {true, false}) {
+            std::vector<double> tc_v, cc_v, csr1_v;
+            for (const result& r : results) {
+                if (r.cls != cls || (cls == "generated" && r.target < 1000000)) continue;
+                const double base = best_of(r, bases, hot), tc = best_of(r, tc_family, hot),
+                             cc = best_of(r, cc_family, hot), csr1 = hot ? hot_of(r, "base-csr1") : cold_of(r, "base-csr1"),
+                             any = best_of(r, ours, hot);
+                if (base > 0 && tc > 0) tc_v.push_back(base / tc);
+                if (base > 0 && cc > 0) cc_v.push_back(base / cc);
+                if (csr1 > 0 && any > 0) csr1_v.push_back(csr1 / any);
             }
+            const std::string where = cls + (cls == "generated" ? " 1e6+ nnz" : "") +
+                                      (hot ? ", L2-resident (hot)" : ", cold cache / streaming");
+            for (const auto& [v, what] : {std::pair<const std::vector<double>&, const char*>{tc_v, "t(best base)/t(best tc)"},
+                                          {cc_v, "t(best base)/t(best cc or cce)"},
+                                          {csr1_v, "t(base-csr1)/t(best tcore, any backend)"}}) {
+                if (v.empty()) continue;
+                const std::string key = std::string(what) + ", " + where + " (" + std::to_string(v.size()) + " cases)";
+                ctx.summary("geomean " + key, fixed(tb::geomean(v)));
+                ctx.summary("min " + key, fixed(*std::min_element(v.begin(), v.end())));
+            }
+        }
+    // Per case (cold / streaming): who wins, and how many SpMVs repay the best tc variant's packing.
+    for (const result& r : results) {
+        std::string who_base, who_tc, who_cc;
+        const double base = best_of(r, bases, false, &who_base), tc = best_of(r, tc_family, false, &who_tc),
+                     cc = best_of(r, cc_family, false, &who_cc);
+        if (base <= 0) continue;
+        std::string line = "best base " + who_base + " " + fixed(base, 4) + " ms";
+        if (tc > 0) line += "; best tc " + who_tc + " " + fixed(tc, 4) + " ms (" + fixed(base / tc) + "x)";
+        if (cc > 0) line += "; best cc/cce " + who_cc + " " + fixed(cc, 4) + " ms (" + fixed(base / cc) + "x)";
+        ctx.summary("case " + r.name + ", cold cache / streaming", line);
+        const auto pk = r.pack_ms.find(who_tc);
+        if (tc <= 0 || pk == r.pack_ms.end()) continue;
+        ctx.summary("break-even " + r.name + ": SpMVs that repay " + who_tc + "'s packing (" + fixed(pk->second, 1) +
+                        " ms host wall time: packed on the host, then uploaded) against " + who_base,
+                    base > tc ? fixed(std::ceil(pk->second / (base - tc)), 0) : std::string("never"));
+    }
     for (const result& r : results) {
         if (r.cls != "generated" || r.target < 10000000) continue;
         double best = 0;
@@ -452,6 +551,6 @@ void run(tb::context& ctx)
 
 void tcore_register_spmv(tcore::bench::registry& r)
 {
-    r.add({"spmv", "y = A x in FP64: DASP-like packing on the FP64 MMA vs cuSPARSE (preprocessed and not)", run,
+    r.add({"spmv", "y = A x in FP64: DASP-like packing on the FP64 MMA vs the best of cuSPARSE CSR (ALG1, ALG2), BSR and SELL", run,
            true});
 }
