@@ -4,7 +4,9 @@
 // there yet (general real, symmetric real lower triangle, general pattern;
 // 1e6 x 1e6, ten entries per column, sorted by column as SuiteSparse files
 // are, values in the shortest round-trip form), then reads each file REPEAT
-// times (default 3) and prints the best time as MB/s of file size.
+// times (default 3) on one thread and on all hardware threads, and prints
+// the best wall time as MB/s of file size, and the best CPU time.
+// -DREAD_SPEED_OLD_READER builds it against a reader without mm_options::threads.
 //
 // Build (host only; the CUDA headers are needed for tcore/check.cuh):
 //   g++ -std=c++17 -O3 -DNDEBUG -Iinclude -I/usr/local/cuda/include bench/reader/read_speed.cpp -o /tmp/read_speed
@@ -98,21 +100,32 @@ int main(int argc, char** argv)
         const std::string path = dir + "/" + k.file;
         if (!std::filesystem::exists(path)) generate(path, k.field, k.symmetry);
         const double mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
-        double best = 1e30, best_cpu = 1e30;
-        long long nnz = 0;
-        for (int r = 0; r < repeat; ++r) {
-            const std::clock_t c0 = std::clock();
-            const auto t0 = std::chrono::steady_clock::now();
-            const tcore::sparse::csr a = tcore::io::read_matrix_market(path);
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-            best = std::min(best, s);
-            best_cpu = std::min(best_cpu, cpu);
-            nnz = a.nnz();
+        // One thread, then every hardware thread (mm_options::threads = 0, the default).
+        const unsigned thread_counts[] = {1, 0};
+        for (const unsigned threads : thread_counts) {
+#ifdef READ_SPEED_OLD_READER
+            if (threads != 1) continue;  // the old reader has no threads option
+            const tcore::io::mm_options opts;
+#else
+            tcore::io::mm_options opts;
+            opts.threads = threads;
+#endif
+            double best = 1e30, best_cpu = 1e30;
+            long long nnz = 0;
+            for (int r = 0; r < repeat; ++r) {
+                const std::clock_t c0 = std::clock();
+                const auto t0 = std::chrono::steady_clock::now();
+                const tcore::sparse::csr a = tcore::io::read_matrix_market(path, opts);
+                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+                best = std::min(best, s);
+                best_cpu = std::min(best_cpu, cpu);
+                nnz = a.nnz();
+            }
+            // CPU time (user + system, all threads) is the steadier figure on a shared machine.
+            std::printf("%-14s %7.1f MB %10lld stored  threads %-3s wall %.3f s %6.1f MB/s  cpu %.3f s\n", k.file, mb,
+                        nnz, threads == 1 ? "1" : "all", best, mb / best, best_cpu);
         }
-        // CPU time (user + system) is the steadier figure on a shared machine.
-        std::printf("%-14s %7.1f MB %10lld stored  wall %.3f s %6.1f MB/s  cpu %.3f s %6.1f MB/s\n", k.file, mb, nnz,
-                    best, mb / best, best_cpu, mb / best_cpu);
     }
     return 0;
 }

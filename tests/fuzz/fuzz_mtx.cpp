@@ -6,7 +6,8 @@
 // another exception type (std::bad_alloc included: the reader must never
 // reserve memory from a declared count alone), a hang - is a bug. A parsed
 // matrix must also survive write -> parse unchanged (bit for bit), and the
-// DASP-like SpMV format and mBSR must round-trip it exactly.
+// DASP-like SpMV format and mBSR must round-trip it exactly. A read on 3
+// threads must give the same matrix, or the same message, as a serial one.
 //
 // Build and run: tests/fuzz/run.sh (clang++ -fsanitize=fuzzer,address,undefined).
 #include <tcore/io/matrix_market.hpp>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -36,12 +38,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     opts.max_dimension = 1 << 16;  // keep allocations proportionate to the input
     opts.max_entries = 1 << 20;
     if (size > 0 && (data[0] & 1)) opts.complex = tcore::io::complex_mode::real_part;
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    // The same input read on 3 threads must give the same matrix or the same message.
+    tcore::io::mm_options threaded = opts;
+    threaded.threads = 3;
+    threaded.min_bytes_per_thread = 1;
+    tcore::sparse::csr t;
+    std::string threaded_error;
+    try {
+        t = tcore::io::parse_matrix_market(text, threaded, "fuzz");
+    } catch (const tcore::error& e) {
+        threaded_error = e.what();
+    }
+    opts.threads = 1;
     tcore::sparse::csr a;
     try {
-        a = tcore::io::parse_matrix_market(std::string_view(reinterpret_cast<const char*>(data), size), opts, "fuzz");
-    } catch (const tcore::error&) {
+        a = tcore::io::parse_matrix_market(text, opts, "fuzz");
+    } catch (const tcore::error& e) {
+        if (threaded_error != e.what()) std::abort();
         return 0;  // rejected with a message: fine
     }
+    if (!threaded_error.empty() || !identical(a, t) || a.row_ptr != t.row_ptr) std::abort();
     tcore::sparse::validate(a, "fuzz: parsed matrix", true);  // throws (uncaught: a finding) if not valid
 
     std::ostringstream out;

@@ -37,31 +37,59 @@ namespace {
 
 tally t;
 
-/// Parses `text`; returns the matrix or reports the exception as a failure.
+/// The same options, reading the entry lines on 3 threads whatever the input size.
+io::mm_options threaded(io::mm_options opts)
+{
+    opts.threads = 3;
+    opts.min_bytes_per_thread = 1;
+    return opts;
+}
+
+bool identical(const sparse::csr& a, const sparse::csr& b)
+{
+    if (a.rows != b.rows || a.cols != b.cols || a.row_ptr != b.row_ptr || a.col_idx != b.col_idx ||
+        a.values.size() != b.values.size())
+        return false;
+    return a.values.empty() || std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)) == 0;
+}
+
+/// Parses `text` serially and on 3 threads; returns the matrix (checked to
+/// be the same both ways) or reports the exception as a failure.
 sparse::csr parse_ok(const std::string& text, const char* what, io::mm_options opts = {})
 {
     try {
-        return io::parse_matrix_market(text, opts, "test.mtx");
+        opts.threads = 1;
+        sparse::csr a = io::parse_matrix_market(text, opts, "test.mtx");
+        t.check(identical(a, io::parse_matrix_market(text, threaded(opts), "test.mtx")),
+                "%s: 3 threads give another matrix", what);
+        return a;
     } catch (const std::exception& e) {
         t.check(false, "%s: unexpected error: %s", what, e.what());
         return {};
     }
 }
 
-/// Expects an error "test.mtx:<line>: ..." whose message contains `needle`.
+/// Expects an error "test.mtx:<line>: ..." whose message contains `needle`,
+/// the same read serially and on 3 threads.
 void parse_bad(const std::string& text, long long line, const char* needle, const char* what,
                io::mm_options opts = {})
 {
-    try {
-        io::parse_matrix_market(text, opts, "test.mtx");
-        t.check(false, "%s: no error thrown", what);
-    } catch (const tcore::error& e) {
-        const std::string msg = e.what();
-        const std::string where = "test.mtx:" + std::to_string(line) + ": ";
-        t.check(msg.rfind(where, 0) == 0, "%s: message '%s' does not start with '%s'", what, msg.c_str(), where.c_str());
-        t.check(msg.find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, msg.c_str(), needle);
-    } catch (const std::exception& e) {
-        t.check(false, "%s: wrong exception type: %s", what, e.what());
+    std::string first;
+    for (const io::mm_options& o : {opts, threaded(opts)}) {
+        try {
+            io::parse_matrix_market(text, o, "test.mtx");
+            t.check(false, "%s: no error thrown", what);
+        } catch (const tcore::error& e) {
+            const std::string msg = e.what();
+            const std::string where = "test.mtx:" + std::to_string(line) + ": ";
+            t.check(msg.rfind(where, 0) == 0, "%s: message '%s' does not start with '%s'", what, msg.c_str(),
+                    where.c_str());
+            t.check(msg.find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, msg.c_str(), needle);
+            if (first.empty()) first = msg;
+            else t.check(msg == first, "%s: 3 threads give '%s', serial '%s'", what, msg.c_str(), first.c_str());
+        } catch (const std::exception& e) {
+            t.check(false, "%s: wrong exception type: %s", what, e.what());
+        }
     }
 }
 
@@ -525,8 +553,19 @@ void fuzz_corpus()
             o.max_dimension = 1 << 16;
             o.max_entries = 1 << 20;
             if (!text.empty() && (text[0] & 1)) o.complex = io::complex_mode::real_part;
+            std::string threaded_error;
+            try {
+                io::parse_matrix_market(text, threaded(o), entry.path().string());
+            } catch (const tcore::error& e) {
+                threaded_error = e.what();  // compared with the serial read below
+            } catch (const std::exception& e) {
+                t.check(false, "corpus %s (3 threads): unexpected exception %s", entry.path().string().c_str(), e.what());
+            }
+            o.threads = 1;
             try {
                 const sparse::csr a = io::parse_matrix_market(text, o, entry.path().string());
+                t.check(threaded_error.empty() && identical(a, io::parse_matrix_market(text, threaded(o), "again")),
+                        "corpus %s: 3 threads differ from the serial read", entry.path().string().c_str());
                 sparse::validate(a, "corpus");
                 std::ostringstream out;
                 io::write_matrix_market(out, a);
@@ -536,8 +575,10 @@ void fuzz_corpus()
                     same = std::memcmp(&a.values[i], &b.values[i], sizeof(double)) == 0;
                 t.check(same, "corpus %s: write/parse round trip", entry.path().string().c_str());
                 ++parsed;
-            } catch (const tcore::error&) {
-                // rejected with a message: fine
+            } catch (const tcore::error& e) {
+                // rejected with a message: fine, if the same on 3 threads
+                t.check(threaded_error == e.what(), "corpus %s: 3 threads give '%s', serial '%s'",
+                        entry.path().string().c_str(), threaded_error.c_str(), e.what());
             } catch (const std::exception& e) {
                 t.check(false, "corpus %s: unexpected exception %s", entry.path().string().c_str(), e.what());
             }

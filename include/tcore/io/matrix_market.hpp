@@ -35,7 +35,9 @@
 // exists the file is mapped read-only, so it must not shrink while read. The parser walks
 // the text once with a fast path for plain entry lines (digits, blanks,
 // std::from_chars values) and hands every other line to the careful per-line
-// path that gives the messages, so both accept exactly the same input.
+// path that gives the messages, so both accept exactly the same input. A
+// large input's entry lines are read on several threads (mm_options::threads)
+// with the same result and the same messages as a serial read.
 #pragma once
 
 #include "../check.cuh"
@@ -54,6 +56,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -83,6 +86,14 @@ struct mm_options {
     /// of a few dozen bytes cannot make the reader allocate gigabytes. Raise it to read a
     /// matrix with more (mostly empty) rows than its file has bytes.
     long long row_allowance = 1LL << 24;
+    /// Threads for the entry lines of a large input: 0 takes
+    /// std::thread::hardware_concurrency(), 1 reads serially; each thread
+    /// gets at least min_bytes_per_thread of the input. The result and every
+    /// message are those of a serial read: a part that meets anything but
+    /// plain entry lines, or counts that do not add up, send the whole input
+    /// to the serial path.
+    unsigned threads = 0;
+    std::size_t min_bytes_per_thread = std::size_t(32) << 20;
 };
 
 /// The banner and size line of a Matrix Market file (keywords lower-cased).
@@ -210,6 +221,84 @@ inline int mm_fast_line(const char*& p, const char* end, const mm_body_form& f, 
     }
     p = q;
     return 1;
+}
+
+/// Threads for the entry lines (see mm_options::threads); complex files,
+/// which always take the careful path, are read serially.
+inline unsigned mm_threads_for(const mm_options& opts, std::size_t body_bytes, const mm_body_form& f)
+{
+    if (f.fields == 4) return 1;
+    const unsigned wanted = opts.threads > 0 ? opts.threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t fit = body_bytes / std::max<std::size_t>(opts.min_bytes_per_thread, 1);
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(wanted, fit)));
+}
+
+/// Reads the entry lines `body` in up to `threads` parts split at line ends,
+/// each into its own row blocks on its own thread, fast path only. Returns
+/// the stored entry count, or -1 where the serial path must read the input:
+/// a line the fast path does not take, an entry above the diagonal or a
+/// nonzero skew diagonal, an entry count other than `entries`, or more than
+/// `max_entries` stored.
+inline long long mm_parse_parts(std::string_view body, const mm_body_form& f, long long entries, long long max_entries,
+                                unsigned threads, int shift, std::vector<mm_row_blocks>& parts)
+{
+    std::vector<std::size_t> bounds{0};
+    for (unsigned t = 1; t < threads; ++t) {
+        const std::size_t nl = body.find('\n', std::max(bounds.back(), body.size() / threads * t));
+        if (nl == std::string_view::npos) break;
+        bounds.push_back(nl + 1);
+    }
+    bounds.push_back(body.size());
+    const std::size_t n = bounds.size() - 1;
+    parts = std::vector<mm_row_blocks>(n);
+    std::vector<long long> read(n, 0), stored(n, 0);
+    std::vector<char> ok(n, 1);
+    const auto read_part = [&](std::size_t t) {
+        const char* p = body.data() + bounds[t];
+        const char* const end = body.data() + bounds[t + 1];
+        const long long present = static_cast<long long>((bounds[t + 1] - bounds[t] + 1) / (2 * f.fields));
+        parts[t].plan(f.rows, std::min(entries, present) * (f.mirror ? 2 : 1), shift);
+        mm_entry e;
+        long long here = 0, kept = 0;  // counted locally: no shared cache line in the loop
+        while (p != end) {
+            const int kind = mm_fast_line(p, end, f, e);
+            if (kind == 2) continue;
+            if (kind == 0 || (f.mirror && e.j > e.i) || (f.skew && e.i == e.j && e.v != 0.0) || here == entries ||
+                (kept += f.mirror && e.i != e.j ? 2 : 1) > max_entries) {
+                ok[t] = 0;
+                return;
+            }
+            const int r = static_cast<int>(e.i - 1), c = static_cast<int>(e.j - 1);
+            parts[t].add(r, c, e.v);
+            if (f.mirror && r != c) parts[t].add(c, r, f.skew ? -e.v : e.v);
+            ++here;
+        }
+        read[t] = here;
+        stored[t] = kept;
+    };
+    const auto work = [&](std::size_t t) noexcept {
+        try {
+            read_part(t);
+        } catch (...) {  // std::bad_alloc: the serial read meets it again and reports it
+            ok[t] = 0;
+        }
+    };
+    std::vector<std::thread> pool;
+    std::size_t started = 1;
+    try {
+        for (; started < n; ++started) pool.emplace_back(work, started);
+    } catch (...) {  // no thread to be had: the rest runs here
+    }
+    work(0);
+    for (std::size_t t = started; t < n; ++t) work(t);
+    for (std::thread& th : pool) th.join();
+    long long total_read = 0, total_stored = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+        if (!ok[t]) return -1;
+        total_read += read[t];
+        total_stored += stored[t];
+    }
+    return total_read == entries && total_stored <= max_entries ? total_stored : -1;
 }
 
 /// The bytes of a regular file: mapped read-only where POSIX mmap is there
@@ -396,7 +485,16 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
         // Every entry line has at least 2 bytes per field ("1 1\n"; the last
         // line may lack its '\n'): never reserve past the data.
         const long long present = static_cast<long long>((text.size() - in.pos + 1) / (2 * form.fields));
-        lists.plan(h.rows, std::min(h.entries, present) * (form.mirror ? 2 : 1));
+        const long long max_stored = std::min(h.entries, present) * (form.mirror ? 2 : 1);
+        const int shift = mm_row_blocks::block_shift(h.rows, max_stored);
+        const unsigned threads = mm_threads_for(opts, text.size() - in.pos, form);
+        if (threads > 1) {
+            std::vector<mm_row_blocks> parts;
+            const long long stored = mm_parse_parts(text.substr(in.pos), form, h.entries, max_entries, threads, shift, parts);
+            if (stored >= 0) return mm_build_csr(form, parts.data(), parts.size(), stored);
+            // else a line for the careful path, or an error somewhere: the serial read gives the message
+        }
+        lists.plan(h.rows, max_stored, shift);
     }
     const char* p = text.data() + in.pos;
     const char* const end = text.data() + text.size();
@@ -437,7 +535,7 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
     while (in.next(line))
         if (!blank_or_comment(line))
             throw_at(name, in.number, "more entries than the " + std::to_string(h.entries) + " the size line declares");
-    return mm_build_csr(form, lists, stored);
+    return mm_build_csr(form, &lists, 1, stored);
 }
 
 /// Reads a Matrix Market file (see parse_matrix_market). The path must name

@@ -62,14 +62,21 @@ struct mm_slot {
 /// 2^shift rows (a few thousand blocks of ~16K entries): each block is a
 /// chain of fixed-size chunks carved from one pool sized from the data
 /// present, so that building the CSR rows of one block stays in cache.
-class mm_row_blocks {
+class alignas(64) mm_row_blocks {  // one cache line apart: parts are filled by different threads
 public:
-    /// `max_stored` bounds the entries that can arrive (from the input size).
-    void plan(long long rows, long long max_stored)
+    /// The row-block shift for a matrix of `rows` rows and up to `max_stored` entries.
+    static int block_shift(long long rows, long long max_stored)
     {
         const long long target = std::clamp<long long>(max_stored >> 14, 1, 4096);
-        shift_ = 0;
-        while (rows > 0 && ((rows - 1) >> shift_) + 1 > target) ++shift_;
+        int shift = 0;
+        while (rows > 0 && ((rows - 1) >> shift) + 1 > target) ++shift;
+        return shift;
+    }
+    /// `max_stored` bounds the entries that can arrive (from the input size);
+    /// parts of one matrix read apart share `shift`.
+    void plan(long long rows, long long max_stored, int shift)
+    {
+        shift_ = shift;
         blocks_.assign(rows > 0 ? static_cast<std::size_t>(((rows - 1) >> shift_) + 1) : 1, block{});
         const std::size_t chunks = static_cast<std::size_t>(max_stored / chunk + 1) + blocks_.size();
         pool_.reset(new mm_slot[chunks * chunk]);  // uninitialised: written before read
@@ -117,10 +124,11 @@ private:
     int shift_ = 0, used_ = 0;
 };
 
-/// CSR from the row blocks: each row sorted by column (stable: file order
-/// among equal columns) and duplicates summed in that order. `stored` is the
-/// entry count after expansion.
-inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks& in, long long stored)
+/// CSR from the row blocks of `parts` consecutive parts of the file (one
+/// when read serially): each row sorted by column (stable: file order among
+/// equal columns) and duplicates summed in that order. `stored` is the entry
+/// count after expansion.
+inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, std::size_t parts, long long stored)
 {
     const std::size_t rows = static_cast<std::size_t>(f.rows);
     const std::size_t total = static_cast<std::size_t>(stored);
@@ -134,19 +142,21 @@ inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks& in, 
     double* val = a.values.data();
     bool sorted_unique = true;
     int block_start = 0;
-    for (std::size_t b = 0; b < in.blocks(); ++b) {
-        const std::size_t r0 = b << in.shift(), r1 = std::min(rows, (b + 1) << in.shift());
-        in.for_each(b, [&](const mm_slot& s) { ++ptr[static_cast<std::size_t>(s.row) + 1]; });
+    const auto count = [&](const mm_slot& s) { ++ptr[static_cast<std::size_t>(s.row) + 1]; };
+    const auto place = [&](const mm_slot& s) {
+        const int at = ptr[static_cast<std::size_t>(s.row) + 1]++;
+        col[at] = s.col;
+        val[at] = s.value;
+    };
+    for (std::size_t b = 0; b < in[0].blocks(); ++b) {
+        const std::size_t r0 = b << in[0].shift(), r1 = std::min(rows, (b + 1) << in[0].shift());
+        for (std::size_t part = 0; part < parts; ++part) in[part].for_each(b, count);
         for (std::size_t r = r0; r < r1; ++r) {  // ptr[r + 1] becomes row r's start, then its end
             const int n = ptr[r + 1];
             ptr[r + 1] = block_start;
             block_start += n;
         }
-        in.for_each(b, [&](const mm_slot& s) {
-            const int at = ptr[static_cast<std::size_t>(s.row) + 1]++;
-            col[at] = s.col;
-            val[at] = s.value;
-        });
+        for (std::size_t part = 0; part < parts; ++part) in[part].for_each(b, place);
         for (std::size_t r = r0; r < r1 && sorted_unique; ++r)
             for (int p = ptr[r] + 1; p < ptr[r + 1]; ++p)
                 if (col[p] <= col[p - 1]) {
