@@ -9,15 +9,23 @@
 //   f64 incl n=10000003                not a multiple of any tile
 //   f16 incl n=2^28                    FP16 input, FP32 prefix sums
 // Variants
-//   base   segments: cub::BlockScan (BlockLoad/BlockStore warp-transpose), one
-//          128-thread block (64 for seg=64) per segment; device-wide:
+//   base   segments of 64 and 128: cub::WarpScan, a logical warp of 8 (16)
+//          threads per segment, 32 (16) segments per 256-thread block, 8
+//          consecutive values per lane through 16-byte loads and stores;
+//          longer segments: cub::BlockScan (BlockLoad/BlockStore
+//          warp-transpose), one 128-thread block per segment; device-wide:
 //          cub::DeviceScan (FP16: an FP32 accumulator through the scan operator)
+//   base-block  segments of 64 and 128 only: cub::BlockScan, one block of 64
+//          (128) threads per segment, one value per thread (the former base,
+//          kept for comparison)
 //   tc     P = L X + (1 X) U on f64 m16n8k16 (FP16: L X and 1 X on f16
 //          m16n8k16 with FP32 accumulation, column carries by shuffles)
 //   cc     tc's kernels on the cuda_core backend
 //   cce    shuffle (Kogge-Stone) scans, same tiling and look-back
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
-// Summaries: time ratios base/tc, cc/tc and cce/tc per case.
+// Summaries per case: time ratios t(x)/t(tc) for every opponent and cc, and
+// the headline t(best opponent)/t(tc), the best of the base variants and cce
+// (named in the value).
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
@@ -87,7 +95,59 @@ __global__ void __launch_bounds__(Threads) cub_block_scan(const double* in, doub
     store_t(tmp.store).Store(out + first, v);
 }
 
-void cub_segments(const double* in, double* out, long long segments, int seg, cudaStream_t s)
+/// Threads / Lanes segments per block, a logical warp of Lanes threads per
+/// segment of Lanes * Items doubles (Items even, 16-byte aligned). Lane t owns
+/// elements t * Items .. t * Items + Items - 1 of its segment (blocked):
+/// Items / 2 16-byte loads, a serial inclusive scan in registers,
+/// cub::WarpScan::ExclusiveSum (shuffles) of the lanes' totals as each lane's
+/// carry, Items / 2 16-byte stores. Logical warps past the last segment scan
+/// zeros and store nothing.
+template <int Lanes, int Items, int Threads>
+__global__ void __launch_bounds__(Threads)
+    cub_warp_scan(const double* __restrict__ in, double* __restrict__ out, long long segments)
+{
+    static_assert(Threads % 32 == 0 && 32 % Lanes == 0, "logical warps tile the block's warps");
+    static_assert(Items % 2 == 0, "values move as double2");
+    using warp_scan = cub::WarpScan<double, Lanes>;
+    constexpr int per_block = Threads / Lanes, seg = Lanes * Items;
+    __shared__ typename warp_scan::TempStorage tmp[per_block];
+    const int group = static_cast<int>(threadIdx.x) / Lanes, lane = static_cast<int>(threadIdx.x) % Lanes;
+    const long long s = static_cast<long long>(blockIdx.x) * per_block + group;
+    const bool valid = s < segments;
+    const long long first = s * seg + static_cast<long long>(lane) * Items;
+    double2 v[Items / 2];
+#pragma unroll
+    for (int j = 0; j < Items / 2; ++j)
+        v[j] = valid ? reinterpret_cast<const double2*>(in + first)[j] : make_double2(0.0, 0.0);
+    double run = 0;
+#pragma unroll
+    for (int j = 0; j < Items / 2; ++j) {
+        v[j].x += run;
+        v[j].y += v[j].x;
+        run = v[j].y;
+    }
+    double carry = 0;
+    warp_scan(tmp[group]).ExclusiveSum(run, carry);
+    if (!valid) return;
+#pragma unroll
+    for (int j = 0; j < Items / 2; ++j) {
+        v[j].x += carry;
+        v[j].y += carry;
+        reinterpret_cast<double2*>(out + first)[j] = v[j];
+    }
+}
+
+template <int Lanes, int Items>
+void launch_warp_scan(const double* in, double* out, long long segments, cudaStream_t s)
+{
+    constexpr int threads = 256, per_block = threads / Lanes;
+    const long long grid = (segments + per_block - 1) / per_block;
+    tcore::require(grid <= 0x7fffffffLL, "cub_segments", "too many segments for one grid");
+    cub_warp_scan<Lanes, Items, threads><<<static_cast<unsigned>(grid), threads, 0, s>>>(in, out, segments);
+}
+
+/// The block-per-segment form for every length (the base-block variant).
+void cub_block_per_segment(const double* in, double* out, long long segments, int seg, cudaStream_t s)
 {
     const unsigned grid = static_cast<unsigned>(segments);
     switch (seg) {
@@ -97,6 +157,22 @@ void cub_segments(const double* in, double* out, long long segments, int seg, cu
     case 512: cub_block_scan<128, 4><<<grid, 128, 0, s>>>(in, out); break;
     case 1024: cub_block_scan<128, 8><<<grid, 128, 0, s>>>(in, out); break;
     default: tcore::require(false, "cub_segments", "unsupported segment size " + std::to_string(seg));
+    }
+    TCORE_CHECK_LAUNCH();
+}
+
+/// The base variant: logical warps for segments of 64 and 128 (a 64-thread
+/// block per segment with one 8-byte value per thread keeps too few bytes in
+/// flight per SM to reach the DRAM roof), a block per segment from 256 up
+/// (at the copy bandwidth there).
+void cub_segments(const double* in, double* out, long long segments, int seg, cudaStream_t s)
+{
+    tcore::require(tcore::aligned(in, 16) && tcore::aligned(out, 16), "cub_segments",
+                   "input or output is not 16-byte aligned");
+    switch (seg) {
+    case 64: launch_warp_scan<8, 8>(in, out, segments, s); break;
+    case 128: launch_warp_scan<16, 8>(in, out, segments, s); break;
+    default: cub_block_per_segment(in, out, segments, seg, s); return;
     }
     TCORE_CHECK_LAUNCH();
 }
@@ -152,14 +228,23 @@ void run_variants(tb::context& ctx, const std::string& case_name, const std::vec
     }
 }
 
+/// Per-variant ratios, then the headline: tc against the fastest opponent
+/// measured (every base variant and cce), its name in the value.
 void summarize(tb::context& ctx, const std::string& case_name, const std::map<std::string, double>& t)
 {
     const auto tc = t.find("tc");
     if (tc == t.end() || tc->second <= 0) return;
-    for (const char* other : {"base", "cc", "cce"}) {
+    const char* best = nullptr;
+    double best_t = 0;
+    for (const char* other : {"base", "base-block", "cc", "cce"}) {
         const auto it = t.find(other);
-        if (it != t.end()) ctx.summary(case_name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
+        if (it == t.end()) continue;
+        ctx.summary(case_name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
+        if (std::string(other) != "cc" && (!best || it->second < best_t)) best = other, best_t = it->second;
     }
+    if (best)
+        ctx.summary(case_name + ": t(best of base variants, cce)/t(tc)",
+                    tb::fixed3(best_t / tc->second) + " (" + best + ")");
 }
 
 // -- cases ------------------------------------------------------------------------------------
@@ -171,7 +256,7 @@ void run_segments(tb::context& ctx)
     for (int seg : {64, 128, 256, 512, 1024}) {
         const std::string name = "seg=" + std::to_string(seg);
         if (!ctx.announce_case(name)) continue;
-        if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) continue;
+        if (!any_wanted(ctx, {"base", "base-block", "tc", "cc", "cce"})) continue;
         if (!fits(2 * n * sizeof(double), name)) continue;
         const long long count = n / seg;
         const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5ca000ull + seg);
@@ -180,9 +265,14 @@ void run_segments(tb::context& ctx)
         TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
         const double* pi = in.ptr;
         double* po = out.ptr;
-        const std::vector<variant> variants = {
-            {"base", tb::peak::fp64_cc, "cub::BlockScan, a block per segment",
+        const bool warp_base = seg <= 128;
+        std::vector<variant> variants = {
+            {"base", tb::peak::fp64_cc,
+             warp_base ? "cub::WarpScan, " + std::to_string(seg / 8) + "-thread logical warps, 16-byte loads/stores"
+                       : std::string("cub::BlockScan, a block per segment"),
              [=](cudaStream_t s) { cub_segments(pi, po, count, seg, s); }},
+            {"base-block", tb::peak::fp64_cc, "cub::BlockScan, a block per segment, one value per thread",
+             [=](cudaStream_t s) { cub_block_per_segment(pi, po, count, seg, s); }},
             {"tc", tb::peak::fp64_tc, "L X + (1 X) U, f64 m16n8k16 + m16n8k8",
              [=](cudaStream_t s) { tcore::scan_segments<tensor_core, f64_m16n8k16>(pi, po, count, seg, scan_kind::inclusive, s); }},
             {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
@@ -190,6 +280,7 @@ void run_segments(tb::context& ctx)
             {"cce", tb::peak::fp64_cc, "shuffle scans, same tiling",
              [=](cudaStream_t s) { tcore::scan_segments_cce<double>(pi, po, count, seg, scan_kind::inclusive, s); }},
         };
+        if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
         std::map<std::string, double> times;
         run_variants(ctx, name, variants, out.ptr, ref, 2.0 * n * sizeof(double), static_cast<double>(n - count),
                      times);
