@@ -8,10 +8,19 @@
 //          pairs on f64 m8n8k4, mBSR in, mBSR out
 //   cc     tc on the cuda_core backend
 //   cce    tc's data, each 4x4 tile product as 64 FMAs (essential)
+//   tc-e2e CSR in, CSR out: A (and B) CSR -> mBSR on the device, tc's
+//          product, C mBSR -> CSR on the device
+//          (tcore/sparse/mbsr_convert.cuh), timed as one sequence
 // Each timed run is the whole product - symbolic and numeric phases, every
 // allocation (stream-ordered pool, for all variants) - on the same stream.
-// The CSR -> mBSR conversion and upload of A is preprocessing, reported
-// apart; C is checked after mBSR -> CSR on the host (not timed). C is
+// For tc, cc and cce the CSR -> mBSR conversion (on the host) and upload of
+// A is preprocessing, reported apart, and C is checked after mBSR -> CSR on
+// the host (not timed); tc-e2e includes both conversions, on the device,
+// each also timed alone with device events (summary "convert ..."), and
+// its CSR output is checked. Summary "break-even": products with the same A
+// that repay converting it once, t(CSR -> mBSR) / (t(base) - (t(tc-e2e) -
+// t(CSR -> mBSR))), "never" where a product with CSR output is not faster
+// than cuSPARSE's. C is
 // compared with the CPU structural product: identical structure (explicit
 // zeros kept by both) and values within FP64 rounding (accuracy columns).
 // Cases: the generated classes at 1e5, 1e6 and 1e7 nonzeros, the shipped
@@ -31,12 +40,14 @@
 #include <tcore/patterns/device/spgemm.cuh>
 #include <tcore/sparse/generate.hpp>
 #include <tcore/sparse/mbsr.hpp>
+#include <tcore/sparse/mbsr_convert.cuh>
 #include <tcore/tcore.cuh>
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -153,7 +164,8 @@ void run(tb::context& ctx)
 
     std::map<std::string, medians> times;  // case -> medians
     std::map<std::string, std::string> class_of;  // case -> "generated", "real" or "user"
-    const char* variants[] = {"base", "tc", "cc", "cce"};
+    const char* variants[] = {"base", "tc", "cc", "cce", "tc-e2e"};
+    std::map<std::string, double> convert_in, convert_out;  // case -> device ms of CSR -> mBSR (A, and B) / mBSR -> CSR (C)
     bool pool_kept = false;
     for (const spgemm_case& cs : cases) {
         if (!ctx.want_case(cs.name) || !ctx.announce_case(cs.name)) continue;
@@ -263,6 +275,68 @@ void run(tb::context& ctx)
         }
 
         // -- tcore ------------------------------------------------------------------------------
+        // -- tcore end to end: CSR in and out, both conversions on the device -------------------
+        if (ctx.want_variant("tc-e2e")) {
+            const bool square = a.rows == a.cols;
+            const sb::device_csr dca(a);
+            const sb::device_csr dcb_own = square ? sb::device_csr{} : sb::device_csr(b);
+            const sb::device_csr& dcb = square ? dca : dcb_own;
+            const tcore::csr_device_view va{dca.rows, dca.cols, dca.nnz, dca.row_ptr.ptr, dca.col_idx.ptr, dca.values.ptr};
+            const tcore::csr_device_view vb{dcb.rows, dcb.cols, dcb.nnz, dcb.row_ptr.ptr, dcb.col_idx.ptr, dcb.values.ptr};
+            auto product = [square, va, vb](cudaStream_t s) {
+                const tcore::mbsr_device ga = tcore::csr_to_mbsr_device(va, s);
+                if (square) return tcore::mbsr_to_csr_device(tcore::spgemm<tcore::tensor_core>(ga, ga, s), s);
+                const tcore::mbsr_device gb = tcore::csr_to_mbsr_device(vb, s);
+                return tcore::mbsr_to_csr_device(tcore::spgemm<tcore::tensor_core>(ga, gb, s), s);
+            };
+            std::string problem;
+            const tb::accuracy err = accuracy_csr(ref, product(ctx.stream()).download(ctx.stream()), problem);
+            // Each conversion alone: median of 5 runs after one, device events on the stream.
+            auto device_ms = [&](const auto& work) {
+                cudaEvent_t e0, e1;
+                TCORE_CHECK(cudaEventCreate(&e0));
+                TCORE_CHECK(cudaEventCreate(&e1));
+                std::vector<double> ms;
+                for (int i = 0; i < 6; ++i) {
+                    TCORE_CHECK(cudaEventRecord(e0, ctx.stream()));
+                    work(ctx.stream());
+                    TCORE_CHECK(cudaEventRecord(e1, ctx.stream()));
+                    TCORE_CHECK(cudaEventSynchronize(e1));
+                    float t = 0;
+                    TCORE_CHECK(cudaEventElapsedTime(&t, e0, e1));
+                    if (i > 0) ms.push_back(t);
+                }
+                TCORE_CHECK(cudaEventDestroy(e0));
+                TCORE_CHECK(cudaEventDestroy(e1));
+                std::sort(ms.begin(), ms.end());
+                return ms[ms.size() / 2];
+            };
+            const double in_ms = device_ms([&](cudaStream_t s) {
+                const tcore::mbsr_device ga = tcore::csr_to_mbsr_device(va, s);
+                if (!square) (void)tcore::csr_to_mbsr_device(vb, s);
+            });
+            double out_ms = 0;
+            {
+                const tcore::mbsr_device ga = tcore::csr_to_mbsr_device(va, ctx.stream());
+                const tcore::mbsr_device gb = square ? tcore::mbsr_device{} : tcore::csr_to_mbsr_device(vb, ctx.stream());
+                const tcore::mbsr_device c = tcore::spgemm<tcore::tensor_core>(ga, square ? ga : gb, ctx.stream());
+                out_ms = device_ms([&](cudaStream_t s) { (void)tcore::mbsr_to_csr_device(c, s); });
+            }
+            convert_in[cs.name] = in_ms;
+            convert_out[cs.name] = out_ms;
+            ctx.summary("convert " + cs.name + ": CSR -> mBSR on the device (A" + (square ? "" : " and B") +
+                            "), device events, ms",
+                        fixed(in_ms, 4));
+            ctx.summary("convert " + cs.name + ": mBSR -> CSR on the device (C), device events, ms", fixed(out_ms, 4));
+            spec.variant = "tc-e2e";
+            spec.compute = tb::peak::fp64_tc;
+            spec.note = std::string("CSR in, CSR out: CSR -> mBSR on the device (") + fixed(in_ms, 3) +
+                        " ms), tc's product, mBSR -> CSR on the device (" + fixed(out_ms, 3) +
+                        " ms), one sequence on the stream (tcore/sparse/mbsr_convert.cuh); " + shape +
+                        (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
+            record("tc-e2e", ctx.measure(spec, [&product](cudaStream_t s) { (void)product(s); }, err));
+        }
+
         bool any_tc = ctx.want_variant("tc") || ctx.want_variant("cc") || ctx.want_variant("cce");
         if (!any_tc) continue;
         const auto t1 = std::chrono::steady_clock::now();
@@ -319,6 +393,27 @@ void run(tb::context& ctx)
             ctx.summary("min t(base)/t(best tcore), " + cls, fixed(*std::min_element(v.begin(), v.end())));
         }
         if (!cc_tc.empty()) ctx.summary("geomean t(cc)/t(tc), " + cls, fixed(tb::geomean(cc_tc)));
+        std::vector<double> e2e;
+        for (const auto& [name, m] : times)
+            if (class_of[name] == cls && cold_of(m, "base") > 0 && cold_of(m, "tc-e2e") > 0)
+                e2e.push_back(cold_of(m, "base") / cold_of(m, "tc-e2e"));
+        if (!e2e.empty())
+            ctx.summary("geomean t(base)/t(tc-e2e), CSR in and out, " + cls + ", cold cache / streaming (" +
+                            std::to_string(e2e.size()) + " cases)",
+                        fixed(tb::geomean(e2e)));
+    }
+    // Break-even: products with the same A that repay converting it once. Each
+    // product then costs t(tc-e2e) - t(CSR -> mBSR) (tc's product and the
+    // conversion of C to CSR), against t(base) for cuSPARSE.
+    for (const auto& [name, m] : times) {
+        const auto in = convert_in.find(name);
+        const double base = cold_of(m, "base"), e2e = cold_of(m, "tc-e2e");
+        if (in == convert_in.end() || base <= 0 || e2e <= 0) continue;
+        const double per_product = e2e - in->second;
+        ctx.summary("break-even " + name + ": products with the same A that repay its CSR -> mBSR conversion (" +
+                        fixed(in->second, 3) + " ms; then " + fixed(per_product, 3) + " ms a product, CSR out, against " +
+                        fixed(base, 3) + " ms for cuSPARSE)",
+                    base > per_product ? fixed(std::ceil(in->second / (base - per_product)), 0) : std::string("never"));
     }
 }
 
@@ -326,5 +421,5 @@ void run(tb::context& ctx)
 
 void tcore_register_spgemm(tcore::bench::registry& r)
 {
-    r.add({"spgemm", "C = A A in FP64: mBSR tile pairs on the FP64 MMA vs cuSPARSE SpGEMM", run, true});
+    r.add({"spgemm", "C = A A in FP64: mBSR tile pairs on the FP64 MMA (and end to end from CSR to CSR) vs cuSPARSE SpGEMM", run, true});
 }
