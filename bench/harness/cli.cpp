@@ -164,6 +164,11 @@ bool parse_args(const std::vector<std::string>& args, options& opts, bool& help,
             if (!take()) return false;
             if (value.empty()) return bad("a .mtx file or a folder");
             if (!expand_matrix_path(value, opts.matrices, error)) return false;
+        } else if (arg == "--input") {
+            if (!take()) return false;
+            user_input in;
+            if (!parse_input(value, in, error)) return false;
+            opts.inputs.push_back(in);
         } else if (arg == "--out") {
             if (!take()) return false;
             if (value.empty()) return bad("a folder");
@@ -265,6 +270,83 @@ std::string check_selection(const options& opts, const std::vector<std::string>&
     return "";
 }
 
+bool parse_input(const std::string& value, user_input& in, std::string& error)
+{
+    const std::size_t colon = value.find(':');
+    in = {};
+    in.workload = value.substr(0, colon);
+    if (colon == std::string::npos || in.workload.empty()) {
+        error = "--input: '" + value + "': WORKLOAD:KEY=VALUE[,KEY=VALUE...] expected (e.g. fft:size=512x512,batch=64)";
+        return false;
+    }
+    in.text = value.substr(colon + 1);
+    for (const std::string& item : split_list(in.text)) {
+        const std::size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq), val = eq == std::string::npos ? "" : item.substr(eq + 1);
+        if (eq == std::string::npos || key.empty() || val.empty()) {
+            error = "--input " + in.workload + ": '" + item + "': KEY=VALUE expected";
+            return false;
+        }
+        if (!in.get(key).empty()) {
+            error = "--input " + in.workload + ": key '" + key + "' given twice";
+            return false;
+        }
+        in.values.emplace_back(key, val);
+    }
+    if (in.values.empty()) {
+        error = "--input " + in.workload + ": no KEY=VALUE after the colon";
+        return false;
+    }
+    return true;
+}
+
+std::string check_inputs(const options& opts, const registry& reg)
+{
+    for (const user_input& in : opts.inputs) {
+        const workload* w = nullptr;
+        std::vector<std::string> takers;
+        for (const workload& r : reg.workloads) {
+            if (!r.input_keys.empty()) takers.push_back(r.name);
+            if (r.name == in.workload) w = &r;
+        }
+        if (!w || w->input_keys.empty())
+            return "--input " + in.workload + ": no such workload takes --input (" +
+                   (takers.empty() ? std::string("none here") : joined(takers)) + ")";
+        for (const auto& [key, value] : in.values) {
+            bool known = false;
+            std::vector<std::string> keys;
+            for (const auto& k : w->input_keys) {
+                keys.push_back(k.first);
+                known = known || k.first == key;
+            }
+            if (!known) return "--input " + in.workload + ": unknown key '" + key + "' (keys: " + joined(keys) + ")";
+        }
+        if (w->check_input) {
+            const std::string problem = w->check_input(in);
+            if (!problem.empty()) return "--input " + in.workload + ":" + in.text + ": " + problem;
+        }
+    }
+    return "";
+}
+
+std::string input_keys_text(const registry& reg)
+{
+    std::ostringstream os;
+    bool any = false;
+    for (const workload& w : reg.workloads) {
+        if (w.input_keys.empty()) continue;
+        if (!any) os << "\n--input keys (WORKLOAD:KEY=VALUE,...; repeat --input for several cases):\n";
+        any = true;
+        os << "  " << w.name << ":\n";
+        for (const auto& [key, meaning] : w.input_keys) {
+            std::string k = "    " + key;
+            k.resize(std::max<std::size_t>(k.size() + 1, 22), ' ');
+            os << k << meaning << "\n";
+        }
+    }
+    return os.str();
+}
+
 std::string usage_text(const std::string& program, const std::string& default_out_dir,
                        const std::vector<std::string>& workloads)
 {
@@ -293,6 +375,14 @@ std::string usage_text(const std::string& program, const std::string& default_ou
        << "                        variant and the cuSPARSE baseline instead of their built-in cases; without\n"
        << "                        --workload only those two run. A case too large for the device's free\n"
        << "                        memory is skipped with a message\n"
+       << "  --input WORKLOAD:KEY=VALUE,...\n"
+       << "                        a case of the user's for a workload that takes them (repeatable; the keys\n"
+       << "                        of each are listed at the end of this text), e.g.\n"
+       << "                        --input fft:size=512x512,batch=64\n"
+       << "                        --input stencil:shape=star2d1r,grid=8192x8192,steps=3,boundary=periodic\n"
+       << "                        --input gemv:rows=4096,cols=32768,layout=col\n"
+       << "                        Given inputs, a workload runs those cases instead of its own; without\n"
+       << "                        --workload only the workloads named run. A bad key or value exits 2\n"
        << "  --list                list the workloads, their variants and the cases the same options would\n"
        << "                        run (with --full: every case, the default ones marked); runs nothing,\n"
        << "                        needs no GPU\n"

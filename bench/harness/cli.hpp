@@ -54,6 +54,17 @@ struct workload_cases {
 std::string check_selection(const options& opts, const std::vector<std::string>& all_workloads,
                             const std::vector<workload_cases>& selected);
 
+/// Parses one --input value, WORKLOAD:KEY=VALUE[,KEY=VALUE...], into `in`
+/// (no key twice, no empty key or value); false with `error` set if malformed.
+bool parse_input(const std::string& value, user_input& in, std::string& error);
+
+/// Checks every --input against the registry: a workload that takes --input,
+/// keys it reads, and its own check of the values. "" or the problem.
+std::string check_inputs(const options& opts, const registry& reg);
+
+/// The --input keys of every workload that takes them, for --help.
+std::string input_keys_text(const registry& reg);
+
 /// The --help text.
 std::string usage_text(const std::string& program, const std::string& default_out_dir,
                        const std::vector<std::string>& workloads);

@@ -158,12 +158,27 @@ struct row {
     std::string tc_partner;   ///< the cc-like variant tc_speedup compares with
 };
 
+/// One case of the user's (--input WORKLOAD:KEY=VALUE,...): its workload
+/// and its keys' values, in the order given.
+struct user_input {
+    std::string workload, text;  ///< text: the value after the colon, as given
+    std::vector<std::pair<std::string, std::string>> values;
+    /// The value of `key`, or `fallback` where this input does not set it.
+    std::string get(const std::string& key, const std::string& fallback = "") const
+    {
+        for (const auto& [k, v] : values)
+            if (k == key) return v;
+        return fallback;
+    }
+};
+
 struct options {
     std::vector<std::string> workloads, cases, variants;  ///< filters (substring match; empty = all)
     bool quick = false;       ///< small sizes only
     bool full = false;        ///< every case; else the headline cases (harness/headline.hpp) unless --case names them
     bool list = false;        ///< list workloads and cases, run nothing
     std::vector<std::string> matrices;  ///< --matrix: .mtx files (folders expanded), cases of the matrix workloads
+    std::vector<user_input> inputs;     ///< --input: the user's cases of workloads that take them
     double warmup_s = 1.0;    ///< time-based warm-up per configuration
     double min_time_s = 0.2;  ///< timed repetitions last at least this long ...
     int min_reps = 20;        ///< ... and number at least this many
@@ -193,6 +208,20 @@ struct workload {
     std::string name, description;
     std::function<void(context&)> run;
     bool takes_matrices = false;  ///< its cases become the --matrix files when given
+    /// The --input keys it reads ({key, what the value is}); none: it takes
+    /// no --input. Given inputs, its cases are those inputs (input_case).
+    std::vector<std::pair<std::string, std::string>> input_keys;
+    /// Checks one --input's values before anything runs: "" or what is
+    /// wrong (the driver prints it and exits 2). Keys are checked already.
+    std::function<std::string(const user_input&)> check_input;
+    /// Cases come from the user (--matrix or --input) under these options.
+    bool takes_user_cases(const options& o) const
+    {
+        if (takes_matrices && !o.matrices.empty()) return true;
+        for (const user_input& in : o.inputs)
+            if (in.workload == name) return true;
+        return false;
+    }
 };
 
 /// The workloads a binary knows; filled by tcore_register_<name>() calls.
@@ -212,6 +241,14 @@ public:
     context& operator=(const context&) = delete;
 
     const options& opts() const { return opts_; }
+    /// This workload's --input cases (empty: its own cases run).
+    std::vector<user_input> inputs() const
+    {
+        std::vector<user_input> out;
+        for (const user_input& in : opts_.inputs)
+            if (in.workload == workload_) out.push_back(in);
+        return out;
+    }
     const ceilings& ceil() const { return ceil_; }
     bool quick() const { return opts_.quick; }
     cudaStream_t stream() const { return stream_; }

@@ -130,6 +130,60 @@ inline bool read_mtx_size(const std::string& path, mtx_size& out, std::string& e
     return true;
 }
 
+/// A whole number in [lo, hi] written in decimal (an optional 2^K form
+/// too); false if `text` is anything else.
+inline bool parse_whole(const std::string& text, long long lo, long long hi, long long& out)
+{
+    long long v = 0;
+    if (text.rfind("2^", 0) == 0) {
+        long long k = 0;
+        if (!parse_whole(text.substr(2), 0, 62, k)) return false;
+        v = 1LL << k;
+    } else {
+        if (text.empty() || text.size() > 18) return false;
+        for (char c : text) {
+            if (c < '0' || c > '9') return false;
+            v = 10 * v + (c - '0');
+        }
+    }
+    if (v < lo || v > hi) return false;
+    out = v;
+    return true;
+}
+
+/// Extents "4096", "2048x4096" or "256x256x256" (1 to 3 whole numbers in
+/// [1, hi], 'x' between them), in the order written; false if malformed.
+inline bool parse_extents(const std::string& text, long long hi, std::vector<long long>& out)
+{
+    out.clear();
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t x = text.find('x', start);
+        long long v = 0;
+        if (!parse_whole(text.substr(start, x == std::string::npos ? std::string::npos : x - start), 1, hi, v)) return false;
+        out.push_back(v);
+        if (x == std::string::npos) break;
+        start = x + 1;
+    }
+    return out.size() <= 3;
+}
+
+/// Whether `bytes` of device memory are free on the current device; where
+/// not, `why` says how much is needed and free ("needs 12.3 GB, 8.0 GB free").
+inline bool device_memory_fits(double bytes, std::string& why)
+{
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+        cudaGetLastError();
+        return true;  // no answer: let the allocation say
+    }
+    if (bytes <= static_cast<double>(free_bytes)) return true;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "needs %.1f GB, %.1f GB free", bytes / 1e9, static_cast<double>(free_bytes) / 1e9);
+    why = buf;
+    return false;
+}
+
 /// A ratio with three decimals, for summary lines.
 inline std::string fixed3(double v)
 {

@@ -127,20 +127,22 @@ bool gpu_present(int device, std::string& why)
     return true;
 }
 
-/// The workloads --workload selects; with --matrix and no --workload, those that read matrices.
+/// The workloads --workload selects; with --matrix or --input and no
+/// --workload, those that take the user's cases.
 std::vector<const workload*> select_workloads(const registry& reg, const options& opts)
 {
+    const bool user_cases = !opts.matrices.empty() || !opts.inputs.empty();
     std::vector<const workload*> out;
     for (const workload& w : reg.workloads) {
         if (!name_matches(opts.workloads, w.name)) continue;
-        if (!opts.matrices.empty() && opts.workloads.empty() && !w.takes_matrices) continue;
+        if (user_cases && opts.workloads.empty() && !w.takes_user_cases(opts)) continue;
         out.push_back(&w);
     }
     return out;
 }
 
-/// Does this workload run every case it announces (its cases are the user's matrices)?
-bool every_case(const workload& w, const options& opts) { return w.takes_matrices && !opts.matrices.empty(); }
+/// Does this workload run every case it announces (its cases are the user's)?
+bool every_case(const workload& w, const options& opts) { return w.takes_user_cases(opts); }
 
 /// Runs `f`, turning an exception into a message; true if it succeeded.
 template <class F>
@@ -200,7 +202,7 @@ std::vector<workload_cases> list_cases(const std::vector<const workload*>& selec
 /// cases (renamed cases?) would drop out of the default run unseen; say so.
 void note_unmatched_headlines(const std::vector<workload_cases>& cases, const options& opts)
 {
-    if (mode_of(opts) != run_mode::headline || !opts.matrices.empty()) return;
+    if (mode_of(opts) != run_mode::headline || !opts.matrices.empty() || !opts.inputs.empty()) return;
     for (const workload_cases& w : cases) {
         const workload_catalog* entry = catalog_of(w.workload);
         if (w.cases.empty() && entry && !entry->headline_cases.empty())
@@ -230,7 +232,7 @@ int print_listing(const std::vector<const workload*>& selected, const options& o
         }
         for (const std::string& e : errors)
             if (e.rfind(w.name + ": ", 0) == 0) std::printf("  (listing failed: %s)\n", e.c_str() + w.name.size() + 2);
-        if (cases[i].cases.empty() && mode_of(opts) == run_mode::headline && opts.matrices.empty())
+        if (cases[i].cases.empty() && mode_of(opts) == run_mode::headline && !every_case(w, opts))
             std::printf("  (no headline cases: --full runs every case)\n");
         for (const std::string& name : cases[i].cases) {
             const bool headline = mark && !every_case(w, opts) && !opts.quick && is_headline(w.name, name);
@@ -413,7 +415,12 @@ int main(int argc, char** argv)
     for (const workload& w : reg.workloads) names.push_back(w.name);
     if (help) {
         std::printf("%s", usage_text(program, default_out_dir(), names).c_str());
+        std::printf("%s", input_keys_text(reg).c_str());
         return 0;
+    }
+    if (const std::string bad_input = check_inputs(opts, reg); !bad_input.empty()) {
+        std::fprintf(stderr, "%s: %s\n", program.c_str(), bad_input.c_str());
+        return 2;
     }
     const std::vector<const workload*> selected = select_workloads(reg, opts);
     const ceilings listing = listing_ceilings(opts.device);

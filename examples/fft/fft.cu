@@ -16,6 +16,8 @@
 // 512x512; the batch is halved until input, output and cuFFT's workspace
 // fit; the summary and the rows' notes then say so). --quick: 2^20 complex
 // values per case (1D n = 256 and 4096, 2D 256x256 and 256x512).
+// --input fft:size=NYxNX,batch=B,direction=fwd|inv|both: the user's sizes
+// instead (tcore-bench --help lists the keys).
 //
 // Metrics: bytes = 32 * elements (each element read and written once: the
 // minimum; the 2D kernels make two passes), flops = 5 N log2(N) per
@@ -26,6 +28,7 @@
 // Summary: speedups tc/base and tc/cc per case; the issue's targets are
 // tc >= 0.8x cuFFT on the 2D cases and tc >= 1.5x cc.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include "fft_kernels.hpp"
 
@@ -115,6 +118,12 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
     TCORE_CHECK(cudaMemGetInfo(&free_b, &total_b));
     const long long asked = c.batch;
     while (c.batch > 1 && 3.0 * 16.0 * per * c.batch + (1ull << 30) > static_cast<double>(free_b)) c.batch /= 2;
+    if (3.0 * 16.0 * per * c.batch + (1ull << 30) > static_cast<double>(free_b)) {
+        std::printf("fft %s: skipped, one transform with cuFFT's workspace does not fit device memory (%.1f GiB "
+                    "free)\n", name.c_str(), free_b / 1073741824.0);
+        ctx.summary(name + " skipped", "does not fit device memory");
+        return;
+    }
     if (c.batch != asked) {
         std::printf("fft %s: batch reduced from %lld to %lld to fit device memory (%.1f GiB free)\n", name.c_str(),
                     asked, c.batch, free_b / 1073741824.0);
@@ -234,8 +243,48 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
     ratio("tc", "cc", " (target >= 1.50x)");
 }
 
+/// The transform sizes of an --input fft:size=... value: NX (1D) or NYxNX
+/// (2D), each a power of two fft_plan supports; "" or what is wrong.
+std::string input_case(const tb::user_input& in, fft_case& c, std::vector<fft_direction>& dirs)
+{
+    std::vector<long long> n;
+    if (!tb::parse_extents(in.get("size"), 1LL << 20, n) || n.size() > 2)
+        return "size: NX or NYxNX expected (e.g. 4096 or 512x512)";
+    c.nx = n.back();
+    c.ny = n.size() == 2 ? n.front() : 1;
+    for (long long len : n)
+        if ((len & (len - 1)) != 0 || len < 64 || len > 4096) return "size: powers of two from 64 to 4096 expected";
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
+        try {
+            const tcore::fft_plan probe(c.nx, c.ny, 1);  // the plan's own checks (2D: nx a multiple of 2048 / ny)
+        } catch (const tcore::error& e) {
+            return e.what();
+        }
+    }
+    cudaGetLastError();
+    const std::string batch = in.get("batch", "");
+    c.batch = std::max(1LL, (1LL << 26) / (c.nx * c.ny));
+    if (!batch.empty() && !tb::parse_whole(batch, 1, 1LL << 40, c.batch)) return "batch: a whole number >= 1 expected";
+    const std::string dir = in.get("direction", "both");
+    if (dir != "fwd" && dir != "inv" && dir != "both") return "direction: fwd, inv or both expected";
+    dirs.clear();
+    if (dir != "inv") dirs.push_back(fft_direction::forward);
+    if (dir != "fwd") dirs.push_back(fft_direction::inverse);
+    return "";
+}
+
 void run(tb::context& ctx)
 {
+    if (const std::vector<tb::user_input> inputs = ctx.inputs(); !inputs.empty()) {
+        for (const tb::user_input& in : inputs) {
+            fft_case c{};
+            std::vector<fft_direction> dirs;
+            if (const std::string problem = input_case(in, c, dirs); !problem.empty()) throw tcore::error("fft --input: " + problem);
+            for (const fft_direction d : dirs) run_case(ctx, c, d);
+        }
+        return;
+    }
     std::vector<fft_case> cases;
     const long long total = ctx.quick() ? (1LL << 20) : (1LL << 26);
     for (long long n : ctx.quick() ? std::vector<long long>{256, 4096} : std::vector<long long>{256, 512, 1024, 2048, 4096})
@@ -252,8 +301,18 @@ void run(tb::context& ctx)
 
 void tcore_register_fft(tcore::bench::registry& r)
 {
-    r.add({"fft",
-           "batched complex FP64 FFT, 1D 256..4096 and 2D (batch 2048): DFT matrices on the FP64 MMA (tc, cc) vs "
-           "cuFFT Z2Z (base)",
-           run});
+    tb::workload w{"fft",
+                   "batched complex FP64 FFT, 1D 256..4096 and 2D (batch 2048): DFT matrices on the FP64 MMA (tc, cc) "
+                   "vs cuFFT Z2Z (base)",
+                   run};
+    w.input_keys = {{"size", "NX (1D) or NYxNX (2D): powers of two from 64 to 4096 (e.g. 512x512)"},
+                    {"batch", "transforms per call (default 2^26 / (NX NY), at least 1)"},
+                    {"direction", "fwd, inv or both (default both)"}};
+    w.check_input = [](const tb::user_input& in) {
+        if (in.get("size").empty()) return std::string("size is required (e.g. size=512x512)");
+        fft_case c{};
+        std::vector<fft_direction> dirs;
+        return input_case(in, c, dirs);
+    };
+    r.add(w);
 }

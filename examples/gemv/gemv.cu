@@ -18,6 +18,7 @@
 //               column-major: two rows per lane, columns split over warps)
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
 // Summaries: time ratios base/tc, cc/tc, cce/tc per case.
+// --input gemv:rows=M,cols=N,layout=row|col|both: the user's shapes instead.
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
@@ -188,11 +189,40 @@ void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n,
         }
 }
 
+/// One --input gemv:rows=M,cols=N,layout=row|col|both: "" or what is wrong.
+std::string user_shape(const tb::user_input& in, long long& m, long long& n, std::vector<tcore::layout>& layouts)
+{
+    if (!tb::parse_whole(in.get("rows"), 1, 1LL << 31, m)) return "rows: a whole number from 1 to 2^31 expected";
+    if (!tb::parse_whole(in.get("cols"), 1, 1LL << 31, n)) return "cols: a whole number from 1 to 2^31 expected";
+    const std::string l = in.get("layout", "both");
+    if (l != "row" && l != "col" && l != "both") return "layout: row, col or both expected";
+    layouts.clear();
+    if (l != "col") layouts.push_back(tcore::layout::row_major);
+    if (l != "row") layouts.push_back(tcore::layout::col_major);
+    return "";
+}
+
 void run(tb::context& ctx)
 {
     struct shape {
         long long m, n;
     };
+    if (const std::vector<tb::user_input> inputs = ctx.inputs(); !inputs.empty()) {
+        std::unique_ptr<cublas_handle> cublas;
+        for (const tb::user_input& in : inputs) {
+            long long m = 0, n = 0;
+            std::vector<tcore::layout> layouts;
+            if (const std::string problem = user_shape(in, m, n, layouts); !problem.empty())
+                throw tcore::error("gemv --input: " + problem);
+            for (tcore::layout L : layouts) {
+                if (!cublas && !ctx.opts().list) cublas = std::make_unique<cublas_handle>();
+                if (cublas) run_case(ctx, *cublas, m, n, L);
+                else ctx.announce_case(std::string(L == tcore::layout::row_major ? "row " : "col ") +
+                                       std::to_string(m) + "x" + std::to_string(n));
+            }
+        }
+        return;
+    }
     std::vector<shape> shapes = {{4096, 16}, {4096, 32}, {11264, 16}, {32768, 16}, {40960, 16}};
     if (ctx.quick()) shapes.push_back({8192, 1024});
     else shapes.insert(shapes.end(), {{32768, 4096}, {4096, 32768}});
@@ -213,8 +243,16 @@ void run(tb::context& ctx)
 
 void tcore_register_gemv(tcore::bench::registry& r)
 {
-    r.add({"gemv",
-           "y = A x in FP64, x broadcast into the B operand, one column of D kept (tall-skinny and large, "
-           "row/col-major); base cuBLAS, tc, cc, cce",
-           run});
+    tb::workload w{"gemv",
+                   "y = A x in FP64, x broadcast into the B operand, one column of D kept (tall-skinny and large, "
+                   "row/col-major); base cuBLAS, tc, cc, cce",
+                   run};
+    w.input_keys = {{"rows", "M, the rows of A"}, {"cols", "N, the columns of A"},
+                    {"layout", "row, col or both (default both)"}};
+    w.check_input = [](const tb::user_input& in) {
+        long long m = 0, n = 0;
+        std::vector<tcore::layout> layouts;
+        return user_shape(in, m, n, layouts);
+    };
+    r.add(w);
 }

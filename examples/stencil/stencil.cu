@@ -15,6 +15,8 @@
 // (skipped with a message where device memory is short), Dirichlet boundary
 // (a fixed halo of r stored with the grid); one periodic case per
 // dimension. --quick: 2D 1021x777 and 3D 97x83x71 (not multiples of any tile).
+// --input stencil:shape=S,grid=NXxNY[xNZ],steps=1|3,boundary=...,weights=FILE:
+// the user's cases instead (tcore-bench --help lists the keys).
 //
 // Metrics: bytes = 16 * points (one read and one write of the grid per
 // launch: the minimum traffic of t fused steps, so the harness's fraction
@@ -31,6 +33,7 @@
 // compare 4096 random interior points plus the corners and edge midpoints,
 // each against a long double evaluation of its dependence cone.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <tcore/patterns/device/stencil.cuh>
 
@@ -41,8 +44,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -233,8 +240,38 @@ double target_gstencils(const std::string& shape)
     return 0;
 }
 
+/// Weights of a stencil read from a text file (--input ...,weights=FILE):
+/// S::points numbers separated by white space, one per point of the shape
+/// in (dz, dy, dx) order, each offset from -r to r, dx fastest (star2d1r:
+/// (-1,0) (0,-1) (0,0) (0,1) (1,0) as (dy, dx)). "" or what is wrong.
+template <class S>
+std::string read_weights(const std::string& path, tcore::stencil_weights<S>& w)
+{
+    std::ifstream f(path);
+    if (!f) return "weights: cannot open '" + path + "'";
+    std::vector<double> values;
+    std::string word;
+    while (f >> word) {
+        char* end = nullptr;
+        const double v = std::strtod(word.c_str(), &end);
+        if (end == word.c_str() || *end != '\0' || !std::isfinite(v))
+            return "weights: '" + word + "' in " + path + " is not a finite number";
+        values.push_back(v);
+    }
+    if (values.size() != static_cast<std::size_t>(S::points))
+        return "weights: " + path + " holds " + std::to_string(values.size()) + " numbers, " + S::name() + " has " +
+               std::to_string(S::points) + " points";
+    const int r = S::radius, rz = S::dims == 3 ? r : 0;
+    std::size_t next = 0;
+    for (int dz = -rz; dz <= rz; ++dz)
+        for (int dy = -r; dy <= r; ++dy)
+            for (int dx = -r; dx <= r; ++dx)
+                if (S::contains(dz, dy, dx)) w.set(dz, dy, dx, values[next++]);
+    return "";
+}
+
 template <class S, int T, boundary BC>
-void run_case(tb::context& ctx, const stencil_grid& g)
+void run_case(tb::context& ctx, const stencil_grid& g, const std::string& weights_file = "")
 {
     const std::string shape = S::name();
     const std::string name = shape + " " + size_text(g, S::dims) + " t=" + std::to_string(T) +
@@ -261,6 +298,8 @@ void run_case(tb::context& ctx, const stencil_grid& g)
     // arbitrary weights: fixed pseudo-random values w/|S|, |w| < 1
     tcore::stencil_weights<S> w;
     for (int i = 0; i < S::weight_count; ++i) w.w[i] = input_value(1000 + i, seed ^ 0xabcdefull) / S::points;
+    if (!weights_file.empty())
+        if (const std::string problem = read_weights<S>(weights_file, w); !problem.empty()) throw tcore::error(problem);
 
     device_array<double> din(count), dout(count);
     init_kernel<<<grid_for(static_cast<long long>(count)), 256, 0, ctx.stream()>>>(din.ptr, static_cast<long long>(count), seed);
@@ -401,8 +440,74 @@ void run_shape(tb::context& ctx)
     }
 }
 
+// -- the user's cases (--input stencil:shape=...,grid=...,steps=...,boundary=...,weights=...) ----
+
+using all_shapes = std::tuple<tcore::star2d1r, tcore::box2d1r, tcore::star2d3r, tcore::box2d3r, tcore::star3d1r,
+                              tcore::box3d1r>;
+
+/// One --input: checks it and, with `ctx`, runs it. "" or what is wrong.
+/// Compiled here: every shape at t = 1 and 3 with the Dirichlet boundary,
+/// and the periodic boundary at t = 3 for star2d1r and box3d1r.
+std::string user_case(const tb::user_input& in, tb::context* ctx)
+{
+    const std::string shape = in.get("shape"), boundary_name = in.get("boundary", "dirichlet");
+    long long steps = 1;
+    if (!tb::parse_whole(in.get("steps", "1"), 1, 3, steps) || steps == 2) return "steps: 1 or 3 expected";
+    if (boundary_name != "dirichlet" && boundary_name != "periodic") return "boundary: dirichlet or periodic expected";
+    const bool periodic = boundary_name == "periodic";
+    std::vector<long long> n;
+    if (!tb::parse_extents(in.get("grid"), 1LL << 20, n) || n.size() < 2)
+        return "grid: NXxNY (2D) or NXxNYxNZ (3D) expected, each from 1 to 2^20";
+    const stencil_grid g{n[0], n[1], n.size() == 3 ? n[2] : 1};
+    std::string problem = "shape: one of star2d1r, box2d1r, star2d3r, box2d3r, star3d1r, box3d1r expected";
+    std::apply(
+        [&](auto... shapes) {
+            auto one = [&](auto s) {
+                using S = decltype(s);
+                if (S::name() != shape) return;
+                if (static_cast<int>(n.size()) != S::dims) {
+                    problem = "grid: " + shape + " is " + std::to_string(S::dims) + "D, the grid has " +
+                              std::to_string(n.size()) + " extents";
+                    return;
+                }
+                const std::string weights = in.get("weights");
+                if (!weights.empty()) {
+                    tcore::stencil_weights<S> w;
+                    problem = read_weights<S>(weights, w);
+                    if (!problem.empty()) return;
+                }
+                problem = "";
+                const bool periodic_compiled =
+                    steps == 3 && (std::is_same_v<S, tcore::star2d1r> || std::is_same_v<S, tcore::box3d1r>);
+                if (periodic && !periodic_compiled) {
+                    problem = "boundary: periodic is compiled for star2d1r and box3d1r at steps=3 (add a "
+                              "run_case line in examples/stencil/stencil.cu for others)";
+                    return;
+                }
+                if (!ctx) return;
+                if (periodic) {
+                    if constexpr (std::is_same_v<S, tcore::star2d1r> || std::is_same_v<S, tcore::box3d1r>)
+                        run_case<S, 3, boundary::periodic>(*ctx, g, weights);
+                } else if (steps == 1) {
+                    run_case<S, 1, boundary::dirichlet>(*ctx, g, weights);
+                } else {
+                    run_case<S, 3, boundary::dirichlet>(*ctx, g, weights);
+                }
+            };
+            (one(shapes), ...);
+        },
+        all_shapes{});
+    return problem;
+}
+
 void run(tb::context& ctx)
 {
+    if (const std::vector<tb::user_input> inputs = ctx.inputs(); !inputs.empty()) {
+        for (const tb::user_input& in : inputs)
+            if (const std::string problem = user_case(in, &ctx); !problem.empty())
+                throw tcore::error("stencil --input: " + problem);
+        return;
+    }
     run_shape<tcore::star2d1r>(ctx);
     run_shape<tcore::box2d1r>(ctx);
     run_shape<tcore::star2d3r>(ctx);
@@ -420,8 +525,18 @@ void run(tb::context& ctx)
 
 void tcore_register_stencil(tcore::bench::registry& r)
 {
-    r.add({"stencil",
-           "FP64 iterative stencils (ConvStencil/EBISU shapes), t = 1 and 3 fused steps: MMA layout on tensor "
-           "cores (tc) and CUDA cores (cc) vs a plain CUDA-core stencil (cce)",
-           run});
+    tb::workload w{"stencil",
+                   "FP64 iterative stencils (ConvStencil/EBISU shapes), t = 1 and 3 fused steps: MMA layout on tensor "
+                   "cores (tc) and CUDA cores (cc) vs a plain CUDA-core stencil (cce)",
+                   run};
+    w.input_keys = {{"shape", "star2d1r, box2d1r, star2d3r, box2d3r, star3d1r or box3d1r"},
+                    {"grid", "NXxNY (2D) or NXxNYxNZ (3D) interior points"},
+                    {"steps", "fused steps per launch: 1 or 3 (default 1)"},
+                    {"boundary", "dirichlet or periodic (periodic: star2d1r and box3d1r at steps=3)"},
+                    {"weights", "a text file of the shape's weights (default: fixed random ones)"}};
+    w.check_input = [](const tb::user_input& in) {
+        if (in.get("shape").empty() || in.get("grid").empty()) return std::string("shape and grid are required");
+        return user_case(in, nullptr);
+    };
+    r.add(w);
 }
