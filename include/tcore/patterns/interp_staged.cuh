@@ -3,7 +3,8 @@
 // of 16) x plan.block_rows output rows, the image rows it reads staged
 // channel-planar in shared memory, 8-bit RGB or RGBA output.
 //
-// Preconditions: a 1-D block of staged_warps * 32 threads, every thread
+// Preconditions: a 1-D block of staged_warps * 32 threads (debug builds
+// assert it, require_block_threads), every thread
 // calls it (one __syncthreads); `smem` holds plan.smem_bytes() bytes,
 // 16-byte aligned; `plan` from plan_staged<F> for these image sizes (its
 // window and staged rows are not checked here); Contiguous == plan.contiguous;
@@ -43,6 +44,7 @@ __device__ inline void resample_staged_block(const image_view& in, const image_o
                                              float scale_y, const staged_plan& plan, int bx, int by,
                                              unsigned char* smem)
 {
+    require_block_threads<staged_warps * 32>();
     using T = tile<Shape>;
     static_assert(T::is_half, "the staged path is FP16");
     constexpr int n_taps = taps<F>, chunks_per_block = n_taps / 2;

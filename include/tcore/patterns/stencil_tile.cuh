@@ -33,7 +33,8 @@
 //     row pitch args.ex); Staged writes the final step into dst.smem instead.
 //     frame: make_stencil_tile_frame<G, BC>(x0, y0, nx, ny, ex, z_interior).
 //     Preconditions (none checked unless said so):
-//       * a 1-D block of exactly Threads threads (a multiple of 32), all
+//       * a 1-D block of exactly Threads threads (a multiple of 32; debug
+//         builds assert it, require_block_threads), all
 //         calling it; it has no barrier: the sources must be complete and
 //         visible (a barrier before), and the next step may read dst only
 //         after a barrier;
@@ -303,6 +304,7 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
                                          const stencil_tile_frame& f, const stencil_args<S>& a,
                                          const stencil_lane<S>* lane_plan)
 {
+    require_block_threads<Threads>();
     constexpr int R = S::radius;
     constexpr int P = G::pitch;
     constexpr bool final_step = Step == T;
