@@ -96,6 +96,11 @@ inline constexpr int bsr_padding() { return 8; }
 inline long long bsr_block_count(const handle& h, const mat_descr& da, const mat_descr& dc, const device_csr& a,
                                  int block, int* row_ptr, cudaStream_t stream)
 {
+    if (a.rows == 0 || a.cols == 0 || a.nnz == 0) {  // nothing to count (cuSPARSE may refuse empty shapes)
+        const std::size_t n = static_cast<std::size_t>((a.rows + block - 1) / block) + 1;
+        TCORE_CHECK(cudaMemsetAsync(row_ptr, 0, n * sizeof(int), stream));
+        return 0;
+    }
     TCORE_CUSPARSE_CHECK(cusparseSetStream(h.h, stream));
     int nnzb = 0;
     TCORE_CUSPARSE_CHECK(cusparseXcsr2bsrNnz(h.h, CUSPARSE_DIRECTION_ROW, a.rows, a.cols, da.d, a.row_ptr.ptr,
@@ -144,7 +149,7 @@ inline int choose_bsr_block(const device_csr& a, cudaStream_t stream, double* fi
     double best_fill = 1;
     std::vector<double> bytes, fills;
     for (const int b : candidates) {
-        const long long nnzb = a.rows ? bsr_block_count(h, da, dc, a, b, ptr.ptr, stream) : 0;
+        const long long nnzb = bsr_block_count(h, da, dc, a, b, ptr.ptr, stream);
         bytes.push_back((8.0 * b * b + 4.0) * static_cast<double>(nnzb) + 4.0 * (a.rows / b + 2));
         fills.push_back(a.nnz ? static_cast<double>(nnzb) * b * b / static_cast<double>(a.nnz) : 1.0);
     }
@@ -173,7 +178,7 @@ inline device_bsr to_bsr(const device_csr& a, int block, cudaStream_t stream)
     TCORE_CHECK(cudaStreamSynchronize(stream));
     event_timer timer(stream);
     m.row_ptr = device_array<int>(static_cast<std::size_t>(m.block_rows) + 1);
-    m.blocks = a.rows ? bsr_block_count(h, da, dc, a, block, m.row_ptr.ptr, stream) : 0;
+    m.blocks = bsr_block_count(h, da, dc, a, block, m.row_ptr.ptr, stream);
     m.col_idx = device_array<int>(static_cast<std::size_t>(m.blocks));
     m.values = device_array<double>(static_cast<std::size_t>(m.blocks) * block * block);
     if (m.blocks) bsr_fill(h, da, dc, a, block, m.values.ptr, m.row_ptr.ptr, m.col_idx.ptr);

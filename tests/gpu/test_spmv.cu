@@ -3,7 +3,10 @@
 //
 // Variants: tc and cc (f64_m8n8k4, f64_m16n8k8, f64_m16n8k16 layouts on the
 // tensor_core and cuda_core backends), cce (spmv_essential), and the
-// cuSPARSE baseline with and without cusparseSpMV_preprocess. Matrices:
+// cuSPARSE baselines: CSR ALG1 with and without cusparseSpMV_preprocess,
+// and the other forms of the benchmark (CSR ALG2; BSR converted on the
+// device at blocks 2, 3, 4, 8 and the automatic choice; SELL-32 converted on
+// the device; x and y padded by the largest block). Matrices:
 // every test matrix (tests/data/matrices, and
 // bcsstk13 and cryg2500 from ../shared/data/matrices where present), every generator class,
 // and edge cases: 0 x 0, all rows empty, empty rows mixed in, one row, one
@@ -34,6 +37,7 @@
 #include "common/test_util.hpp"
 
 #include "examples/spmv/cusparse_baseline.cuh"
+#include "examples/spmv/cusparse_spmv.cuh"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/device/spmv.cuh>
@@ -243,6 +247,39 @@ void test_matrix(const named& m, tcore::test::rng& rng)
         }
     } catch (const std::exception& e) {
         t.check(false, "%s [base]: %s", m.name.c_str(), e.what());
+    }
+
+    // The other cuSPARSE forms of the benchmark (examples/spmv/cusparse_spmv.cuh),
+    // each after cusparseSpMV_preprocess: CSR ALG2, BSR converted on the device
+    // at blocks 2, 3, 4, 8 and the automatic choice, SELL-32 converted on the
+    // device; x padded with zeros and y by bsr_padding(), y poisoned.
+    try {
+        const base::device_csr da(a);
+        std::vector<double> xp(x);
+        xp.resize(x.size() + base::bsr_padding(), 0.0);
+        device_buffer<double> px(xp.size()), py(static_cast<std::size_t>(a.rows) + base::bsr_padding());
+        px.upload(xp);
+        auto check = [&](const base::spmv_op& op, const std::string& form) {
+            py.poison();
+            op.run(nullptr);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            std::vector<double> got = py.download();
+            got.resize(static_cast<std::size_t>(a.rows));
+            const int bad = compare(a, x, ref, got, m.name + " [" + form + "]");
+            t.check(bad == 0, "%s [%s]: %d rows wrong", m.name.c_str(), form.c_str(), bad);
+        };
+        check(base::spmv_op(da, CUSPARSE_SPMV_CSR_ALG2, px.ptr, py.ptr, true, nullptr), "base-csr2");
+        const int chosen = base::choose_bsr_block(da, nullptr);
+        for (const int b : {2, 3, 4, 8, chosen}) {
+            const base::device_bsr bsr = base::to_bsr(da, b, nullptr);
+            const base::spmv_op op(bsr, px.ptr, py.ptr, true, nullptr);
+            check(op, "base-bsr " + std::to_string(b) + "x" + std::to_string(b) + (b == chosen ? " (chosen), " : ", ") +
+                          op.routine());
+        }
+        const base::device_sell sell = base::to_sell(da, nullptr);
+        check(base::spmv_op(sell, px.ptr, py.ptr, true, nullptr), "base-sell");
+    } catch (const std::exception& e) {
+        t.check(false, "%s [base-csr2/bsr/sell]: %s", m.name.c_str(), e.what());
     }
 }
 
