@@ -23,6 +23,14 @@
 // cancel structurally (masks that meet at the tile level but not element-
 // wise). Every product is run twice and must give bit-identical values.
 // Bad input (mismatched inner dimensions) must throw tcore::error.
+// tc-e2e (the benchmark's CSR-in, CSR-out product): A and B converted on the
+// device (tcore/sparse/mbsr_convert.cuh), tc's product, C converted back on
+// the device: checked like the others and bit for bit against the host
+// conversion of the same C. The device converters alone: every test
+// matrix and random ones (1x1 to 4099x4097, dimensions not multiples of 4,
+// empty rows, an all-empty matrix, 0x0), outputs allocated from a pool
+// filled with NaN beforehand, compared element by element with
+// sparse::csr_to_mbsr / mbsr_to_csr (tile_row too), and the round trip.
 // The warp building blocks spgemm_pair_mma and spgemm_store_tile are also
 // run in a kernel of their own (tc and cc): one warp per C tile sums 1 to
 // 7 random tile products (odd counts leave the second half of the last MMA
@@ -41,6 +49,7 @@
 #include <tcore/patterns/device/spgemm.cuh>
 #include <tcore/sparse/generate.hpp>
 #include <tcore/sparse/mbsr.hpp>
+#include <tcore/sparse/mbsr_convert.cuh>
 
 #include <algorithm>
 #include <cfloat>
@@ -193,6 +202,69 @@ void run_tcore(const char* mode, const product& pr, const sparse::csr& ref, cons
     }
 }
 
+tcore::csr_device_view view_of(const base::device_csr& a)
+{
+    return {a.rows, a.cols, a.nnz, a.row_ptr.ptr, a.col_idx.ptr, a.values.ptr};
+}
+
+/// got and want identical: dimensions, row pointers, columns, values bit for bit.
+void same_csr(const std::string& what, const sparse::csr& got, const sparse::csr& want)
+{
+    const bool same = got.rows == want.rows && got.cols == want.cols && got.row_ptr == want.row_ptr &&
+                      got.col_idx == want.col_idx && got.values.size() == want.values.size() &&
+                      (want.values.empty() ||
+                       std::memcmp(got.values.data(), want.values.data(), want.values.size() * sizeof(double)) == 0);
+    t.check(same, "%s: CSR differs (%d x %d, %zu entries; expected %d x %d, %zu)", what.c_str(), got.rows, got.cols,
+            got.values.size(), want.rows, want.cols, want.values.size());
+}
+
+/// Fills `bytes` of the stream-ordered pool with 0xFF (NaN as doubles) and
+/// frees them, so that the next allocations (the converters' outputs) start
+/// poisoned: an element they leave unwritten differs from the host result.
+/// The pool keeps freed memory (release threshold raised in main).
+void poison_pool(std::size_t bytes)
+{
+    async_array<unsigned char> p(bytes, nullptr);
+    if (bytes) TCORE_CHECK(cudaMemsetAsync(p.get(), 0xFF, bytes, nullptr));
+    p.reset();
+    TCORE_CHECK(cudaStreamSynchronize(nullptr));
+}
+
+/// csr_to_mbsr_device and mbsr_to_csr_device against the host converters,
+/// element by element, on a poisoned pool.
+void device_converters(const std::string& name, const sparse::csr& a)
+{
+    const std::string what = name + " [device converters]";
+    try {
+        const base::device_csr da(a);
+        const std::size_t guess = 64 * (static_cast<std::size_t>(a.nnz()) + static_cast<std::size_t>(a.rows)) + 4096;
+        poison_pool(guess);
+        const mbsr_device g = csr_to_mbsr_device(view_of(da), nullptr);
+        const sparse::mbsr_matrix want = sparse::csr_to_mbsr(a), got = g.download(nullptr);
+        const bool same = got.rows == want.rows && got.cols == want.cols && got.block_rows == want.block_rows &&
+                          got.block_cols == want.block_cols && got.tile_ptr == want.tile_ptr &&
+                          got.tile_col == want.tile_col && got.tile_mask == want.tile_mask &&
+                          got.tile_val.size() == want.tile_val.size() &&
+                          (want.tile_val.empty() || std::memcmp(got.tile_val.data(), want.tile_val.data(),
+                                                                want.tile_val.size() * sizeof(double)) == 0);
+        t.check(same, "%s: CSR -> mBSR differs from sparse::csr_to_mbsr (%lld tiles, expected %lld)", what.c_str(),
+                got.tiles(), want.tiles());
+        std::vector<int> rows(static_cast<std::size_t>(g.tiles));
+        if (g.tiles)
+            TCORE_CHECK(cudaMemcpy(rows.data(), g.tile_row.get(), rows.size() * sizeof(int), cudaMemcpyDeviceToHost));
+        bool rows_ok = true;
+        for (int br = 0; br < want.block_rows; ++br)
+            for (int p = want.tile_ptr[br]; p < want.tile_ptr[br + 1]; ++p)
+                rows_ok = rows_ok && static_cast<std::size_t>(p) < rows.size() && rows[p] == br;
+        t.check(rows_ok, "%s: tile_row wrong", what.c_str());
+        poison_pool(guess);
+        same_csr(what + " mBSR -> CSR", mbsr_to_csr_device(g, nullptr).download(nullptr), sparse::mbsr_to_csr(want));
+        same_csr(what + " round trip", sparse::mbsr_to_csr(got), a);
+    } catch (const std::exception& e) {
+        t.check(false, "%s: %s", what.c_str(), e.what());
+    }
+}
+
 void test_product(const product& pr)
 {
     const sparse::csr ref = sparse::spgemm_reference(pr.a, pr.b);
@@ -203,6 +275,16 @@ void test_product(const product& pr)
     run_tcore<tensor_core>("tc", pr, ref, mag, a_len, planted);
     run_tcore<cuda_core>("cc", pr, ref, mag, a_len, planted);
     run_tcore<spgemm_essential>("cce", pr, ref, mag, a_len, planted);
+    try {  // end to end: CSR in and out, both conversions on the device (the benchmark's tc-e2e)
+        const base::device_csr da(pr.a), db(pr.b);
+        const mbsr_device ga = csr_to_mbsr_device(view_of(da), nullptr), gb = csr_to_mbsr_device(view_of(db), nullptr);
+        const mbsr_device c = spgemm<tensor_core>(ga, gb, nullptr);
+        const sparse::csr got = mbsr_to_csr_device(c, nullptr).download(nullptr);
+        compare(pr.name + " [tc-e2e]", got, ref, mag, a_len, planted, pr.special);
+        same_csr(pr.name + " [tc-e2e against the host conversion of C]", got, sparse::mbsr_to_csr(c.download(nullptr)));
+    } catch (const std::exception& e) {
+        t.check(false, "%s [tc-e2e]: %s", pr.name.c_str(), e.what());
+    }
     try {
         const base::device_csr da(pr.a), db(pr.b);
         const base::handle h;
@@ -370,7 +452,30 @@ int main()
 {
     tcore::test::require_gpu_or_skip();
     const bool quick = tcore::test::quick();
-    for (const product& p : products(quick)) test_product(p);
+    {  // keep freed pool memory (poison_pool relies on it)
+        int dev = 0;
+        TCORE_CHECK(cudaGetDevice(&dev));
+        cudaMemPool_t pool;
+        TCORE_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+        std::uint64_t keep = UINT64_MAX;
+        TCORE_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
+    for (const product& p : products(quick)) {
+        device_converters(p.name + " A", p.a);
+        test_product(p);
+    }
+    {  // random matrices, sizes not multiples of the 4x4 tile
+        using sparse::gen::random_rows;
+        const int shapes[][4] = {{1, 1, 1, 1},     {3, 5, 0, 5},       {5, 3, 1, 3},     {7, 2, 0, 2},
+                                 {37, 41, 0, 41},  {101, 13, 0, 9},    {13, 1001, 0, 300}, {1001, 333, 0, 12},
+                                 {2051, 2049, 1, 40}, {4099, 4097, 0, 4}, {999, 998, 0, 0}};
+        std::uint64_t seed = 100;
+        for (const auto& sh : shapes)
+            device_converters("random " + std::to_string(sh[0]) + "x" + std::to_string(sh[1]) + " rows of " +
+                                  std::to_string(sh[2]) + "-" + std::to_string(sh[3]),
+                              random_rows(sh[0], sh[1], sh[2], sh[3], seed++));
+        device_converters("0x0", sparse::csr{});
+    }
     bad_arguments();
     tile_pair_blocks<tensor_core>("tc");
     tile_pair_blocks<cuda_core>("cc");
