@@ -491,7 +491,7 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
         if (threads > 1) {
             std::vector<mm_row_blocks> parts;
             const long long stored = mm_parse_parts(text.substr(in.pos), form, h.entries, max_entries, threads, shift, parts);
-            if (stored >= 0) return mm_build_csr(form, parts.data(), parts.size(), stored);
+            if (stored >= 0) return mm_build_csr(form, parts.data(), parts.size(), stored, parts.size());
             // else a line for the careful path, or an error somewhere: the serial read gives the message
         }
         lists.plan(h.rows, max_stored, shift);

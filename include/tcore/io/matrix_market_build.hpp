@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -127,8 +128,9 @@ private:
 /// CSR from the row blocks of `parts` consecutive parts of the file (one
 /// when read serially): each row sorted by column (stable: file order among
 /// equal columns) and duplicates summed in that order. `stored` is the entry
-/// count after expansion.
-inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, std::size_t parts, long long stored)
+/// count after expansion. `workers` threads share the row blocks.
+inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, std::size_t parts, long long stored,
+                                std::size_t workers = 1)
 {
     const std::size_t rows = static_cast<std::size_t>(f.rows);
     const std::size_t total = static_cast<std::size_t>(stored);
@@ -140,30 +142,63 @@ inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, 
     a.values.resize(total);
     int* col = a.col_idx.data();
     double* val = a.values.data();
-    bool sorted_unique = true;
-    int block_start = 0;
-    const auto count = [&](const mm_slot& s) { ++ptr[static_cast<std::size_t>(s.row) + 1]; };
-    const auto place = [&](const mm_slot& s) {
-        const int at = ptr[static_cast<std::size_t>(s.row) + 1]++;
-        col[at] = s.col;
-        val[at] = s.value;
+    const std::size_t blocks = in[0].blocks();
+    const int shift = in[0].shift();
+    // Blocks own disjoint rows (ptr[r + 1] of their rows) and, once the
+    // per-block totals are summed, disjoint ranges of col/val: `workers`
+    // threads take contiguous runs of blocks in two phases.
+    std::vector<int> block_first(blocks + 1, 0);
+    std::vector<char> block_sorted(blocks, 1);
+    const auto count_rows = [&](std::size_t b) {
+        const std::size_t r0 = b << shift, r1 = std::min(rows, (b + 1) << shift);
+        for (std::size_t part = 0; part < parts; ++part)
+            in[part].for_each(b, [&](const mm_slot& s) { ++ptr[static_cast<std::size_t>(s.row) + 1]; });
+        int sum = 0;
+        for (std::size_t r = r0; r < r1; ++r) sum += ptr[r + 1];
+        block_first[b + 1] = sum;
     };
-    for (std::size_t b = 0; b < in[0].blocks(); ++b) {
-        const std::size_t r0 = b << in[0].shift(), r1 = std::min(rows, (b + 1) << in[0].shift());
-        for (std::size_t part = 0; part < parts; ++part) in[part].for_each(b, count);
+    const auto fill_rows = [&](std::size_t b) {
+        const std::size_t r0 = b << shift, r1 = std::min(rows, (b + 1) << shift);
+        int start = block_first[b];
         for (std::size_t r = r0; r < r1; ++r) {  // ptr[r + 1] becomes row r's start, then its end
-            const int n = ptr[r + 1];
-            ptr[r + 1] = block_start;
-            block_start += n;
+            const int len = ptr[r + 1];
+            ptr[r + 1] = start;
+            start += len;
         }
-        for (std::size_t part = 0; part < parts; ++part) in[part].for_each(b, place);
-        for (std::size_t r = r0; r < r1 && sorted_unique; ++r)
-            for (int p = ptr[r] + 1; p < ptr[r + 1]; ++p)
-                if (col[p] <= col[p - 1]) {
-                    sorted_unique = false;
-                    break;
-                }
-    }
+        for (std::size_t part = 0; part < parts; ++part)
+            in[part].for_each(b, [&](const mm_slot& s) {
+                const int at = ptr[static_cast<std::size_t>(s.row) + 1]++;
+                col[at] = s.col;
+                val[at] = s.value;
+            });
+        int begin = block_first[b];
+        for (std::size_t r = r0; r < r1; ++r) {
+            const int end = ptr[r + 1];
+            for (int p = begin + 1; p < end; ++p)
+                if (col[p] <= col[p - 1]) block_sorted[b] = 0;
+            begin = end;
+        }
+    };
+    const auto run = [&](const auto& phase) {
+        const std::size_t n = std::max<std::size_t>(1, std::min(workers, blocks));
+        const auto range = [&](std::size_t w) noexcept {
+            for (std::size_t b = blocks * w / n; b < blocks * (w + 1) / n; ++b) phase(b);
+        };
+        std::vector<std::thread> pool;
+        std::size_t started = 1;
+        try {
+            for (; started < n; ++started) pool.emplace_back(range, started);
+        } catch (...) {  // no thread to be had: the rest runs here
+        }
+        range(0);
+        for (std::size_t w = started; w < n; ++w) range(w);
+        for (std::thread& th : pool) th.join();
+    };
+    run(count_rows);
+    for (std::size_t b = 0; b < blocks; ++b) block_first[b + 1] += block_first[b];
+    run(fill_rows);
+    bool sorted_unique = true;
+    for (const char s : block_sorted) sorted_unique = sorted_unique && s;
     if (!sorted_unique) {
         std::vector<std::pair<int, double>> row;
         int write = 0, begin = 0;
