@@ -9,6 +9,7 @@
 #include "harness/timing.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -47,6 +48,116 @@ double ceilings::of(peak p) const
     return 0;
 }
 
+namespace {
+
+/// A tensor-core shape whose peak ceilings.cu measures.
+struct measured_shape {
+    const char* name;  ///< Shape::name()
+    peak precision;    ///< the tensor-core peak it refines
+};
+
+constexpr measured_shape measured_shapes[] = {
+    {"f64_m8n8k4", peak::fp64_tc},   {"f64_m16n8k4", peak::fp64_tc},         {"f64_m16n8k8", peak::fp64_tc},
+    {"f64_m16n8k16", peak::fp64_tc}, {"tf32_m16n8k8", peak::tf32_tc},        {"f16_m16n8k16_f32acc", peak::fp16_tc},
+    {"f16_m16n8k16_f16acc", peak::fp16_tc},
+};
+
+const measured_shape* find_shape(peak p, const std::string& name)
+{
+    for (const measured_shape& m : measured_shapes)
+        if (m.precision == p && name == m.name) return &m;
+    return nullptr;
+}
+
+/// The measured peak of a shape of measured_shapes.
+double measured_tflops(const ceilings& c, const std::string& name)
+{
+    if (name == "f64_m8n8k4") return c.fp64_m8n8k4_tflops;
+    if (name == "f64_m16n8k4") return c.fp64_m16n8k4_tflops;
+    if (name == "f64_m16n8k8") return c.fp64_m16n8k8_tflops;
+    if (name == "f64_m16n8k16") return c.fp64_m16n8k16_tflops;
+    if (name == "tf32_m16n8k8") return c.tf32_tc_tflops;
+    if (name == "f16_m16n8k16_f32acc") return c.fp16_tc_tflops;
+    if (name == "f16_m16n8k16_f16acc") return c.fp16_f16acc_tc_tflops;
+    return 0;
+}
+
+/// The shape a tensor-core peak stands for where a row names none.
+std::string default_tc_shape(peak p, const ceilings& c)
+{
+    switch (p) {
+    case peak::fp64_tc: return c.fp64_tc_shape;
+    case peak::tf32_tc: return "tf32_m16n8k8";
+    case peak::fp16_tc: return "f16_m16n8k16_f32acc";
+    default: return "";
+    }
+}
+
+/// Length of an "m<digits>n<digits>k<digits>" geometry at text[i] (0 if none).
+std::size_t geometry_at(const std::string& text, std::size_t i)
+{
+    std::size_t j = i;
+    for (const char letter : {'m', 'n', 'k'}) {
+        if (j >= text.size() || text[j] != letter) return 0;
+        const std::size_t digits = ++j;
+        while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+        if (j == digits) return 0;
+    }
+    return j - i;
+}
+
+}  // namespace
+
+double ceilings::of(peak p, const std::string& tc_shape) const
+{
+    if (tc_shape.empty() || !is_tc_peak(p) || tc_shape == default_tc_shape(p, *this)) return of(p);
+    return find_shape(p, tc_shape) ? measured_tflops(*this, tc_shape) : of(p);
+}
+
+bool is_tc_peak(peak p) { return p == peak::fp64_tc || p == peak::tf32_tc || p == peak::fp16_tc; }
+
+std::string shape_in_variant(const std::string& variant)
+{
+    for (std::size_t i = 0; i < variant.size(); ++i) {
+        if (i > 0 && std::isalnum(static_cast<unsigned char>(variant[i - 1]))) continue;  // starts a word
+        const std::size_t n = geometry_at(variant, i);
+        if (n > 0 && (i + n == variant.size() || !std::isalnum(static_cast<unsigned char>(variant[i + n]))))
+            return variant.substr(i, n);
+    }
+    return "";
+}
+
+std::string tc_shape_of(const std::string& variant, const std::string& fallback)
+{
+    if (!is_tc_like(variant)) return "";
+    const std::string spelled = shape_in_variant(variant);
+    return spelled.empty() ? fallback : spelled;
+}
+
+std::string resolve_mma_shape(peak p, const std::string& shape)
+{
+    if (!is_tc_peak(p) || shape.empty()) return "";
+    if (find_shape(p, shape)) return shape;
+    if (geometry_at(shape, 0) != shape.size()) return "";
+    for (const measured_shape& m : measured_shapes) {
+        if (m.precision != p) continue;
+        const std::string name = m.name;
+        const std::size_t at = name.find("_" + shape);
+        const std::size_t end = at + 1 + shape.size();
+        if (at != std::string::npos && (end == name.size() || name[end] == '_')) return name;
+    }
+    return "";
+}
+
+std::string row_tc_shape(const row_spec& spec, const ceilings& c)
+{
+    const peak p = is_tc_peak(spec.compute) ? spec.compute : spec.ceiling;
+    if (!is_tc_peak(p)) return "";
+    if (!spec.mma_shape.empty()) return resolve_mma_shape(p, spec.mma_shape);
+    const std::string spelled = resolve_mma_shape(p, shape_in_variant(spec.variant));
+    return spelled.empty() ? default_tc_shape(p, c) : spelled;
+}
+
 // -- pure arithmetic -----------------------------------------------------------
 
 timing stats_of(std::vector<double> samples_ms)
@@ -77,19 +188,26 @@ std::vector<std::string> cache_states(std::size_t footprint_bytes, std::size_t l
     return {"stream"};
 }
 
+std::size_t case_footprints::of(const row_spec& spec)
+{
+    const std::size_t own = spec.case_footprint_bytes > 0 ? spec.case_footprint_bytes : spec.footprint_bytes;
+    return by_case_.emplace(spec.case_name, own).first->second;
+}
+
 void fill_metrics(row& r, const ceilings& c)
 {
     const double ms = r.time.median_ms;
     r.gbs = gbs_of(r.spec.bytes, ms);
     r.gflops = gflops_of(r.spec.flops, ms);
     r.intensity = intensity_of(r.spec.flops, r.spec.bytes);
+    r.tc_shape = row_tc_shape(r.spec, c);
 
-    const double ceiling = c.of(r.spec.ceiling);
+    const double ceiling = c.of(r.spec.ceiling, r.tc_shape);
     if (ceiling <= 0 || ms <= 0) r.fraction_of_peak = -1;
     else if (r.spec.ceiling == peak::memory) r.fraction_of_peak = r.gbs / ceiling;
     else r.fraction_of_peak = r.gflops / (ceiling * 1e3);
 
-    const double roof_gflops = c.of(r.spec.compute) * 1e3;
+    const double roof_gflops = c.of(r.spec.compute, r.tc_shape) * 1e3;
     if (r.spec.compute == peak::int_ops || roof_gflops <= 0 || c.copy_gbs <= 0) r.roofline_gflops = -1;
     else r.roofline_gflops = roofline_gflops(r.intensity, roof_gflops, c.copy_gbs);
 }
@@ -113,24 +231,31 @@ double ratio(double num, double den) { return num > 0 && den > 0 ? num / den : -
 bool is_tc_like(const std::string& variant) { return has_prefix_variant(variant, "tc"); }
 bool is_cc_like(const std::string& variant) { return has_prefix_variant(variant, "cc"); }
 
-double tc_alpha(const ceilings& c, peak compute, const std::string& variant)
+double tc_alpha(const ceilings& c, peak compute, const std::string& variant, const std::string& mma_shape)
 {
+    peak tc = peak::memory, cc = peak::memory;
     switch (compute) {
     case peak::fp64_tc:
-    case peak::fp64_cc:
-        if (variant.find("m8n8k4") != std::string::npos) return ratio(c.fp64_m8n8k4_tflops, c.fp64_cc_tflops);
-        return ratio(c.fp64_tc_tflops, c.fp64_cc_tflops);
+    case peak::fp64_cc: tc = peak::fp64_tc, cc = peak::fp64_cc; break;
     case peak::tf32_tc:
-    case peak::fp32_cc: return ratio(c.tf32_tc_tflops, c.fp32_cc_tflops);
-    case peak::fp16_tc: return ratio(c.fp16_tc_tflops, c.fp32_cc_tflops);
+    case peak::fp32_cc: tc = peak::tf32_tc, cc = peak::fp32_cc; break;
+    case peak::fp16_tc: tc = peak::fp16_tc, cc = peak::fp32_cc; break;
     default: return -1;
     }
+    std::string shape;
+    if (!mma_shape.empty()) {
+        shape = resolve_mma_shape(tc, mma_shape);
+        if (shape.empty()) return -1;  // named, but not measured at this precision
+    } else {
+        shape = resolve_mma_shape(tc, shape_in_variant(variant));
+    }
+    return ratio(c.of(tc, shape), c.of(cc));
 }
 
 void pair_tc_cc(std::vector<row>& rows, const ceilings& c)
 {
     for (row& t : rows) {
-        t.tc_bound = t.tc_speedup = -1;
+        t.tc_alpha = t.tc_bound = t.tc_speedup = -1;
         t.tc_partner.clear();
         if (t.spec.ceiling != peak::memory || !is_tc_like(t.variant)) continue;
         const row* best = nullptr;
@@ -143,8 +268,9 @@ void pair_tc_cc(std::vector<row>& rows, const ceilings& c)
             if (rank < best_rank) best = &p, best_rank = rank;
         }
         if (!best) continue;
-        const double alpha = tc_alpha(c, t.spec.compute, t.variant);
+        const double alpha = tc_alpha(c, t.spec.compute, t.variant, t.spec.mma_shape);
         if (alpha <= 0) continue;
+        t.tc_alpha = alpha;
         t.tc_bound = tc_speedup_bound(alpha);
         t.tc_speedup = ratio(best->time.median_ms, t.time.median_ms);
         t.tc_partner = best->variant;
@@ -467,11 +593,24 @@ void context::set_hooks(std::function<void(const std::string&)> case_started, st
 std::vector<double> context::measure(const row_spec& spec, const std::function<void(cudaStream_t)>& launch,
                                      const accuracy& error)
 {
-    if (opts_.list || !want_case(spec.case_name) || !want_variant(spec.variant)) return {};
+    if (opts_.list || !want_case(spec.case_name)) return {};
+    // Before the variant filter: a deselected variant measure is still called
+    // for fixes the case's footprint as in a run of every variant.
+    const std::size_t case_footprint = footprints_.of(spec);
+    if (!want_variant(spec.variant)) return {};
     require(static_cast<bool>(launch), "context::measure", "no launch function for " + spec.case_name);
     throw_if_stop_requested();
+    const peak tc_peak = is_tc_peak(spec.compute) ? spec.compute : spec.ceiling;
+    require(spec.mma_shape.empty() || !is_tc_peak(tc_peak) || !row_tc_shape(spec, ceil_).empty(), "context::measure",
+            spec.case_name + " " + spec.variant + ": mma_shape '" + spec.mma_shape + "' is no measured shape at " +
+                peak_name(tc_peak) + " precision");
     start_case(spec.case_name);
     warn_unknown_variant(workload_, spec.variant);
+    const std::vector<std::string> states = cache_states(case_footprint, ceil_.l2_bytes);
+    if (states != cache_states(spec.footprint_bytes, ceil_.l2_bytes))
+        std::fprintf(stderr, "note: %s %s %s: its own footprint (%zu bytes) is labelled as the case's (%zu bytes)\n",
+                     workload_.c_str(), spec.case_name.c_str(), spec.variant.c_str(), spec.footprint_bytes,
+                     case_footprint);
 
     const warmup_result warm = warm_up(stream_, launch, opts_.warmup_s);
     rep_policy policy;
@@ -479,7 +618,7 @@ std::vector<double> context::measure(const row_spec& spec, const std::function<v
     policy.min_reps = opts_.min_reps;
 
     std::vector<double> medians;
-    for (const std::string& cache : cache_states(spec.footprint_bytes, ceil_.l2_bytes)) {
+    for (const std::string& cache : states) {
         launch_fn before;
         int reps = repetitions_for(warm.per_launch_s, policy);
         if (cache == "cold") {
@@ -495,8 +634,10 @@ std::vector<double> context::measure(const row_spec& spec, const std::function<v
         r.variant = spec.variant;
         r.cache = cache;
         r.spec = spec;
+        r.cache_footprint_bytes = case_footprint;
         r.error = error;
-        r.time = time_repetitions(stream_, launch, reps, before, true);
+        // A launch that waits on the host would wait on the hold kernel too (until its time-out).
+        r.time = time_repetitions(stream_, launch, reps, before, !spec.host_sync);
         r.time.warmup_s = warm.seconds;
         if (cache != "cold") {  // a loop with flushes in it would measure the flush's power too
             r.avg_power_w = average_power_w(stream_, launch, warm.per_launch_s, opts_.energy_s);

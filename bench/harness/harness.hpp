@@ -15,6 +15,8 @@
 // then many repetitions timed with device events (median, min, max). A
 // footprint that fits in L2 is measured twice, hot (same buffers) and cold
 // (L2 flushed before each timed repetition); larger ones once ("stream").
+// The footprint is the case's (case_footprints), so every variant of a case
+// gets the same cache labels.
 #pragma once
 
 #include <tcore/check.cuh>
@@ -37,9 +39,9 @@ namespace tcore::bench {
 enum class peak {
     memory,    ///< device-to-device copy bandwidth (GB/s)
     fp64_cc,   ///< FP64 FMA on CUDA cores
-    fp64_tc,   ///< FP64 tensor core, best shape (m16n8k16 on sm_90)
+    fp64_tc,   ///< FP64 tensor core: the row's shape (row_spec::mma_shape), else the best measured
     tf32_tc,   ///< TF32 tensor core (mma.sync m16n8k8)
-    fp16_tc,   ///< FP16 tensor core, FP32 accumulate (mma.sync m16n8k16)
+    fp16_tc,   ///< FP16 tensor core: FP32 accumulate (m16n8k16), or the row's shape (f16_m16n8k16_f16acc)
     fp32_cc,   ///< FP32 FMA on CUDA cores
     int_ops,   ///< 1-bit / integer work (no roofline point)
 };
@@ -58,12 +60,18 @@ struct ceilings {
     double fp32_cc_tflops = 0;      ///< FFMA loop
     double fp64_tc_tflops = 0;      ///< best FP64 mma shape
     double fp64_m8n8k4_tflops = 0;  ///< FP64 m8n8k4 (the Cubie study's shape)
-    double tf32_tc_tflops = 0;
-    double fp16_tc_tflops = 0;
+    double fp64_m16n8k4_tflops = 0, fp64_m16n8k8_tflops = 0, fp64_m16n8k16_tflops = 0;
+    double tf32_tc_tflops = 0;      ///< TF32 m16n8k8
+    double fp16_tc_tflops = 0;      ///< FP16 m16n8k16, FP32 accumulate
+    double fp16_f16acc_tc_tflops = 0;  ///< FP16 m16n8k16, FP16 accumulate
     double b1_tc_tops = 0;          ///< 1-bit m8n8k128 AND+popc, 2*M*N*K "ops" per MMA
     std::string fp64_tc_shape;      ///< the FP64 shape that gave fp64_tc_tflops
     /// TFLOP/s (or GB/s for peak::memory) of the ceiling `p`.
     double of(peak p) const;
+    /// The ceiling `p` of a row whose tensor-core shape is `tc_shape` (a
+    /// Shape::name(), as row_tc_shape gives it): that shape's measured peak
+    /// where `p` is the tensor-core peak of the shape's precision, else of(p).
+    double of(peak p, const std::string& tc_shape) const;
 };
 
 /// Error of a result against an FP64 CPU reference (Cubie's accuracy table).
@@ -138,14 +146,49 @@ struct row_spec {
     double flops = 0;               ///< useful floating-point operations (not padded work)
     peak ceiling = peak::memory;    ///< ceiling for "fraction of peak"
     peak compute = peak::fp64_cc;   ///< compute roof for the roofline (memory rows too)
-    std::size_t footprint_bytes = 0;///< device bytes touched per run (decides hot/cold)
+    std::size_t footprint_bytes = 0;///< device bytes touched per run
     std::string note;               ///< free text (e.g. "shape m16n8k16", "prep excluded")
+    /// The MMA shape the row's tensor-core kernel issues, whose own measured
+    /// peak its tensor-core ceiling, roof and TC bound then use: a
+    /// Shape::name() ("f64_m16n8k8", "f16_m16n8k16_f16acc") or its geometry
+    /// ("m16n8k8", at the precision of the row's peak). Empty: the shape the
+    /// variant's name spells ("tc-m8n8k4"), else the precision's default
+    /// (FP64: the best measured shape). row_tc_shape says which applies.
+    std::string mma_shape;
+    /// Device bytes of the case's inputs and outputs, the same for every
+    /// variant of the case; decides hot/cold/stream for all of them
+    /// (case_footprints). 0: the case's first measured variant's
+    /// footprint_bytes decides.
+    std::size_t case_footprint_bytes = 0;
+    /// The timed function waits on the host (cudaStreamSynchronize, a
+    /// blocking cudaMemcpy, a library call that reads a result back): the
+    /// launch hold cannot queue the repetitions ahead, so host gaps fall
+    /// inside the timed events. Measured without the hold; flagged in
+    /// every output.
+    bool host_sync = false;
+};
+
+/// One footprint per case decides the cache states of all its variants, so
+/// that a case never compares a hot row of one variant with a stream row
+/// of another: the first footprint seen for the case (its
+/// case_footprint_bytes where given, else its footprint_bytes) holds for
+/// every later variant of that case, whatever its own footprint.
+class case_footprints {
+public:
+    /// The footprint that decides `spec`'s cache states.
+    std::size_t of(const row_spec& spec);
+
+private:
+    std::map<std::string, std::size_t> by_case_;
 };
 
 /// One output row: a measured (workload, case, variant, cache state).
 struct row {
     std::string workload, case_name, variant, cache;  // cache: "hot", "cold" or "stream"
     row_spec spec;
+    std::size_t cache_footprint_bytes = 0;  ///< the case's footprint that decided `cache` (case_footprints)
+    std::string tc_shape;                   ///< row_tc_shape: the MMA shape of its tensor-core peaks ("" none)
+    double tc_alpha = -1;                   ///< the alpha tc_bound used (-1: no bound)
     timing time;
     accuracy error;
     double gbs = 0, gflops = 0, fraction_of_peak = 0;
@@ -268,10 +311,14 @@ public:
 
     /// Times `launch` under the protocol and records one row (or a hot and a
     /// cold row). `launch` must enqueue the whole operation on the stream it
-    /// is given and be safe to repeat. Returns the rows' median times (ms),
-    /// hot first; empty (nothing run) in --list mode or when the filters
-    /// deselect the case or variant. spec.footprint_bytes == 0 means "no
-    /// memory footprint to speak of" (pure compute): one row, "hot".
+    /// is given and be safe to repeat (spec.host_sync where it waits on the
+    /// host). Returns the rows' median times (ms), hot first; empty (nothing
+    /// run) in --list mode or when the filters deselect the case or variant.
+    /// The cache states follow the case's footprint (case_footprints), the
+    /// same for every variant of a case; a footprint of 0 means "no memory
+    /// footprint to speak of" (pure compute): one row, "hot". Throws
+    /// tcore::error if spec.mma_shape names no measured shape at the
+    /// precision of the row's tensor-core peak (a row without one ignores it).
     std::vector<double> measure(const row_spec& spec, const std::function<void(cudaStream_t)>& launch,
                                 const accuracy& error);
 
@@ -297,6 +344,7 @@ private:
     std::vector<row> rows_;
     std::vector<std::pair<std::string, std::string>> summaries_;
     std::vector<std::string> announced_;
+    case_footprints footprints_;
     bool headline_only_ = false;
     std::string current_case_;
     std::function<void(const std::string&)> case_started_;
@@ -335,20 +383,47 @@ inline double intensity_of(double flops, double bytes)
 bool name_matches(const std::vector<std::string>& filters, const std::string& name);
 /// The cache states a footprint is measured in: {"hot", "cold"} if it fits
 /// in L2 (0 < footprint <= l2_bytes), {"stream"} if larger, {"hot"} for 0.
+/// context::measure passes the case's footprint (case_footprints).
 std::vector<std::string> cache_states(std::size_t footprint_bytes, std::size_t l2_bytes);
-/// Fills a row's gbs, gflops, fraction_of_peak, intensity and
-/// roofline_gflops from its spec, median time and the ceilings. Unknown
-/// ceilings (0) and int_ops rooflines give -1.
+/// Fills a row's tc_shape, gbs, gflops, fraction_of_peak, intensity and
+/// roofline_gflops from its spec, median time and the ceilings (tensor-core
+/// ceilings and roofs at the row's shape, row_tc_shape). Unknown ceilings
+/// (0) and int_ops rooflines give -1.
 void fill_metrics(row& r, const ceilings& c);
 /// "tc", "tc-..." / "tc_..." are tc-like variants; "cc", "cc-..." / "cc_..."
 /// cc-like ("cce" is neither).
 bool is_tc_like(const std::string& variant);
 bool is_cc_like(const std::string& variant);
+/// The MMA geometry a variant's name spells: "m16n8k4" of "tc-m16n8k4",
+/// "m8n8k4" of "cc-m8n8k4"; "" if it spells none.
+std::string shape_in_variant(const std::string& variant);
+/// row_spec::mma_shape for a tc-like variant: the geometry its name spells,
+/// else `fallback` (the shape the workload's plain "tc" kernel issues); ""
+/// for every other variant, whose rows use CUDA-core or library peaks.
+std::string tc_shape_of(const std::string& variant, const std::string& fallback);
+/// True for the ceilings a shape can refine: fp64_tc, tf32_tc, fp16_tc.
+bool is_tc_peak(peak p);
+/// The measured shape (its Shape::name()) that `shape` names at the
+/// precision of the tensor-core peak `p`: the name itself, or the first
+/// measured shape of that precision with that geometry ("m16n8k16" at
+/// fp16_tc: f16_m16n8k16_f32acc); "" if none.
+std::string resolve_mma_shape(peak p, const std::string& shape);
+/// The MMA shape whose measured peak a row's tensor-core ceiling and roof
+/// use (its compute peak's precision, else its ceiling's): spec.mma_shape
+/// resolved; else the geometry its variant name spells, where measured at
+/// that precision; else the precision's default (FP64: c.fp64_tc_shape,
+/// the best measured; TF32: tf32_m16n8k8; FP16: f16_m16n8k16_f32acc).
+/// "" where neither peak is a tensor-core peak, or spec.mma_shape names no
+/// measured shape.
+std::string row_tc_shape(const row_spec& spec, const ceilings& c);
 /// alpha = tensor-core peak / CUDA-core peak for a row's precision: FP64
-/// (m8n8k4's own peak where the variant names m8n8k4), TF32 and FP16 over
-/// FP32 FMA (the cuda_core backend accumulates in FP32). -1 if unknown.
-double tc_alpha(const ceilings& c, peak compute, const std::string& variant);
-/// Sets tc_bound / tc_speedup / tc_partner on every memory-bound tc-like
+/// over FP64 FMA, TF32 and FP16 over FP32 FMA (the cuda_core backend
+/// accumulates in FP32). The tensor-core peak is that of `mma_shape` where
+/// given, else of the shape the variant's name spells (m8n8k4 of
+/// "tc-m8n8k4"), else the precision's default (FP64: the best measured
+/// shape). -1 if unknown (a shape not measured at that precision included).
+double tc_alpha(const ceilings& c, peak compute, const std::string& variant, const std::string& mma_shape = "");
+/// Sets tc_alpha / tc_bound / tc_speedup / tc_partner on every memory-bound tc-like
 /// row that has a cc-like partner in the same workload, case and cache
 /// (the partner with the same suffix, else plain "cc", else the first).
 void pair_tc_cc(std::vector<row>& rows, const ceilings& c);

@@ -59,6 +59,19 @@ std::string percent(double fraction) { return fraction < 0 ? "-" : fixed(100.0 *
 /// Errors in %.2e; "-" where nothing was compared.
 std::string error_text(double v, const accuracy& a) { return a.count == 0 ? "-" : printf_string("%.2e", v); }
 
+/// The row's ceiling, with the MMA shape of a tensor-core one: "fp64_tc m16n8k8".
+std::string ceiling_text(const row& r)
+{
+    std::string text = peak_name(r.spec.ceiling);
+    if (is_tc_peak(r.spec.ceiling) && !r.tc_shape.empty()) {
+        const std::size_t geometry = r.tc_shape.find('_');
+        text += ' ' + (geometry == std::string::npos ? r.tc_shape : r.tc_shape.substr(geometry + 1));
+    }
+    return text;
+}
+
+std::string host_sync_text(const row& r) { return r.spec.host_sync ? "yes" : "-"; }
+
 std::string bound_text(const row& r)
 {
     return r.tc_bound < 0 ? "-" : fixed(r.tc_bound, 2) + "x";
@@ -292,8 +305,12 @@ std::string ceilings_json(const ceilings& c, const std::string& indent)
        << in << "\"fp64_tc_tflops\": " << json_number(c.fp64_tc_tflops) << ",\n"
        << in << "\"fp64_tc_shape\": " << json_escape(c.fp64_tc_shape) << ",\n"
        << in << "\"fp64_m8n8k4_tflops\": " << json_number(c.fp64_m8n8k4_tflops) << ",\n"
+       << in << "\"fp64_m16n8k4_tflops\": " << json_number(c.fp64_m16n8k4_tflops) << ",\n"
+       << in << "\"fp64_m16n8k8_tflops\": " << json_number(c.fp64_m16n8k8_tflops) << ",\n"
+       << in << "\"fp64_m16n8k16_tflops\": " << json_number(c.fp64_m16n8k16_tflops) << ",\n"
        << in << "\"tf32_tc_tflops\": " << json_number(c.tf32_tc_tflops) << ",\n"
        << in << "\"fp16_tc_tflops\": " << json_number(c.fp16_tc_tflops) << ",\n"
+       << in << "\"fp16_f16acc_tc_tflops\": " << json_number(c.fp16_f16acc_tc_tflops) << ",\n"
        << in << "\"b1_tc_tops\": " << json_number(c.b1_tc_tops) << "\n"
        << indent << "}";
     return os.str();
@@ -309,10 +326,11 @@ std::string progress_line(const row& r)
        << r.time.repetitions << " reps)";
     if (r.spec.bytes > 0) os << "  " << sig(r.gbs) << " GB/s";
     if (r.spec.flops > 0) os << "  " << rate_text(r.gflops);
-    if (r.fraction_of_peak >= 0) os << "  " << percent(r.fraction_of_peak) << " of " << peak_name(r.spec.ceiling);
+    if (r.fraction_of_peak >= 0) os << "  " << percent(r.fraction_of_peak) << " of " << ceiling_text(r);
     if (r.error.count) os << "  max abs err " << printf_string("%.2e", r.error.max_abs);
     if (r.error.mismatched) os << "  " << r.error.mismatched << " NaN/Inf mismatches";
     if (r.avg_power_w >= 0) os << "  " << sig(r.avg_power_w) << " W";
+    if (r.spec.host_sync) os << "  [host sync: host gaps inside the timing]";
     return os.str();
 }
 
@@ -357,11 +375,13 @@ std::string ceilings_text(const ceilings& c)
        << " GiB)\n"
        << "  copy bandwidth    " << sig(c.copy_gbs) << " GB/s (read + write)\n"
        << "  FP64 tensor core  " << sig(c.fp64_tc_tflops) << " TFLOP/s (" << c.fp64_tc_shape << ")\n"
-       << "  FP64 m8n8k4       " << sig(c.fp64_m8n8k4_tflops) << " TFLOP/s\n"
+       << "  FP64 per shape    m8n8k4 " << sig(c.fp64_m8n8k4_tflops) << ", m16n8k4 " << sig(c.fp64_m16n8k4_tflops)
+       << ", m16n8k8 " << sig(c.fp64_m16n8k8_tflops) << ", m16n8k16 " << sig(c.fp64_m16n8k16_tflops) << " TFLOP/s\n"
        << "  FP64 FMA          " << sig(c.fp64_cc_tflops) << " TFLOP/s\n"
        << "  FP32 FMA          " << sig(c.fp32_cc_tflops) << " TFLOP/s\n"
        << "  TF32 tensor core  " << sig(c.tf32_tc_tflops) << " TFLOP/s\n"
-       << "  FP16 tensor core  " << sig(c.fp16_tc_tflops) << " TFLOP/s (f32 accumulate)\n"
+       << "  FP16 tensor core  " << sig(c.fp16_tc_tflops) << " TFLOP/s (f32 accumulate), "
+       << sig(c.fp16_f16acc_tc_tflops) << " TFLOP/s (f16 accumulate)\n"
        << "  b1 tensor core    " << sig(c.b1_tc_tops) << " Tops (AND+popc, 2*M*N*K)\n";
     return os.str();
 }
@@ -370,19 +390,20 @@ std::string text_table(const std::vector<row>& rows)
 {
     const std::vector<std::string> header = {"workload", "case", "variant", "cache", "median ms", "min ms",
                                              "max ms", "GB/s", "GFLOP/s", "% ceiling", "flop/B", "roof GF/s",
-                                             "TC bound", "TC speedup", "avg abs err", "max abs err", "W", "J/run"};
+                                             "TC bound", "TC speedup", "avg abs err", "max abs err", "W", "J/run",
+                                             "host sync"};
     std::vector<bool> numeric(header.size(), true);
     numeric[0] = numeric[1] = numeric[2] = numeric[3] = false;
-    numeric[13] = false;
+    numeric[13] = numeric[18] = false;
     std::vector<std::vector<std::string>> body;
     for (const row& r : rows) {
         body.push_back({r.workload, r.case_name, r.variant, r.cache, sig(r.time.median_ms), sig(r.time.min_ms),
                         sig(r.time.max_ms), r.spec.bytes > 0 ? sig(r.gbs) : "-",
                         r.spec.flops > 0 ? sig(r.gflops) : "-",
-                        r.fraction_of_peak < 0 ? "-" : percent(r.fraction_of_peak) + " " + peak_name(r.spec.ceiling),
+                        r.fraction_of_peak < 0 ? "-" : percent(r.fraction_of_peak) + " " + ceiling_text(r),
                         r.spec.flops > 0 ? sig(r.intensity, 3) : "-", sig(r.roofline_gflops), bound_text(r),
                         speedup_text(r), error_text(r.error.avg_abs, r.error), error_text(r.error.max_abs, r.error),
-                        sig(r.avg_power_w, 3), sig(r.energy_j, 3)});
+                        sig(r.avg_power_w, 3), sig(r.energy_j, 3), host_sync_text(r)});
     }
     return align_table(header, body, numeric);
 }
@@ -390,7 +411,8 @@ std::string text_table(const std::vector<row>& rows)
 std::string csv_header()
 {
     return "workload,case,variant,cache,median_ms,min_ms,max_ms,repetitions,warmup_s,bytes,flops,footprint_bytes,"
-           "ceiling,compute,gbs,gflops,fraction_of_peak,intensity,roofline_gflops,tc_bound,tc_speedup,tc_partner,"
+           "cache_footprint_bytes,host_sync,ceiling,compute,tc_shape,gbs,gflops,fraction_of_peak,intensity,"
+           "roofline_gflops,tc_alpha,tc_bound,tc_speedup,tc_partner,"
            "avg_abs_err,max_abs_err,max_rel_err,compared,mismatched,avg_power_w,energy_j,edp,note,"
            "device,driver,cuda_runtime,date_utc,commit,partial";
 }
@@ -402,9 +424,11 @@ std::string csv_line(const row& r, const run_info& run, bool partial)
        << csv_escape(r.cache) << ',' << csv_number(r.time.median_ms) << ',' << csv_number(r.time.min_ms) << ','
        << csv_number(r.time.max_ms) << ',' << r.time.repetitions << ',' << csv_number(r.time.warmup_s) << ','
        << csv_number(r.spec.bytes) << ',' << csv_number(r.spec.flops) << ',' << r.spec.footprint_bytes << ','
-       << peak_name(r.spec.ceiling) << ',' << peak_name(r.spec.compute) << ',' << csv_number(r.gbs) << ','
+       << r.cache_footprint_bytes << ',' << (r.spec.host_sync ? 1 : 0) << ',' << peak_name(r.spec.ceiling) << ','
+       << peak_name(r.spec.compute) << ',' << csv_escape(r.tc_shape) << ',' << csv_number(r.gbs) << ','
        << csv_number(r.gflops) << ',' << csv_number(r.fraction_of_peak) << ',' << csv_number(r.intensity) << ','
-       << csv_number(r.roofline_gflops) << ',' << csv_number(r.tc_bound) << ',' << csv_number(r.tc_speedup) << ','
+       << csv_number(r.roofline_gflops) << ',' << csv_number(r.tc_alpha) << ',' << csv_number(r.tc_bound) << ','
+       << csv_number(r.tc_speedup) << ','
        << csv_escape(r.tc_partner) << ',' << csv_number(r.error.avg_abs) << ',' << csv_number(r.error.max_abs) << ','
        << csv_number(r.error.max_rel) << ',' << r.error.count << ',' << r.error.mismatched << ','
        << csv_number(r.avg_power_w) << ',' << csv_number(r.energy_j) << ',' << csv_number(r.edp) << ','
@@ -425,11 +449,15 @@ std::string row_json(const row& r)
        << ", \"max_ms\": " << json_number(r.time.max_ms) << ", \"repetitions\": " << r.time.repetitions
        << ", \"warmup_s\": " << json_number(r.time.warmup_s) << ", \"bytes\": " << json_number(r.spec.bytes)
        << ", \"flops\": " << json_number(r.spec.flops) << ", \"footprint_bytes\": " << r.spec.footprint_bytes
+       << ", \"cache_footprint_bytes\": " << r.cache_footprint_bytes
+       << ", \"host_sync\": " << (r.spec.host_sync ? "true" : "false")
        << ", \"ceiling\": " << json_escape(peak_name(r.spec.ceiling))
-       << ", \"compute\": " << json_escape(peak_name(r.spec.compute)) << ", \"gbs\": " << json_number(r.gbs)
+       << ", \"compute\": " << json_escape(peak_name(r.spec.compute)) << ", \"tc_shape\": " << json_escape(r.tc_shape)
+       << ", \"gbs\": " << json_number(r.gbs)
        << ", \"gflops\": " << json_number(r.gflops) << ", \"fraction_of_peak\": " << json_number(r.fraction_of_peak)
        << ", \"intensity\": " << json_number(r.intensity)
-       << ", \"roofline_gflops\": " << json_number(r.roofline_gflops) << ", \"tc_bound\": " << json_number(r.tc_bound)
+       << ", \"roofline_gflops\": " << json_number(r.roofline_gflops) << ", \"tc_alpha\": " << json_number(r.tc_alpha)
+       << ", \"tc_bound\": " << json_number(r.tc_bound)
        << ", \"tc_speedup\": " << json_number(r.tc_speedup) << ", \"tc_partner\": " << json_escape(r.tc_partner)
        << ", \"avg_abs_err\": " << json_number(r.error.avg_abs) << ", \"max_abs_err\": " << json_number(r.error.max_abs)
        << ", \"max_rel_err\": " << json_number(r.error.max_rel) << ", \"compared\": " << r.error.count
@@ -494,37 +522,57 @@ std::string summary_markdown(const results& res)
                    {{"copy bandwidth (read + write)", sig(c.copy_gbs) + " GB/s"},
                     {"FP64 tensor core (" + c.fp64_tc_shape + ")", sig(c.fp64_tc_tflops) + " TFLOP/s"},
                     {"FP64 tensor core m8n8k4", sig(c.fp64_m8n8k4_tflops) + " TFLOP/s"},
+                    {"FP64 tensor core m16n8k4", sig(c.fp64_m16n8k4_tflops) + " TFLOP/s"},
+                    {"FP64 tensor core m16n8k8", sig(c.fp64_m16n8k8_tflops) + " TFLOP/s"},
+                    {"FP64 tensor core m16n8k16", sig(c.fp64_m16n8k16_tflops) + " TFLOP/s"},
                     {"FP64 FMA (CUDA cores)", sig(c.fp64_cc_tflops) + " TFLOP/s"},
                     {"FP32 FMA (CUDA cores)", sig(c.fp32_cc_tflops) + " TFLOP/s"},
                     {"TF32 tensor core", sig(c.tf32_tc_tflops) + " TFLOP/s"},
                     {"FP16 tensor core (f32 accumulate)", sig(c.fp16_tc_tflops) + " TFLOP/s"},
+                    {"FP16 tensor core (f16 accumulate)", sig(c.fp16_f16acc_tc_tflops) + " TFLOP/s"},
                     {"b1 tensor core (AND+popc)", sig(c.b1_tc_tops) + " Tops"}},
                    {false, true});
 
     os << "\n## Results\n\nMedian of event-timed repetitions after a time-based warm-up; cache: hot (inputs in L2), "
-          "cold (L2 flushed before each run) or stream (footprint larger than L2). TC speedup is the cc-like "
+          "cold (L2 flushed before each run) or stream (footprint larger than L2), decided by one footprint per "
+          "case so that every variant of a case carries the same label. TC speedup is the cc-like "
           "variant's median over the tc-like one's, beside the roofline bound 1 + (a-1)/(1+a) for memory-bound "
-          "cases.\n\n";
+          "cases, a = the tensor-core peak of the row's own MMA shape over the CUDA-core peak.\n\n";
     std::vector<std::vector<std::string>> body;
     for (const row& r : res.rows) {
         body.push_back({r.workload, r.case_name, r.variant, r.cache, sig(r.time.median_ms),
                         r.spec.bytes > 0 ? sig(r.gbs) : "-", r.spec.flops > 0 ? sig(r.gflops) : "-",
-                        r.fraction_of_peak < 0 ? "-" : percent(r.fraction_of_peak) + " " + peak_name(r.spec.ceiling),
-                        bound_text(r), speedup_text(r), error_text(r.error.max_abs, r.error), sig(r.energy_j, 3)});
+                        r.fraction_of_peak < 0 ? "-" : percent(r.fraction_of_peak) + " " + ceiling_text(r),
+                        bound_text(r), speedup_text(r), error_text(r.error.max_abs, r.error), sig(r.energy_j, 3),
+                        host_sync_text(r)});
     }
     os << md_table({"workload", "case", "variant", "cache", "median ms", "GB/s", "GFLOP/s", "of ceiling", "TC bound",
-                    "TC speedup", "max abs err", "J/run"},
-                   body, {false, false, false, false, true, true, true, true, true, false, true, true});
+                    "TC speedup", "max abs err", "J/run", "host sync"},
+                   body, {false, false, false, false, true, true, true, true, true, false, true, true, false});
+    std::vector<std::string> synced;
+    for (const row& r : res.rows) {
+        const std::string name = r.workload + " " + r.variant;
+        if (r.spec.host_sync && std::find(synced.begin(), synced.end(), name) == synced.end()) synced.push_back(name);
+    }
+    if (!synced.empty()) {
+        os << "\nHost sync = yes: the timed function waits on the host inside each repetition (";
+        for (std::size_t i = 0; i < synced.size(); ++i) os << (i ? ", " : "") << md_cell(synced[i]);
+        os << "). The repetitions cannot be queued ahead of the GPU, so launch latency and the host's round trips "
+              "fall inside the timed events: these medians include host gaps and are upper bounds on the device "
+              "time.\n";
+    }
 
     std::vector<std::vector<std::string>> bounds;
     for (const row& r : res.rows)
         if (r.tc_bound >= 0)
             bounds.push_back({r.workload, r.case_name, r.cache, r.variant + " / " + r.tc_partner,
+                              r.tc_shape.empty() ? "-" : r.tc_shape, fixed(r.tc_alpha, 3),
                               fixed(r.tc_bound, 3) + "x", fixed(r.tc_speedup, 3) + "x"});
     if (!bounds.empty()) {
         os << "\n## Tensor-core speedup bound vs measured (memory-bound cases)\n\n";
-        os << md_table({"workload", "case", "cache", "tc / cc variant", "bound 1+(a-1)/(1+a)", "measured cc time / tc time"},
-                       bounds, {false, false, false, false, true, true});
+        os << md_table({"workload", "case", "cache", "tc / cc variant", "tc shape", "a", "bound 1+(a-1)/(1+a)",
+                        "measured cc time / tc time"},
+                       bounds, {false, false, false, false, false, true, true, true});
     }
 
     if (!res.summaries.empty()) {

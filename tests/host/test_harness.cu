@@ -1,7 +1,9 @@
 // libs: tcore_bench_harness
 // tests/host/test_harness.cu - the benchmark harness on the CPU: statistics,
 // geomean, GB/s, GFLOP/s, intensity, roofline, the tensor-core speedup bound
-// and its tc/cc pairing, accuracy (NaN/Inf included), cache states, filters,
+// and its tc/cc pairing, each row's MMA shape and its own peak (alpha,
+// ceiling, roof), one cache label per case, the host-sync flag in every
+// output, accuracy (NaN/Inf included), cache states, filters,
 // repetition counts, CSV/JSON escaping, the ceilings cache's round trip; the
 // command line (bad values, unknown options, --matrix paths, filters that
 // match nothing, the modes' timing defaults); the headline set (against the
@@ -63,8 +65,12 @@ ceilings sample_ceilings()
     c.fp64_tc_tflops = 60;
     c.fp64_tc_shape = "f64_m16n8k16";
     c.fp64_m8n8k4_tflops = 33;
+    c.fp64_m16n8k4_tflops = 45;
+    c.fp64_m16n8k8_tflops = 52;
+    c.fp64_m16n8k16_tflops = 60;
     c.tf32_tc_tflops = 320;
     c.fp16_tc_tflops = 640;
+    c.fp16_f16acc_tc_tflops = 900;
     c.b1_tc_tops = 3800;
     return c;
 }
@@ -83,6 +89,12 @@ row make_row(const std::string& workload, const std::string& case_name, const st
     r.spec.compute = compute;
     r.time.median_ms = median_ms;
     return r;
+}
+
+/// The index of column `name` in a CSV header's fields (the size if absent).
+std::size_t column(const std::vector<std::string>& header, const std::string& name)
+{
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
 }
 
 /// Splits one CSV line (RFC 4180 quoting) into fields.
@@ -215,6 +227,154 @@ void test_pairing()
     t.check(rows[6].tc_bound == -1 && rows[6].tc_speedup == -1, "tc cold without a cold cc: no bound");
     t.check(rows[2].tc_bound == -1 && rows[3].tc_bound == -1 && rows[0].tc_bound == -1, "only tc-like rows carry it");
     t.check(rows[9].tc_bound == -1, "compute-bound rows carry no bound");
+}
+
+void test_mma_shapes()
+{
+    const ceilings c = sample_ceilings();
+    t.check(shape_in_variant("tc-m16n8k4") == "m16n8k4" && shape_in_variant("cc-m8n8k4") == "m8n8k4" &&
+                shape_in_variant("tc-m16n8k16-x") == "m16n8k16" && shape_in_variant("m16n8k8") == "m16n8k8",
+            "shape_in_variant finds the geometry a name spells");
+    t.check(shape_in_variant("tc").empty() && shape_in_variant("tc-bundle").empty() &&
+                shape_in_variant("tc-xm8n8k4").empty() && shape_in_variant("tc-m8n8").empty() &&
+                shape_in_variant("tc-m8n8k4x").empty(),
+            "shape_in_variant: none in tc, tc-bundle, mid-word or partial geometries");
+    t.check(tc_shape_of("tc", "m16n8k8") == "m16n8k8" && tc_shape_of("tc-m8n8k4", "m16n8k8") == "m8n8k4" &&
+                tc_shape_of("tc-bundle", "m8n8k4") == "m8n8k4",
+            "tc_shape_of: the spelled geometry, else the fallback");
+    t.check(tc_shape_of("cc", "m16n8k8").empty() && tc_shape_of("cc-m8n8k4", "m16n8k8").empty() &&
+                tc_shape_of("base", "m16n8k8").empty() && tc_shape_of("cce", "m8n8k4").empty(),
+            "tc_shape_of: nothing for variants that are not tc-like");
+
+    t.check(resolve_mma_shape(peak::fp64_tc, "m16n8k8") == "f64_m16n8k8" &&
+                resolve_mma_shape(peak::fp64_tc, "f64_m8n8k4") == "f64_m8n8k4" &&
+                resolve_mma_shape(peak::fp16_tc, "m16n8k16") == "f16_m16n8k16_f32acc" &&
+                resolve_mma_shape(peak::fp16_tc, "f16_m16n8k16_f16acc") == "f16_m16n8k16_f16acc" &&
+                resolve_mma_shape(peak::tf32_tc, "m16n8k8") == "tf32_m16n8k8",
+            "resolve_mma_shape: names and geometries at the peak's precision");
+    t.check(resolve_mma_shape(peak::tf32_tc, "m16n8k4").empty() &&
+                resolve_mma_shape(peak::fp64_tc, "f16_m16n8k16_f32acc").empty() &&
+                resolve_mma_shape(peak::fp64_tc, "m16n8k1").empty() && resolve_mma_shape(peak::fp64_tc, "").empty() &&
+                resolve_mma_shape(peak::fp64_cc, "m8n8k4").empty() && resolve_mma_shape(peak::fp64_tc, "k8").empty(),
+            "resolve_mma_shape: nothing for unmeasured shapes, other precisions, CUDA-core peaks");
+
+    t.check(c.of(peak::fp64_tc, "f64_m16n8k8") == 52 && c.of(peak::fp64_tc, "f64_m8n8k4") == 33 &&
+                c.of(peak::fp64_tc, "f64_m16n8k4") == 45 && c.of(peak::fp64_tc, "") == 60 &&
+                c.of(peak::fp16_tc, "f16_m16n8k16_f16acc") == 900 && c.of(peak::fp16_tc, "f16_m16n8k16_f32acc") == 640,
+            "ceilings::of a shape: that shape's peak");
+    t.check(c.of(peak::fp64_cc, "f64_m8n8k4") == 30 && c.of(peak::memory, "f64_m8n8k4") == 3000 &&
+                c.of(peak::tf32_tc, "f64_m8n8k4") == 320,
+            "ceilings::of: CUDA-core and memory ceilings, and other precisions, ignore the shape");
+
+    row_spec tc;
+    tc.variant = "tc";
+    tc.ceiling = peak::memory;
+    tc.compute = peak::fp64_tc;
+    t.check(row_tc_shape(tc, c) == "f64_m16n8k16", "row naming nothing: the best FP64 shape (%s)",
+            row_tc_shape(tc, c).c_str());
+    row_spec named = tc;
+    named.mma_shape = "m16n8k8";
+    t.check(row_tc_shape(named, c) == "f64_m16n8k8", "row naming m16n8k8: %s", row_tc_shape(named, c).c_str());
+    row_spec spelled = tc;
+    spelled.variant = "tc-m16n8k4";
+    t.check(row_tc_shape(spelled, c) == "f64_m16n8k4", "tc-m16n8k4 naming nothing: the spelled shape");
+    spelled.mma_shape = "f64_m8n8k4";
+    t.check(row_tc_shape(spelled, c) == "f64_m8n8k4", "a named shape wins over the spelled one");
+    row_spec cc = tc;
+    cc.variant = "cc";
+    cc.compute = peak::fp64_cc;
+    t.check(row_tc_shape(cc, c).empty(), "CUDA-core row: no tensor-core shape");
+    row_spec compute_bound = tc;
+    compute_bound.ceiling = peak::fp64_tc;
+    compute_bound.compute = peak::fp64_cc;
+    t.check(row_tc_shape(compute_bound, c) == "f64_m16n8k16", "a tensor-core ceiling alone takes a shape");
+    row_spec typo = tc;
+    typo.mma_shape = "m16n8k32";
+    t.check(row_tc_shape(typo, c).empty(), "a named shape that is not measured resolves to nothing");
+
+    t.check(near(tc_alpha(c, peak::fp64_tc, "tc", "m16n8k8"), 52.0 / 30), "alpha of a row naming m16n8k8: %g",
+            tc_alpha(c, peak::fp64_tc, "tc", "m16n8k8"));
+    t.check(near(tc_alpha(c, peak::fp64_tc, "tc-m16n8k4"), 45.0 / 30), "alpha of tc-m16n8k4: its own shape (%g)",
+            tc_alpha(c, peak::fp64_tc, "tc-m16n8k4"));
+    t.check(near(tc_alpha(c, peak::fp64_tc, "tc", "f64_m8n8k4"), 33.0 / 30), "alpha of a row naming f64_m8n8k4");
+    t.check(near(tc_alpha(c, peak::fp16_tc, "tc-f16acc", "f16_m16n8k16_f16acc"), 900.0 / 60), "alpha of f16acc");
+    t.check(near(tc_alpha(c, peak::fp16_tc, "tc"), 640.0 / 60), "alpha of fp16 naming nothing: f32 accumulate");
+    t.check(tc_alpha(c, peak::fp64_tc, "tc", "m16n8k32") == -1 && tc_alpha(c, peak::tf32_tc, "tc", "m8n8k4") == -1,
+            "alpha of a shape not measured at the row's precision: unknown");
+    ceilings no_shapes = c;  // a device whose m16n8k8 peak is not known
+    no_shapes.fp64_m16n8k8_tflops = 0;
+    t.check(tc_alpha(no_shapes, peak::fp64_tc, "tc", "m16n8k8") == -1, "alpha of an unmeasured shape: unknown");
+
+    // a case as scale reports it: every tc-like row bounded by its own shape
+    std::vector<row> rows = {
+        make_row("scale", "n=2^28", "cc", "stream", 3.0, peak::memory, peak::fp64_cc),
+        make_row("scale", "n=2^28", "tc", "stream", 2.0),
+        make_row("scale", "n=2^28", "tc-m16n8k4", "stream", 2.0),
+        make_row("scale", "n=2^28", "tc-m8n8k4", "stream", 2.0),
+        make_row("scale", "n=2^28", "tc-m16n8k16", "stream", 2.0),
+    };
+    rows[1].spec.mma_shape = tc_shape_of("tc", "m16n8k8");
+    pair_tc_cc(rows, c);
+    const double want[] = {52, 45, 33, 60};
+    for (int i = 0; i < 4; ++i) {
+        const row& r = rows[1 + i];
+        t.check(near(r.tc_alpha, want[i] / 30) && near(r.tc_bound, tc_speedup_bound(want[i] / 30)),
+                "%s: alpha %g (want %g / 30), bound %g", r.variant.c_str(), r.tc_alpha, want[i], r.tc_bound);
+    }
+    t.check(rows[0].tc_alpha == -1, "the cc row carries no alpha");
+
+    // a compute-bound row naming m8n8k4: fraction and roof at m8n8k4's peak
+    row k = make_row("gemm", "4096^3", "tc", "hot", 1.0, peak::fp64_tc, peak::fp64_tc);
+    k.spec.mma_shape = "f64_m8n8k4";
+    k.spec.flops = 3.3e10;
+    fill_metrics(k, c);
+    t.check(k.tc_shape == "f64_m8n8k4" && near(k.fraction_of_peak, 1.0) && near(k.roofline_gflops, 33000),
+            "row naming m8n8k4: shape %s, fraction %g, roof %g", k.tc_shape.c_str(), k.fraction_of_peak,
+            k.roofline_gflops);
+    row m = make_row("scale", "n=1M", "tc", "stream", 1.0, peak::memory, peak::fp64_tc);
+    m.spec.bytes = 1e9;
+    m.spec.flops = 1e15;  // compute-bound intensity: the roof is the shape's peak
+    m.spec.mma_shape = "m16n8k8";
+    fill_metrics(m, c);
+    t.check(m.tc_shape == "f64_m16n8k8" && near(m.roofline_gflops, 52000) && near(m.fraction_of_peak, 1.0 / 3),
+            "memory row naming m16n8k8: roof %g, fraction %g of memory", m.roofline_gflops, m.fraction_of_peak);
+}
+
+void test_case_footprints()
+{
+    const std::size_t l2 = std::size_t(50) << 20;
+    row_spec base, tc;
+    base.case_name = tc.case_name = "n=2^22";
+    base.variant = "base";
+    tc.variant = "tc";
+    base.footprint_bytes = l2 / 2;   // alone: hot and cold
+    tc.footprint_bytes = 2 * l2;     // alone: stream
+    {
+        case_footprints f;
+        const std::size_t fb = f.of(base), ft = f.of(tc);
+        t.check(fb == l2 / 2 && ft == l2 / 2 && cache_states(ft, l2) == cache_states(fb, l2),
+                "variants of one case with footprints either side of L2 get one label (%zu, %zu)", fb, ft);
+    }
+    {
+        case_footprints f;
+        const std::size_t ft = f.of(tc), fb = f.of(base);
+        t.check(ft == 2 * l2 && fb == 2 * l2 && cache_states(fb, l2) == std::vector<std::string>{"stream"},
+                "the first variant measured fixes the case's footprint (%zu, %zu)", ft, fb);
+    }
+    {
+        case_footprints f;
+        row_spec declared_tc = tc, declared_base = base;
+        declared_tc.case_footprint_bytes = declared_base.case_footprint_bytes = l2 / 4;
+        t.check(f.of(declared_tc) == l2 / 4 && f.of(declared_base) == l2 / 4,
+                "a declared case footprint decides over the variant's own");
+        row_spec other = tc;
+        other.case_name = "n=2^24";
+        t.check(f.of(other) == 2 * l2, "another case: its own footprint");
+        row_spec compute;
+        compute.case_name = "f64_m16n8k16";
+        t.check(f.of(compute) == 0 && cache_states(f.of(compute), l2) == std::vector<std::string>{"hot"},
+                "pure compute: footprint 0, hot only");
+    }
 }
 
 void test_accuracy()
@@ -350,8 +510,18 @@ void test_flat_json_and_cache()
     back.runtime_version = c.runtime_version;
     t.check(load_ceilings(path, back), "load_ceilings");
     t.check(back.copy_gbs == c.copy_gbs && back.fp64_tc_tflops == c.fp64_tc_tflops && back.b1_tc_tops == c.b1_tc_tops &&
-                back.fp64_tc_shape == c.fp64_tc_shape,
-            "ceilings round trip");
+                back.fp64_tc_shape == c.fp64_tc_shape && back.fp64_m16n8k4_tflops == c.fp64_m16n8k4_tflops &&
+                back.fp64_m16n8k8_tflops == c.fp64_m16n8k8_tflops &&
+                back.fp64_m16n8k16_tflops == c.fp64_m16n8k16_tflops &&
+                back.fp16_f16acc_tc_tflops == c.fp16_f16acc_tc_tflops,
+            "ceilings round trip (every shape's peak)");
+    {  // a cache written before the per-shape peaks: stale, measured again
+        ceilings old = c;
+        old.fp64_m16n8k8_tflops = 0;
+        std::ofstream(path, std::ios::binary | std::ios::trunc) << ceilings_json(old) << '\n';
+        ceilings again = back;
+        t.check(!load_ceilings(path, again), "a cache without a shape's peak is stale");
+    }
     ceilings stale = back;
     stale.driver_version = "999.0";
     t.check(!load_ceilings(path, stale), "a different driver makes the cache stale");
@@ -741,6 +911,53 @@ void test_context_selection()
     }
 }
 
+void test_host_sync_outputs()
+{
+    run_info run;
+    run.commit = "abc1234";
+    row synced = make_row("bfs", "kron/2^20", "base", "stream", 4.0, peak::memory, peak::int_ops);
+    synced.spec.host_sync = true;
+    synced.cache_footprint_bytes = 123456789;
+    row queued = make_row("bfs", "kron/2^20", "tc", "stream", 2.0, peak::memory, peak::fp64_tc);
+    queued.spec.mma_shape = "m16n8k8";
+    queued.tc_shape = "f64_m16n8k8";
+    queued.tc_alpha = 52.0 / 30;
+    const std::vector<std::string> header = split_csv(csv_header());
+    for (const char* name : {"cache_footprint_bytes", "host_sync", "tc_shape", "tc_alpha"})
+        t.check(column(header, name) < header.size(), "CSV column %s", name);
+    const std::vector<std::string> fs = split_csv(csv_line(synced, run)), fq = split_csv(csv_line(queued, run));
+    const std::size_t hs = column(header, "host_sync");
+    t.check(fs.size() == header.size() && fq.size() == header.size() && fs[hs] == "1" && fq[hs] == "0",
+            "CSV host_sync: %s / %s", fs.size() > hs ? fs[hs].c_str() : "?", fq.size() > hs ? fq[hs].c_str() : "?");
+    t.check(fs[column(header, "cache_footprint_bytes")] == "123456789" && fq[column(header, "tc_shape")] == "f64_m16n8k8",
+            "CSV cache_footprint_bytes and tc_shape");
+    t.check(std::fabs(std::strtod(fq[column(header, "tc_alpha")].c_str(), nullptr) - 52.0 / 30) < 1e-6 &&
+                fs[column(header, "tc_alpha")] == "-1",
+            "CSV tc_alpha");
+
+    results res;
+    res.run = run;
+    res.ceil = sample_ceilings();
+    res.rows = {synced, queued};
+    const std::string json = results_json(res);
+    t.check(valid_json(json) && json.find("\"host_sync\": true") != std::string::npos &&
+                json.find("\"host_sync\": false") != std::string::npos &&
+                json.find("\"tc_shape\": \"f64_m16n8k8\"") != std::string::npos &&
+                json.find("\"cache_footprint_bytes\": 123456789") != std::string::npos,
+            "JSON rows carry host_sync, tc_shape, cache_footprint_bytes");
+    const std::string md = summary_markdown(res);
+    t.check(md.find("| host sync |") != std::string::npos && md.find("| yes |") != std::string::npos,
+            "summary.md: a host sync column, yes on the synchronising row");
+    t.check(md.find("Host sync = yes") != std::string::npos && md.find("(bfs base)") != std::string::npos,
+            "summary.md: a footnote naming the synchronising variants");
+    res.rows = {queued};
+    t.check(summary_markdown(res).find("Host sync = yes") == std::string::npos, "no footnote without such rows");
+    t.check(progress_line(synced).find("host sync") != std::string::npos &&
+                progress_line(queued).find("host sync") == std::string::npos,
+            "progress line flags host sync");
+    t.check(text_table({synced}).find("yes") != std::string::npos, "terminal table flags host sync");
+}
+
 // -- results while a run goes on, and after it stops -----------------------------
 
 void test_partial_results()
@@ -786,7 +1003,7 @@ void test_partial_results()
         t.check(f.size() == header.size() && f.back() == "1", "appended row %zu: %zu fields, partial = %s", n, f.size(),
                 f.empty() ? "?" : f.back().c_str());
     }
-    t.check(split_csv(records[2])[30] == b.spec.note, "note round-trips");
+    t.check(split_csv(records[2]).at(column(header, "note")) == b.spec.note, "note round-trips");
     t.check(valid_json(read_text(dir / "results.json")), "the JSON stays valid between rewrites");
 
     // a case ends: everything rewritten, tc paired with cc
@@ -878,6 +1095,9 @@ int main()
     test_rates_and_roofline();
     test_fill_metrics();
     test_pairing();
+    test_mma_shapes();
+    test_case_footprints();
+    test_host_sync_outputs();
     test_accuracy();
     test_protocol_helpers();
     test_escaping();
