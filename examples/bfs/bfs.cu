@@ -237,7 +237,7 @@ void run(tb::context& ctx)
             spec.bytes = csr_bytes;
             spec.flops = edges;
             spec.ceiling = tb::peak::memory;
-            spec.compute = compute;
+            spec.compute = compute; spec.host_sync = true;  // run() syncs: base per level, tc/cc once
             spec.footprint_bytes = device_bytes;
             spec.note = what + "; flops = " + fixed(edges, 0) + " edges traversed (GFLOP/s = GTEPS); steps " + steps +
                         "; levels checked from " + std::to_string(sources.size()) + " sources";

@@ -267,7 +267,7 @@ void run(tb::context& ctx)
                 err = accuracy_csr(ref, c.download(ctx.stream()), problem);
             }
             spec.variant = "base";
-            spec.compute = tb::peak::fp64_cc;
+            spec.compute = tb::peak::fp64_cc; spec.host_sync = true;  // nnz(C) read back before the copy
             spec.note = std::string("cuSPARSE SpGEMM DEFAULT (workEstimation + compute + copy, allocations included); ") +
                         shape + (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
             record("base", ctx.measure(spec, [&](cudaStream_t s) { const sb::spgemm_result c = sb::spgemm(h, da, db, s); },
@@ -329,7 +329,7 @@ void run(tb::context& ctx)
                         fixed(in_ms, 4));
             ctx.summary("convert " + cs.name + ": mBSR -> CSR on the device (C), device events, ms", fixed(out_ms, 4));
             spec.variant = "tc-e2e";
-            spec.compute = tb::peak::fp64_tc;
+            spec.compute = tb::peak::fp64_tc; spec.mma_shape = "f64_m8n8k4"; spec.host_sync = true;  // reads sizes back
             spec.note = std::string("CSR in, CSR out: CSR -> mBSR on the device (") + fixed(in_ms, 3) +
                         " ms), tc's product, mBSR -> CSR on the device (" + fixed(out_ms, 3) +
                         " ms), one sequence on the stream (tcore/sparse/mbsr_convert.cuh); " + shape +
@@ -362,7 +362,7 @@ void run(tb::context& ctx)
                           static_cast<long long>(ma.tiles()), ma.tiles() ? a.nnz() / static_cast<double>(ma.tiles()) : 0.0,
                           st.tile_products, st.c_tiles, pack_ms, upload_ms);
             spec.variant = name;
-            spec.compute = compute;
+            spec.compute = compute; spec.mma_shape = tb::tc_shape_of(name, "m8n8k4"); spec.host_sync = true;
             spec.note = std::string(what) + "; " + layout + "; " + shape +
                         (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
             record(name, ctx.measure(spec, [&](cudaStream_t s) { const tcore::mbsr_device c = tcore::spgemm<Backend>(da, db, s); },
