@@ -7,6 +7,13 @@
 //   texture_image + resample_tex      base: the texture unit's bilinear
 //                 filter (tex2D on an RGBA8 cudaArray, normalized-float
 //                 reads, clamp addressing, unnormalized coordinates)
+//   pitch_texture_image + resample_tex   base-pitch: the same filter on a
+//                 pitch-linear RGBA8 texture (cudaResourceTypePitch2D) over
+//                 the input in global memory where the device's texture
+//                 alignments allow, else over an aligned RGBA copy. A
+//                 cudaArray is block-linear: down-scaling by 4 it fetches
+//                 the tiles of rows no output pixel samples; pitch-linear
+//                 reads fetch only the sampled rows' sectors.
 //
 // Both share the geometry of the pattern: output pixel (ox, oy) samples
 // u = (ox + 0.5) * in_w / out_w (texture coordinates; minus 0.5 in
@@ -21,6 +28,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -203,27 +211,149 @@ private:
     cudaTextureObject_t tex_ = 0;
 };
 
-/// base: bilinear resampling by the texture unit (8-bit fixed-point weights:
-/// see tests/gpu/test_interp.cu for what that costs in accuracy).
-inline void resample_tex(const texture_image& tex, const image_out<unsigned char>& out, cudaStream_t stream = nullptr)
+/// Copies a C-channel device image (C = 3 or 4) into RGBA rows `pitch` bytes
+/// apart (4-byte aligned; alpha 255 for RGB); one thread per pixel,
+/// blockIdx.y the row.
+template <int C>
+__global__ void copy_to_rgba_kernel(image_view in, unsigned char* dst, long long pitch)
+{
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y);
+    if (x >= in.width) return;
+    const unsigned char* p = in.data + y * in.pitch + static_cast<long long>(x) * C;
+    reinterpret_cast<uchar4*>(dst + y * pitch)[x] = make_uchar4(p[0], p[1], p[2], C == 4 ? p[3] : 255);
+}
+
+/// A pitch-linear RGBA8 texture object (cudaResourceTypePitch2D) with
+/// texture_image's sampling: bilinear, clamp-to-edge, unnormalized
+/// coordinates, normalized-float reads. It reads the caller's device image
+/// in place when that is RGBA, its data aligned to the device's
+/// textureAlignment and its pitch a multiple of texturePitchAlignment (the
+/// image must then outlive this object); otherwise it reads an RGBA copy
+/// made here with an aligned pitch (preprocessing, like texture_image's
+/// upload). note() says which, and why a copy was needed.
+class pitch_texture_image {
+public:
+    explicit pitch_texture_image(const image_view& in, cudaStream_t stream = nullptr)
+        : width_(in.width), height_(in.height), channels_(in.channels)
+    {
+        require(in.data != nullptr, "pitch_texture_image", "image is a null pointer");
+        require(in.channels == 3 || in.channels == 4, "pitch_texture_image", "images must have 3 or 4 channels");
+        require(in.width > 0 && in.height > 0, "pitch_texture_image", "size must be positive");
+        require(in.pitch >= static_cast<long long>(in.width) * in.channels, "pitch_texture_image",
+                "pitch less than width * channels");
+        int dev = 0, max_w = 0, max_h = 0, max_pitch = 0, base_align = 0, pitch_align = 0;
+        TCORE_CHECK(cudaGetDevice(&dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&max_w, cudaDevAttrMaxTexture2DLinearWidth, dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&max_h, cudaDevAttrMaxTexture2DLinearHeight, dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxTexture2DLinearPitch, dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&base_align, cudaDevAttrTextureAlignment, dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&pitch_align, cudaDevAttrTexturePitchAlignment, dev));
+        require(in.width <= max_w && in.height <= max_h, "pitch_texture_image",
+                "image larger than the device's pitch-linear 2D texture limit (" + std::to_string(max_w) + "x" +
+                    std::to_string(max_h) + ")");
+        const unsigned char* data = in.data;
+        long long pitch = in.pitch;
+        if (in.channels != 4) note_ = "RGBA copy (RGB input)";
+        else if (!aligned(in.data, static_cast<std::size_t>(base_align)))
+            note_ = "RGBA copy (data not aligned to textureAlignment " + std::to_string(base_align) + ")";
+        else if (in.pitch % pitch_align != 0)
+            note_ = "RGBA copy (pitch " + std::to_string(in.pitch) + " not a multiple of texturePitchAlignment " +
+                    std::to_string(pitch_align) + ")";
+        else if (in.pitch > max_pitch)
+            note_ = "RGBA copy (pitch " + std::to_string(in.pitch) + " above the limit " + std::to_string(max_pitch) + ")";
+        else note_ = "in place";
+        if (note_ != "in place") {
+            pitch = (4ll * in.width + pitch_align - 1) / pitch_align * pitch_align;
+            require(pitch <= max_pitch, "pitch_texture_image", "image too wide for a pitch-linear texture");
+            void* raw = nullptr;
+            TCORE_CHECK(cudaMalloc(&raw, static_cast<std::size_t>(pitch * in.height + base_align)));
+            copy_ = static_cast<unsigned char*>(raw);
+            unsigned char* dst = copy_ + (base_align - reinterpret_cast<std::uintptr_t>(copy_) % base_align) % base_align;
+            const dim3 grid(static_cast<unsigned>((in.width + 255) / 256), static_cast<unsigned>(in.height));
+            if (in.channels == 4) copy_to_rgba_kernel<4><<<grid, 256, 0, stream>>>(in, dst, pitch);
+            else copy_to_rgba_kernel<3><<<grid, 256, 0, stream>>>(in, dst, pitch);
+            TCORE_CHECK_LAUNCH();
+            data = dst;
+        }
+        cudaResourceDesc res = {};
+        res.resType = cudaResourceTypePitch2D;
+        res.res.pitch2D.devPtr = const_cast<unsigned char*>(data);
+        res.res.pitch2D.desc = cudaCreateChannelDesc<uchar4>();
+        res.res.pitch2D.width = static_cast<std::size_t>(in.width);
+        res.res.pitch2D.height = static_cast<std::size_t>(in.height);
+        res.res.pitch2D.pitchInBytes = static_cast<std::size_t>(pitch);
+        cudaTextureDesc td = {};
+        td.addressMode[0] = cudaAddressModeClamp;
+        td.addressMode[1] = cudaAddressModeClamp;
+        td.filterMode = cudaFilterModeLinear;
+        td.readMode = cudaReadModeNormalizedFloat;
+        td.normalizedCoords = 0;
+        const cudaError_t e = cudaCreateTextureObject(&tex_, &res, &td, nullptr);
+        if (e != cudaSuccess) {
+            cudaFree(copy_);
+            TCORE_CHECK(e);
+        }
+    }
+    ~pitch_texture_image()
+    {
+        if (tex_) cudaDestroyTextureObject(tex_);
+        if (copy_) cudaFree(copy_);
+    }
+    pitch_texture_image(const pitch_texture_image&) = delete;
+    pitch_texture_image& operator=(const pitch_texture_image&) = delete;
+
+    cudaTextureObject_t texture() const { return tex_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    int channels() const { return channels_; }
+    /// "in place", or "RGBA copy (<reason>)".
+    const std::string& note() const { return note_; }
+
+private:
+    int width_ = 0, height_ = 0, channels_ = 0;
+    unsigned char* copy_ = nullptr;
+    cudaTextureObject_t tex_ = 0;
+    std::string note_;
+};
+
+/// Bilinear resampling by the texture unit from any RGBA8 texture object of
+/// `width` x `height` texels with texture_image's sampling (`channels` of
+/// each texel stored).
+inline void resample_texture_object(cudaTextureObject_t tex, int width, int height, int channels,
+                                    const image_out<unsigned char>& out, cudaStream_t stream = nullptr)
 {
     require(out.data != nullptr, "resample_tex", "output image is a null pointer");
     require(out.width > 0 && out.height > 0, "resample_tex", "output size must be positive");
-    require(out.channels == tex.channels(), "resample_tex", "output and texture channel counts differ");
+    require(out.channels == channels, "resample_tex", "output and texture channel counts differ");
     require(out.pitch >= static_cast<long long>(out.width) * out.channels, "resample_tex",
             "output pitch less than width * channels");
     const dim3 block(cce_block_x, cce_block_y);
     const dim3 grid((out.width + cce_block_x - 1) / cce_block_x, (out.height + cce_block_y - 1) / cce_block_y);
     require(grid.y <= 65535, "resample_tex", "output taller than 524280 rows");
-    const float sx = static_cast<float>(static_cast<double>(tex.width()) / out.width);
-    const float sy = static_cast<float>(static_cast<double>(tex.height()) / out.height);
+    const float sx = static_cast<float>(static_cast<double>(width) / out.width);
+    const float sy = static_cast<float>(static_cast<double>(height) / out.height);
     if (out.channels == 4) {
-        if (tcore::interp::rgba_rows(out)) resample_tex_kernel<4, true><<<grid, block, 0, stream>>>(tex.texture(), out, sx, sy);
-        else resample_tex_kernel<4, false><<<grid, block, 0, stream>>>(tex.texture(), out, sx, sy);
+        if (tcore::interp::rgba_rows(out)) resample_tex_kernel<4, true><<<grid, block, 0, stream>>>(tex, out, sx, sy);
+        else resample_tex_kernel<4, false><<<grid, block, 0, stream>>>(tex, out, sx, sy);
     } else {
-        resample_tex_kernel<3, false><<<grid, block, 0, stream>>>(tex.texture(), out, sx, sy);
+        resample_tex_kernel<3, false><<<grid, block, 0, stream>>>(tex, out, sx, sy);
     }
     TCORE_CHECK_LAUNCH();
+}
+
+/// base: bilinear resampling by the texture unit (8-bit fixed-point weights:
+/// see tests/gpu/test_interp.cu for what that costs in accuracy).
+inline void resample_tex(const texture_image& tex, const image_out<unsigned char>& out, cudaStream_t stream = nullptr)
+{
+    resample_texture_object(tex.texture(), tex.width(), tex.height(), tex.channels(), out, stream);
+}
+
+/// base-pitch: the same from the pitch-linear texture.
+inline void resample_tex(const pitch_texture_image& tex, const image_out<unsigned char>& out,
+                         cudaStream_t stream = nullptr)
+{
+    resample_texture_object(tex.texture(), tex.width(), tex.height(), tex.channels(), out, stream);
 }
 
 }  // namespace tcore::examples::interp
