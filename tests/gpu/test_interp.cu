@@ -27,6 +27,12 @@
 //     full-range edge, plus rounding: at most 3 levels from the exact
 //     reference. The fraction of pixels off by one or more is printed,
 //     also against a model with the fraction rounded to 1/256.
+//   base-pitch (tex2D on a pitch-linear texture, in place or over an aligned
+//     RGBA copy): the same filter, the same 3-level bound; run into two
+//     poisons like the 8-bit variants. Each layout's input, and for RGBA
+//     once more with rows 512 bytes apart (in place where the allocation
+//     meets the device's textureAlignment); the largest difference from
+//     base is printed.
 // Every run writes into a poisoned buffer whose row padding must stay
 // untouched; RGBA inputs with 16-byte rows take the vector paths (and,
 // down-scaling by 1.5x bilinear / 3x bicubic or more, the gather path),
@@ -289,6 +295,36 @@ void run_case(tally& t, const test_case& tc)
                     std::printf("  %-44s tc vs tex2D: max %d level(s)\n", name, d);
                 }
             }
+            // base-pitch: over this layout's input and, for RGBA, over rows 512 bytes apart.
+            auto check_pitch = [&](const ti::image_view& view, const char* src) {
+                const ex::pitch_texture_image ptex(view);
+                device_output<unsigned char> p1(tc.wo, tc.ho, tc.channels, layouts[layout][1], 0xAB);
+                device_output<unsigned char> p2(tc.wo, tc.ho, tc.channels, layouts[layout][1], 0x54);
+                ex::resample_tex(ptex, p1.view);
+                ex::resample_tex(ptex, p2.view);
+                TCORE_CHECK(cudaDeviceSynchronize());
+                long long c1 = 0, c2 = 0, unwritten = 0;
+                const std::vector<unsigned char> g1 = p1.result(c1), g2 = p2.result(c2);
+                int from_base = 0;
+                for (std::size_t i = 0; i < g1.size(); ++i) {
+                    unwritten += g1[i] != g2[i];
+                    from_base = std::max(from_base, std::abs(g1[i] - got[i]));
+                }
+                const ex::level_stats ps = ex::compare_levels(ref8, g1);
+                t.check(ps.max_diff <= 3 && unwritten == 0 && c1 == 0 && c2 == 0,
+                        "%s base-pitch layout %d, %s (%s): max %d levels off (bound 3), %lld values differ "
+                        "between two poisons, %lld padding bytes written",
+                        name, layout, src, ptex.note().c_str(), ps.max_diff, unwritten, c1 + c2);
+                if (layout == 0)
+                    std::printf("  %-44s %-10s max %d level(s) off, %.4f%% off by one; vs base max %d; %s: %s\n",
+                                name, "base-pitch", ps.max_diff, 100.0 * ps.off_by_one / ps.count, from_base, src,
+                                ptex.note().c_str());
+            };
+            check_pitch(din.view, "input");
+            if (tc.channels == 4 && layout == 0) {
+                const device_image rows512(im, (row_in + 511) / 512 * 512);
+                check_pitch(rows512.view, "512-byte rows");
+            }
         }
     }
 }
@@ -402,6 +438,8 @@ void check_bad_arguments(tally& t)
                 "negative height accepted");
     }
     t.check(throws([] { ex::texture_image bad(nullptr, 4, 4, 4, 16); }), "texture from null accepted");
+    t.check(throws([&] { ti::image_view b = good_in; b.data = nullptr; ex::pitch_texture_image bad(b); }),
+            "pitch texture from null accepted");
     TCORE_CHECK(cudaDeviceSynchronize());
 }
 
