@@ -276,7 +276,9 @@ void run(tb::context& ctx)
 
         // -- tcore ------------------------------------------------------------------------------
         // -- tcore end to end: CSR in and out, both conversions on the device -------------------
-        if (ctx.want_variant("tc-e2e")) {
+        // A failure here (e.g. out of memory for C in CSR beside its mBSR copy) is
+        // reported and skipped, so that it cannot end the whole run.
+        if (ctx.want_variant("tc-e2e")) try {
             const bool square = a.rows == a.cols;
             const sb::device_csr dca(a);
             const sb::device_csr dcb_own = square ? sb::device_csr{} : sb::device_csr(b);
@@ -335,6 +337,10 @@ void run(tb::context& ctx)
                         " ms), one sequence on the stream (tcore/sparse/mbsr_convert.cuh); " + shape +
                         (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
             record("tc-e2e", ctx.measure(spec, [&product](cudaStream_t s) { (void)product(s); }, err));
+        } catch (const tcore::error& e) {
+            std::printf("spgemm %s: tc-e2e failed: %s\n", cs.name.c_str(), e.what());
+            ctx.summary("tc-e2e " + cs.name, std::string("failed: ") + e.what());
+            TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
         }
 
         bool any_tc = ctx.want_variant("tc") || ctx.want_variant("cc") || ctx.want_variant("cce");

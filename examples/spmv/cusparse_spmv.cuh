@@ -7,8 +7,7 @@
 //        counts of each candidate (the matrix's natural block where it has
 //        one); multiplied by cusparseSpMV with a BSR descriptor
 //        (CUSPARSE_SPMV_BSR_ALG1) where cuSPARSE has it (12.6 and later,
-//        and only where it does not answer NOT_SUPPORTED), else by
-//        cusparseDbsrmv;
+//        and where its buffer query succeeds), else by cusparseDbsrmv;
 //   SELL sliced ELLPACK, slices of 32 rows (column-major within a slice,
 //        padding: column -1, value 0), converted on the device by the two
 //        kernels below and a CUB scan; CUSPARSE_SPMV_SELL_ALG1.
@@ -321,7 +320,7 @@ public:
         if (setup(x, y, static_cast<long long>(a.block_cols) * a.block, static_cast<long long>(a.block_rows) * a.block,
                   preprocess, stream, true))
             return;
-        cusparseDestroySpMat(mat_.d);  // NOT_SUPPORTED: the legacy routine below
+        cusparseDestroySpMat(mat_.d);  // not supported there: the legacy routine below
         mat_.d = nullptr;
 #endif
         legacy_x_ = x;
@@ -364,8 +363,13 @@ public:
     double setup_ms() const { return setup_ms_; }
     std::size_t buffer_bytes() const { return buffer_.count; }
     bool preprocessed() const { return preprocessed_; }
-    /// "cusparseSpMV" or "cusparseDbsrmv".
-    const char* routine() const { return legacy_ ? "cusparseDbsrmv" : "cusparseSpMV"; }
+    /// "cusparseSpMV", or "cusparseDbsrmv" (with the generic API's answer where it was asked first).
+    std::string routine() const
+    {
+        if (!legacy_) return "cusparseSpMV";
+        return fallback_reason_.empty() ? "cusparseDbsrmv"
+                                        : "cusparseDbsrmv (cusparseSpMV with BSR: " + fallback_reason_ + ")";
+    }
 
 private:
     void check_vectors(const double* x, double* y) const
@@ -375,8 +379,8 @@ private:
         require(cols_ == 0 || x != nullptr, where, "x is a null pointer");
     }
 
-    /// Buffer and (optionally) preprocessing. With `may_fail`, NOT_SUPPORTED
-    /// from the buffer query returns false instead of throwing.
+    /// Buffer and (optionally) preprocessing. With `may_fail`, a failed buffer
+    /// query returns false (its status kept for routine()) instead of throwing.
     bool setup(const double* x, double* y, long long x_len, long long y_len, bool preprocess, cudaStream_t stream,
                bool may_fail = false)
     {
@@ -387,7 +391,8 @@ private:
         std::size_t bytes = 0;
         const cusparseStatus_t st = cusparseSpMV_bufferSize(h_.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one_, mat_.d,
                                                             x_->d, &zero_, yv_->d, CUDA_R_64F, alg_, &bytes);
-        if (may_fail && st == CUSPARSE_STATUS_NOT_SUPPORTED) {
+        if (may_fail && st != CUSPARSE_STATUS_SUCCESS) {
+            fallback_reason_ = cusparseGetErrorString(st);
             x_.reset();
             yv_.reset();
             return false;
@@ -419,6 +424,7 @@ private:
     const double* legacy_x_ = nullptr;
     device_array<char> buffer_;
     bool preprocessed_ = false;
+    std::string fallback_reason_;
     double one_ = 1.0, zero_ = 0.0;
     double setup_ms_ = 0;
 };

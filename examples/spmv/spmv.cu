@@ -346,18 +346,33 @@ void run(tb::context& ctx)
                         "; setup " + fixed(op.setup_ms(), 2) + " ms (excluded); " + shape;
             record(name, ctx.measure(spec, [&op](cudaStream_t s) { op.run(s); }, err));
         };
+        // A cuSPARSE form that fails (a status other than success) is reported and
+        // skipped, so that one form cannot end the whole run.
+        auto guarded_base = [&](const char* name, const auto& body) {
+            try {
+                body();
+            } catch (const tcore::error& e) {
+                std::printf("spmv %s: %s failed: %s\n", cs.name.c_str(), name, e.what());
+                ctx.summary(std::string(name) + " " + cs.name, std::string("failed: ") + e.what());
+                TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
+            }
+        };
         for (const auto& [name, alg, prep] :
              {std::tuple<const char*, cusparseSpMVAlg_t, bool>{"base-csr1", CUSPARSE_SPMV_CSR_ALG1, true},
               {"base-csr1-noprep", CUSPARSE_SPMV_CSR_ALG1, false},
               {"base-csr2", CUSPARSE_SPMV_CSR_ALG2, true}}) {
             if (!ctx.want_variant(name)) continue;
-            const sb::spmv_op op(da, alg, dx.ptr, dy.ptr, prep, ctx.stream());
-            measure_base(name, op, static_cast<std::size_t>(csr_bytes),
-                         std::string("CSR ") + (alg == CUSPARSE_SPMV_CSR_ALG1 ? "CUSPARSE_SPMV_CSR_ALG1" : "CUSPARSE_SPMV_CSR_ALG2"));
-            if (prep) ctx.summary("preprocess " + cs.name + ": cuSPARSE " + name + " buffer + cusparseSpMV_preprocess ms",
-                                  fixed(op.setup_ms(), 2));
+            guarded_base(name, [&, name = name, alg = alg, prep = prep] {
+                const sb::spmv_op op(da, alg, dx.ptr, dy.ptr, prep, ctx.stream());
+                measure_base(name, op, static_cast<std::size_t>(csr_bytes),
+                             std::string("CSR ") +
+                                 (alg == CUSPARSE_SPMV_CSR_ALG1 ? "CUSPARSE_SPMV_CSR_ALG1" : "CUSPARSE_SPMV_CSR_ALG2"));
+                if (prep)
+                    ctx.summary("preprocess " + cs.name + ": cuSPARSE " + name + " buffer + cusparseSpMV_preprocess ms",
+                                fixed(op.setup_ms(), 2));
+            });
         }
-        if (ctx.want_variant("base-bsr")) {
+        if (ctx.want_variant("base-bsr")) guarded_base("base-bsr", [&] {
             double fill = 1;
             const int block = sb::choose_bsr_block(da, ctx.stream(), &fill);
             if (fill > 1.5) {
@@ -373,8 +388,8 @@ void run(tb::context& ctx)
                                 " (cusparseDcsr2bsr, device events) + buffer + preprocess ms",
                             fixed(m.convert_ms + op.setup_ms(), 2));
             }
-        }
-        if (ctx.want_variant("base-sell")) {
+        });
+        if (ctx.want_variant("base-sell")) guarded_base("base-sell", [&] {
             const sb::device_sell m = sb::to_sell(da, ctx.stream());
             const sb::spmv_op op(m, dx.ptr, dy.ptr, true, ctx.stream());
             measure_base("base-sell", op, m.device_bytes(),
@@ -382,7 +397,7 @@ void run(tb::context& ctx)
                              " slots per nonzero; CSR -> SELL " + fixed(m.convert_ms, 2) + " ms on the device, events, excluded)");
             ctx.summary("preprocess " + cs.name + ": CSR -> SELL-32 (device kernels, events) + buffer + preprocess ms",
                         fixed(m.convert_ms + op.setup_ms(), 2));
-        }
+        });
 
         // One tcore variant on packed matrix s (dasp_spmv or dasp_spmv_panels):
         // once on poisoned y for the accuracy columns, then under the protocol.
@@ -393,7 +408,7 @@ void run(tb::context& ctx)
             if (rows) TCORE_CHECK(cudaMemcpy(got.data(), dy.ptr, rows * sizeof(double), cudaMemcpyDeviceToHost));
             const tb::accuracy err = tb::accuracy_of(ref.data(), got.data(), rows);
             spec.variant = v.name;
-            spec.compute = v.compute;
+            spec.compute = v.compute; spec.mma_shape = tb::tc_shape_of(v.name, "m8n8k4");  // tc-bundle also issues m16n8k4
             spec.footprint_bytes = s.device_bytes() + 8 * (rows + cols);
             spec.note = std::string(v.note) + "; " + layout + "; " + shape;
             const auto run_fn = v.run;
