@@ -223,7 +223,7 @@ void run(tb::context& ctx)
             spec.bytes = static_cast<double>(in_bytes + out_values);
             spec.flops = flops;
             spec.ceiling = tb::peak::memory;
-            spec.compute = compute;
+            spec.compute = compute; spec.mma_shape = std::string(vname) == "tc-f16acc" ? "f16_m16n8k16_f16acc" : "";
             spec.footprint_bytes = in_bytes + out_values;
             spec.note = note + "; 8-bit: max " + std::to_string(s.max_diff) + " level(s) off, " +
                         fixed(100 * s.fraction_off(), 3) + "% of values off by one or more";

@@ -157,7 +157,7 @@ void run(tb::context& ctx)
             spec.flops = 24.0 * static_cast<double>(n) * steps_per_launch;
             spec.bytes = 2.0 * static_cast<double>(state_bytes) + static_cast<double>(s.nodes.size() * sizeof(double));
             spec.ceiling = v.compute;
-            spec.compute = v.compute;
+            spec.compute = v.compute; spec.mma_shape = tb::tc_shape_of(v.name, "m16n8k8");
             spec.footprint_bytes = state_bytes + s.nodes.size() * sizeof(double) +
                                    static_cast<std::size_t>(s.grid.cells()) * (32 * sizeof(double2) + 16 * sizeof(double));
             spec.note = std::string(v.note) + "; " + std::to_string(steps_per_launch) + " steps per launch incl. field gather; " +

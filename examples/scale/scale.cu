@@ -138,7 +138,7 @@ void run(tb::context& ctx)
             spec.bytes = static_cast<double>(bytes);
             spec.flops = static_cast<double>(n);
             spec.ceiling = tb::peak::memory;
-            spec.compute = v.compute;
+            spec.compute = v.compute; spec.mma_shape = tb::tc_shape_of(v.name, "m16n8k8");
             spec.footprint_bytes = bytes;
             spec.note = std::string(v.note) + "; footprint " + mib(static_cast<double>(bytes));
             const double* pb = db.ptr;
