@@ -5,14 +5,17 @@
 // never leaves the device.
 //
 //   csr_to_mbsr_device(csr_device_view, stream) -> mbsr_device
-//     one thread per tile row of 4 rows: a 4-way merge of the rows' sorted
-//     columns by tile column (c / 4), counted in a first pass, written in a
+//     one warp per tile row of 4 rows, 8 lanes a row: a merge of the rows'
+//     sorted columns by tile column (c / 4) in rounds of up to 8 entries a
+//     row (mbsr_walk_tile_row), counted in a first pass, written in a
 //     second (tile columns sorted, mask bit 4r + c, 16 values per tile,
-//     zero where nothing is stored); tile_ptr by a CUB exclusive scan.
+//     zero where nothing is stored); tile_ptr by a CUB exclusive scan. A
+//     long row costs its tile row's warp about a round per 8 entries.
 //   mbsr_to_csr_device(mbsr_device, stream) -> csr_device
-//     one thread per row: its tile row's tiles in order, the set bits of
-//     the row's 4-bit slice of each mask in column order (columns sorted);
-//     row_ptr by a CUB exclusive scan.
+//     one warp per row: its tile row's tiles 32 at a time, a lane each, the
+//     set bits of the row's 4-bit slice of each mask in column order
+//     (columns sorted), placed by a warp scan; row_ptr by a CUB exclusive
+//     scan.
 //
 // Preconditions: the CSR has sorted, unique column indices in every row
 // (as sparse::csr_to_mbsr demands; not checked on the device), 32-bit
@@ -83,108 +86,151 @@ namespace detail {
 
 inline constexpr int mbsr_convert_threads = 128;
 
-/// The 4 rows of tile row br: their [begin, end) ranges (empty past the last row).
-__device__ inline void mbsr_tile_row_ranges(int br, int rows, const int* __restrict__ row_ptr, int (&p)[4],
-                                            int (&e)[4])
+/// One warp walks tile row br (rows 4 br .. 4 br + 3) in rounds: lanes 8 r
+/// .. 8 r + 7 load the next 8 entries of row r. A row with more entries
+/// left caps the round at the tile column of its 8th loaded entry (its
+/// next entries may share it); the round takes every loaded entry below the
+/// lowest cap, so that no tile column is split between rounds, and at least
+/// one (8 entries of a row span two tile columns or more). The taken entries'
+/// distinct tile columns are the round's tiles, in column order: a lane's
+/// tile is `out` + the number of distinct taken tile columns below its own.
+/// Returns the tile row's tile count; with Fill, also writes its tiles from
+/// `out` on (the first lane of a tile zeroes its values, then every lane
+/// writes its entry).
+template <bool Fill>
+__device__ inline long long mbsr_walk_tile_row(int br, int rows, const int* __restrict__ row_ptr,
+                                               const int* __restrict__ col, const double* __restrict__ val,
+                                               long long out, int* __restrict__ tile_col, int* __restrict__ tile_row,
+                                               std::uint16_t* __restrict__ tile_mask, double* __restrict__ tile_val)
 {
+    constexpr unsigned full = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x) & 31, r = lane >> 3, k = lane & 7;
+    const int row = 4 * br + r;
+    int p = row < rows ? row_ptr[row] : 0;  // the row's next entry (the row's 8 lanes agree)
+    const int e = row < rows ? row_ptr[row + 1] : 0;
+    long long tiles = 0;
+    while (__any_sync(full, p < e)) {
+        const int j = p + k;
+        const bool loaded = j < e;
+        const int c = loaded ? col[j] : 0, bc = c >> 2;
+        const int last_bc = __shfl_sync(full, bc, lane | 7);
+        int cap = e - p > 8 ? last_bc : INT_MAX;
+        cap = min(cap, __shfl_xor_sync(full, cap, 8));
+        cap = min(cap, __shfl_xor_sync(full, cap, 16));
+        const bool take = loaded && bc < cap;
+        const unsigned taken = __ballot_sync(full, take);
+        // Mask of my tile column's taken entries; the first lane holding it leads.
+        unsigned mask = 0;
+        bool leader = take;
+        for (int i = 0; i < 32; ++i) {
+            const int ci = __shfl_sync(full, c, i);
+            if ((taken >> i & 1u) && (ci >> 2) == bc) {
+                mask |= 1u << (4 * (i >> 3) + (ci & 3));
+                if (i < lane) leader = false;
+            }
+        }
+        const unsigned leaders = __ballot_sync(full, leader);
+        int rank = 0;  // distinct taken tile columns below mine
+        for (int i = 0; i < 32; ++i) {
+            const int bci = __shfl_sync(full, bc, i);
+            rank += (leaders >> i & 1u) && bci < bc;
+        }
+        if constexpr (Fill) {
+            const long long t = out + tiles + rank;
+            if (leader) {
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-        const int row = 4 * br + r;
-        p[r] = row < rows ? row_ptr[row] : 0;
-        e[r] = row < rows ? row_ptr[row + 1] : 0;
+                for (int i = 0; i < 16; ++i) tile_val[16 * t + i] = 0.0;
+                tile_col[t] = bc;
+                tile_row[t] = br;
+                tile_mask[t] = static_cast<std::uint16_t>(mask);
+            }
+            __syncwarp();
+            if (take) tile_val[16 * t + 4 * r + (c & 3)] = val[j];
+        }
+        tiles += __popc(leaders);
+        p += __popc((taken >> (8 * r)) & 0xFFu);
     }
+    return tiles;
 }
 
-/// The smallest tile column at the heads of the 4 rows; INT_MAX when all are done.
-__device__ inline int mbsr_next_tile_col(const int (&p)[4], const int (&e)[4], const int* __restrict__ col)
-{
-    int m = INT_MAX;
-#pragma unroll
-    for (int r = 0; r < 4; ++r)
-        if (p[r] < e[r]) m = min(m, col[p[r]] >> 2);
-    return m;
-}
-
-/// One thread per tile row: the number of its tiles (distinct tile columns).
+/// One warp per tile row: the number of its tiles (distinct tile columns).
 __global__ void mbsr_count_tiles(int rows, int block_rows, const int* __restrict__ row_ptr,
                                  const int* __restrict__ col, long long* __restrict__ counts)
 {
-    const long long br = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (br >= block_rows) return;
-    int p[4], e[4];
-    mbsr_tile_row_ranges(static_cast<int>(br), rows, row_ptr, p, e);
-    int n = 0;
-    for (int m = mbsr_next_tile_col(p, e, col); m != INT_MAX; m = mbsr_next_tile_col(p, e, col)) {
-        ++n;
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-            while (p[r] < e[r] && (col[p[r]] >> 2) == m) ++p[r];
-    }
-    counts[br] = n;
+    const long long br = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    if (br >= block_rows) return;  // whole warps
+    const long long n = mbsr_walk_tile_row<false>(static_cast<int>(br), rows, row_ptr, col, nullptr, 0, nullptr,
+                                                   nullptr, nullptr, nullptr);
+    if ((threadIdx.x & 31) == 0) counts[br] = n;
 }
 
-/// One thread per tile row: writes its tiles from tile_ptr[br] on.
+/// One warp per tile row: writes its tiles from tile_ptr[br] on.
 __global__ void mbsr_fill_tiles(int rows, int block_rows, const int* __restrict__ row_ptr,
                                 const int* __restrict__ col, const double* __restrict__ val,
                                 const int* __restrict__ tile_ptr, int* __restrict__ tile_col,
                                 int* __restrict__ tile_row, std::uint16_t* __restrict__ tile_mask,
                                 double* __restrict__ tile_val)
 {
-    const long long br = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (br >= block_rows) return;
-    int p[4], e[4];
-    mbsr_tile_row_ranges(static_cast<int>(br), rows, row_ptr, p, e);
-    long long out = tile_ptr[br];
-    for (int m = mbsr_next_tile_col(p, e, col); m != INT_MAX; m = mbsr_next_tile_col(p, e, col), ++out) {
-        double* v = tile_val + 16 * out;
-#pragma unroll
-        for (int i = 0; i < 16; ++i) v[i] = 0.0;
-        unsigned mask = 0;
-#pragma unroll
-        for (int r = 0; r < 4; ++r)
-            for (; p[r] < e[r]; ++p[r]) {
-                const int c = col[p[r]];
-                if ((c >> 2) != m) break;
-                const int bit = 4 * r + (c & 3);
-                mask |= 1u << bit;
-                v[bit] = val[p[r]];
-            }
-        tile_col[out] = m;
-        tile_row[out] = static_cast<int>(br);
-        tile_mask[out] = static_cast<std::uint16_t>(mask);
-    }
+    const long long br = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    if (br >= block_rows) return;  // whole warps
+    mbsr_walk_tile_row<true>(static_cast<int>(br), rows, row_ptr, col, val, tile_ptr[br], tile_col, tile_row,
+                             tile_mask, tile_val);
 }
 
-/// One thread per row: its entry count (bits of its 4-bit mask slice over its tile row).
+/// The global index of the calling thread's warp.
+__device__ inline long long mbsr_warp_index()
+{
+    return (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+}
+
+/// One warp per row: its entry count (set bits of its 4-bit slice of every
+/// mask of its tile row; lanes take every 32nd tile).
 __global__ void mbsr_count_row_entries(int rows, const int* __restrict__ tile_ptr,
                                        const std::uint16_t* __restrict__ tile_mask, long long* __restrict__ counts)
 {
-    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (r >= rows) return;
+    const long long r = mbsr_warp_index();
+    if (r >= rows) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
     const int br = static_cast<int>(r >> 2), shift = 4 * static_cast<int>(r & 3);
     int n = 0;
-    for (int p = tile_ptr[br]; p < tile_ptr[br + 1]; ++p) n += __popc((tile_mask[p] >> shift) & 0xFu);
-    counts[r] = n;
+    for (int p = tile_ptr[br] + lane; p < tile_ptr[br + 1]; p += 32) n += __popc((tile_mask[p] >> shift) & 0xFu);
+    n = __reduce_add_sync(0xffffffffu, n);
+    if (lane == 0) counts[r] = n;
 }
 
-/// One thread per row: writes its entries from row_ptr[r] on, in column order.
+/// One warp per row: writes its entries from row_ptr[r] on, in column order.
+/// 32 tiles at a time, one a lane; a warp scan of the lanes' entry counts
+/// places each lane's entries after those of the lanes (tiles) before it.
 __global__ void mbsr_fill_rows(int rows, const int* __restrict__ tile_ptr, const int* __restrict__ tile_col,
                                const std::uint16_t* __restrict__ tile_mask, const double* __restrict__ tile_val,
                                const int* __restrict__ row_ptr, int* __restrict__ col, double* __restrict__ val)
 {
-    const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (r >= rows) return;
+    const long long r = mbsr_warp_index();
+    if (r >= rows) return;  // whole warps
+    const int lane = static_cast<int>(threadIdx.x) & 31;
     const int br = static_cast<int>(r >> 2), rr = static_cast<int>(r & 3);
+    const int end = tile_ptr[br + 1];
     int out = row_ptr[r];
-    for (int p = tile_ptr[br]; p < tile_ptr[br + 1]; ++p) {
-        unsigned bits = (tile_mask[p] >> (4 * rr)) & 0xFu;
+    for (int p0 = tile_ptr[br]; p0 < end; p0 += 32) {  // warp-uniform
+        const int p = p0 + lane;
+        unsigned bits = p < end ? (tile_mask[p] >> (4 * rr)) & 0xFu : 0u;
+        const int n = __popc(bits);
+        int incl = n;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const int v = __shfl_up_sync(0xffffffffu, incl, d);
+            if (lane >= d) incl += v;
+        }
+        int at = out + incl - n;
+        const int base_col = p < end ? 4 * tile_col[p] : 0;
         while (bits) {
             const int c = __ffs(bits) - 1;
             bits &= bits - 1;
-            col[out] = 4 * tile_col[p] + c;
-            val[out] = tile_val[16LL * p + 4 * rr + c];
-            ++out;
+            col[at] = base_col + c;
+            val[at] = tile_val[16LL * p + 4 * rr + c];
+            ++at;
         }
+        out += __shfl_sync(0xffffffffu, incl, 31);
     }
 }
 
@@ -239,7 +285,7 @@ inline mbsr_device csr_to_mbsr_device(const csr_device_view& a, cudaStream_t str
         return m;
     }
     constexpr int th = d::mbsr_convert_threads;
-    const unsigned grid = d::spgemm_grid_of(m.block_rows, th);
+    const unsigned grid = d::spgemm_grid_of(32LL * m.block_rows, th);  // one warp per tile row
     async_array<long long> counts(static_cast<std::size_t>(m.block_rows) + 1, stream);
     d::mbsr_count_tiles<<<grid, th, 0, stream>>>(a.rows, m.block_rows, a.row_ptr, a.col_idx, counts.get());
     TCORE_CHECK_LAUNCH();
@@ -275,7 +321,7 @@ inline csr_device mbsr_to_csr_device(const mbsr_device& m, cudaStream_t stream =
         return a;
     }
     constexpr int th = d::mbsr_convert_threads;
-    const unsigned grid = d::spgemm_grid_of(m.rows, th);
+    const unsigned grid = d::spgemm_grid_of(32LL * m.rows, th);  // one warp per row
     async_array<long long> counts(static_cast<std::size_t>(m.rows) + 1, stream);
     d::mbsr_count_row_entries<<<grid, th, 0, stream>>>(m.rows, m.tile_ptr.get(), m.tile_mask.get(), counts.get());
     TCORE_CHECK_LAUNCH();
