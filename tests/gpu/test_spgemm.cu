@@ -237,7 +237,7 @@ void device_converters(const std::string& name, const sparse::csr& a)
     const std::string what = name + " [device converters]";
     try {
         const base::device_csr da(a);
-        const std::size_t guess = 64 * (static_cast<std::size_t>(a.nnz()) + static_cast<std::size_t>(a.rows)) + 4096;
+        const std::size_t guess = 160 * (static_cast<std::size_t>(a.nnz()) + static_cast<std::size_t>(a.rows)) + 4096;  // > 138 bytes a tile, tiles <= nonzeros
         poison_pool(guess);
         const mbsr_device g = csr_to_mbsr_device(view_of(da), nullptr);
         const sparse::mbsr_matrix want = sparse::csr_to_mbsr(a), got = g.download(nullptr);
