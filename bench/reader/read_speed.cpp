@@ -100,7 +100,7 @@ int main(int argc, char** argv)
         const std::string path = dir + "/" + k.file;
         if (!std::filesystem::exists(path)) generate(path, k.field, k.symmetry);
         const double mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
-        // One thread, then every hardware thread (mm_options::threads = 0, the default).
+        // One thread (the default), then every hardware thread (mm_options::threads = 0).
         const unsigned thread_counts[] = {1, 0};
         for (const unsigned threads : thread_counts) {
 #ifdef READ_SPEED_OLD_READER

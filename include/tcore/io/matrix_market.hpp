@@ -36,7 +36,7 @@
 // the text once with a fast path for plain entry lines (digits, blanks,
 // std::from_chars values) and hands every other line to the careful per-line
 // path that gives the messages, so both accept exactly the same input. A
-// large input's entry lines are read on several threads (mm_options::threads)
+// large input's entry lines can be read on several threads (mm_options::threads)
 // with the same result and the same messages as a serial read.
 #pragma once
 
@@ -86,13 +86,14 @@ struct mm_options {
     /// of a few dozen bytes cannot make the reader allocate gigabytes. Raise it to read a
     /// matrix with more (mostly empty) rows than its file has bytes.
     long long row_allowance = 1LL << 24;
-    /// Threads for the entry lines of a large input: 0 takes
-    /// std::thread::hardware_concurrency(), 1 reads serially; each thread
-    /// gets at least min_bytes_per_thread of the input. The result and every
-    /// message are those of a serial read: a part that meets anything but
-    /// plain entry lines, or counts that do not add up, send the whole input
-    /// to the serial path.
-    unsigned threads = 0;
+    /// Threads for the entry lines and the CSR build of a large input: 1
+    /// (the default) reads serially, 0 takes std::thread::hardware_concurrency();
+    /// each thread gets at least min_bytes_per_thread of the input. It pays
+    /// only where cores are idle (on busy ones it can be slower). The result
+    /// and every message are those of a serial read: a part that meets
+    /// anything but plain entry lines, or counts that do not add up, send the
+    /// whole input to the serial path.
+    unsigned threads = 1;
     std::size_t min_bytes_per_thread = std::size_t(32) << 20;
 };
 
