@@ -6,7 +6,8 @@
 // 4 KiB chunks from one pool whose size follows from the input size (never
 // from a declared count). The CSR is then built block by block - row
 // counts, row starts, a stable scatter - so that the scattered writes and
-// counters of one block stay in cache. Rows come out sorted by column with
+// counters of one block stay in cache; a threaded read shares the blocks
+// among its threads (blocks own disjoint rows). Rows come out sorted by column with
 // duplicates summed left to right in file order, as sparse::from_triplets
 // gives.
 #pragma once
