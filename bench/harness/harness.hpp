@@ -31,6 +31,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tcore::bench {
@@ -248,6 +249,12 @@ class context;
 
 /// A registered workload.
 struct workload {
+    workload(std::string name_, std::string description_, std::function<void(context&)> run_,
+             bool takes_matrices_ = false)
+        : name(std::move(name_)), description(std::move(description_)), run(std::move(run_)),
+          takes_matrices(takes_matrices_)
+    {
+    }
     std::string name, description;
     std::function<void(context&)> run;
     bool takes_matrices = false;  ///< its cases become the --matrix files when given

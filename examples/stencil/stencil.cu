@@ -35,7 +35,7 @@
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
-#include <tcore/patterns/device/stencil.cuh>
+#include "stencil_kernels.hpp"
 
 #include <cuda_runtime.h>
 

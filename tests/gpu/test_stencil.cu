@@ -1,3 +1,4 @@
+// libs: tcore_kernels_stencil
 // tests/gpu/test_stencil.cu - iterative stencils (tcore/patterns/
 // device/stencil.cuh) against the CPU reference, every shape of the
 // ConvStencil/EBISU set on all three methods (tensor_core = tc, cuda_core =
@@ -38,7 +39,7 @@
 // zero_checks, device_error.
 #include "common/test_util.hpp"
 
-#include <tcore/patterns/device/stencil.cuh>
+#include "examples/stencil/stencil_kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
