@@ -33,9 +33,10 @@ std::vector<workload_catalog> make_catalog()
         // segments of 64 and 256 (2^27 values), device-wide FP64 (2^28)
         {"reduce",
          {"=seg=64", "=seg=256", "=f64 n=2^28"},
-         {"base", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"}},
+         {"base", "base-block", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"}},
         // segments of 64 and 256, device-wide FP64 (2^27) and FP16 -> FP32 (2^28)
-        {"scan", {"=seg=64", "=seg=256", "=f64 incl n=2^27", "=f16 incl n=2^28"}, {"base", "tc", "cc", "cce"}},
+        {"scan", {"=seg=64", "=seg=256", "=f64 incl n=2^27", "=f16 incl n=2^28"},
+         {"base", "base-block", "tc", "cc", "cce"}},
         // tall-skinny (row-major 40960x16) and the large row/col-major shapes
         {"gemv",
          {"=row 40960x16", "=row 32768x4096", "=col 32768x4096", "=row 4096x32768", "=col 4096x32768"},
@@ -43,10 +44,12 @@ std::vector<workload_catalog> make_catalog()
         // the generated classes at 1e6, 1e7 and 1e8 nonzeros (the geomean row and fem3d 1e8)
         {"spmv",
          generated_classes({"1e6", "1e7", "1e8"}),
-         {"base", "base-noprep", "tc", "tc-m16n8k8", "tc-m16n8k16", "cc", "cc-m16n8k8", "cce", "tc-bundle",
-          "cc-bundle", "cce-bundle", "tc-panels", "cc-panels", "cce-panels"}},
+         {"base-csr1", "base-csr1-noprep", "base-csr2", "base-bsr", "base-sell", "tc", "tc-m16n8k8", "tc-m16n8k16", "cc", "cc-m16n8k8", "cce", "tc-bundle",
+          "cc-bundle", "cce-bundle", "tc-panels", "cc-panels", "cce-panels"},
+         {},
+         {"base", "base-noprep"}},  // CSR ALG1 with and without preprocessing: base-csr1, base-csr1-noprep now
         // the generated classes at 1e5, 1e6 and 1e7 nonzeros (the geomean row)
-        {"spgemm", generated_classes({"1e5", "1e6", "1e7"}), {"base", "tc", "cc", "cce"}},
+        {"spgemm", generated_classes({"1e5", "1e6", "1e7"}), {"base", "tc", "tc-e2e", "cc", "cce"}},
         {"stencil",
          {"=star2d1r 10240^2 t=1", "=box2d3r 10240^2 t=1", "=box3d1r 1024^3 t=1", "=star2d1r 10240^2 t=3",
           "=star2d3r 10240^2 t=3"},
@@ -58,7 +61,7 @@ std::vector<workload_catalog> make_catalog()
         // bicubic and bilinear, six cases each (the geomean rows)
         {"interp",
          {"bilinear ", "bicubic "},
-         {"base", "tc", "tc-f16acc", "tc-f64", "cc", "cc-f64", "cce", "cce-f64"}},
+         {"base", "base-pitch", "tc", "tc-f16acc", "tc-f64", "cc", "cc-f64", "cce", "cce-f64"}},
         {"pic", {"=N=1M"}, {"tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"}},
         // and the user's graphs (TCORE_BFS_GRAPHS: cases "mtx/<stem>"), which run wherever they are given
         {"bfs", {"=kron21"}, {"base", "tc", "cc"}, {"mtx/"}},

@@ -20,6 +20,7 @@ struct workload_catalog {
     std::vector<std::string> headline_cases;  ///< patterns; empty: no case runs by default
     std::vector<std::string> variants;        ///< every variant name the workload measures
     std::vector<std::string> user_cases = {}; ///< patterns of cases made from the user's inputs: run by default too
+    std::vector<std::string> retired = {};    ///< variant names of earlier recorded runs, measured no more
 };
 
 /// The table, in the order of README.md's benchmark table.

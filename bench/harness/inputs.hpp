@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -128,6 +129,27 @@ inline bool read_mtx_size(const std::string& path, mtx_size& out, std::string& e
         break;
     }
     return true;
+}
+
+/// The path of a shipped test matrix `name` (.mtx): the first of
+/// $TCORE_MATRIX_DIR, <source>/tests/data/matrices (the small ones, in the
+/// repository), <source>/../shared/data/matrices and <source>/shared/data/
+/// matrices that holds it; where none does, the repository path (reading it
+/// then says the file is missing, and the case is skipped).
+inline std::string shipped_matrix_path(const std::string& name, const std::string& source_dir)
+{
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("TCORE_MATRIX_DIR")) dirs.push_back(env);
+    for (const char* d : {"/tests/data/matrices", "/../shared/data/matrices", "/shared/data/matrices"})
+        dirs.push_back(source_dir + d);
+    for (const std::string& d : dirs) {
+        const std::string p = d + "/" + name + ".mtx";
+        if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
+            std::fclose(f);
+            return p;
+        }
+    }
+    return source_dir + "/tests/data/matrices/" + name + ".mtx";
 }
 
 /// A whole number in [lo, hi] written in decimal (an optional 2^K form

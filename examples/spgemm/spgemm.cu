@@ -85,21 +85,7 @@ std::string size_name(long long n)
     return p == n ? "1e" + std::to_string(e) : std::to_string(n);
 }
 
-std::string matrix_path(const std::string& name)
-{
-    std::vector<std::string> dirs;
-    if (const char* env = std::getenv("TCORE_MATRIX_DIR")) dirs.push_back(env);
-    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/../shared/data/matrices");
-    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/shared/data/matrices");
-    for (const std::string& d : dirs) {
-        const std::string p = d + "/" + name + ".mtx";
-        if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
-            std::fclose(f);
-            return p;
-        }
-    }
-    return dirs[1] + "/" + name + ".mtx";
-}
+std::string matrix_path(const std::string& name) { return tb::shipped_matrix_path(name, TCORE_SOURCE_DIR); }
 
 double elapsed_ms(std::chrono::steady_clock::time_point t0)
 {

@@ -34,7 +34,8 @@
 // fem3d ~ bcsstk39, lattice4d ~ conf5_4-8x8-10, dense_blocks ~ raefsky3,
 // banded ~ spmsrtls, power_law = the long-row class) at 1e6, 1e7 and 1e8
 // nonzeros, and the shipped SuiteSparse matrices as "real/<name>"
-// (../shared/data/matrices, small: reported separately). --quick: the
+// (tests/data/matrices, and ../shared/data/matrices for the larger ones;
+// a missing one is skipped with a message; small: reported separately). --quick: the
 // classes at 1e5 and two real matrices. --matrix FILE|FOLDER: the user's
 // .mtx files instead, each a case named after its stem (summaries: "user"),
 // every variant; one too large for the device's free memory (estimated from
@@ -213,22 +214,8 @@ double hot_of(const result& r, const std::string& variant)
     return jt == it->second.end() ? 0 : jt->second;
 }
 
-/// Where the shipped matrices are: $TCORE_MATRIX_DIR, else shared/ beside or inside the source tree.
-std::string matrix_path(const std::string& name)
-{
-    std::vector<std::string> dirs;
-    if (const char* env = std::getenv("TCORE_MATRIX_DIR")) dirs.push_back(env);
-    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/../shared/data/matrices");
-    dirs.push_back(std::string(TCORE_SOURCE_DIR) + "/shared/data/matrices");
-    for (const std::string& d : dirs) {
-        const std::string p = d + "/" + name + ".mtx";
-        if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
-            std::fclose(f);
-            return p;
-        }
-    }
-    return dirs[1] + "/" + name + ".mtx";
-}
+/// A shipped matrix: $TCORE_MATRIX_DIR, tests/data/matrices, or ../shared/data/matrices (harness/inputs.hpp).
+std::string matrix_path(const std::string& name) { return tb::shipped_matrix_path(name, TCORE_SOURCE_DIR); }
 
 void run(tb::context& ctx)
 {

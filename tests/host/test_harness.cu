@@ -862,7 +862,9 @@ void test_headline()
         for (const std::string& c : cases[w.workload]) headline_count[w.workload] += is_headline(w.workload, c) ? 1 : 0;
     }
     for (const auto& [w, names] : variants) {
-        const std::vector<std::string> known = known_variants(w);
+        std::vector<std::string> known = known_variants(w);
+        if (const workload_catalog* entry = catalog_of(w))
+            known.insert(known.end(), entry->retired.begin(), entry->retired.end());
         for (const std::string& v : names)
             t.check(std::find(known.begin(), known.end(), v) != known.end(), "recorded variant %s/%s is catalogued",
                     w.c_str(), v.c_str());
