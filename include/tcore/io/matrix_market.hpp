@@ -258,7 +258,7 @@ inline long long mm_parse_parts(std::string_view body, const mm_body_form& f, lo
         const char* p = body.data() + bounds[t];
         const char* const end = body.data() + bounds[t + 1];
         const long long present = static_cast<long long>((bounds[t + 1] - bounds[t] + 1) / (2 * f.fields));
-        parts[t].plan(f.rows, std::min(entries, present) * (f.mirror ? 2 : 1), shift);
+        parts[t].plan(f.rows, std::min(entries, present) * (f.mirror ? 2 : 1), shift, f.fields != 2);
         mm_entry e;
         long long here = 0, kept = 0;  // counted locally: no shared cache line in the loop
         while (p != end) {
@@ -495,7 +495,7 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
             if (stored >= 0) return mm_build_csr(form, parts.data(), parts.size(), stored, parts.size());
             // else a line for the careful path, or an error somewhere: the serial read gives the message
         }
-        lists.plan(h.rows, max_stored, shift);
+        lists.plan(h.rows, max_stored, shift, form.fields != 2);
     }
     const char* p = text.data() + in.pos;
     const char* const end = text.data() + text.size();

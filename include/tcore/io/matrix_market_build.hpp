@@ -54,10 +54,10 @@ struct mm_body_form {
     const char* symmetry = "";
 };
 
-/// One entry after expansion, 0-based.
+/// One entry after expansion, 0-based: its position (the value, where the
+/// field has one, sits in a parallel pool).
 struct mm_slot {
     int row, col;
-    double value;
 };
 
 /// The entries, after symmetric expansion, kept in file order per block of
@@ -75,27 +75,54 @@ public:
         return shift;
     }
     /// `max_stored` bounds the entries that can arrive (from the input size);
-    /// parts of one matrix read apart share `shift`.
-    void plan(long long rows, long long max_stored, int shift)
+    /// parts of one matrix read apart share `shift`. Without `values` (a
+    /// pattern file) only positions are kept and every value reads as 1.
+    void plan(long long rows, long long max_stored, int shift, bool values = true)
     {
         shift_ = shift;
         blocks_.assign(rows > 0 ? static_cast<std::size_t>(((rows - 1) >> shift_) + 1) : 1, block{});
         const std::size_t chunks = static_cast<std::size_t>(max_stored / chunk + 1) + blocks_.size();
         pool_.reset(new mm_slot[chunks * chunk]);  // uninitialised: written before read
         mm_prefer_huge_pages(pool_.get(), chunks * chunk * sizeof(mm_slot));
+        if (values) {
+            values_.reset(new double[chunks * chunk]);
+            mm_prefer_huge_pages(values_.get(), chunks * chunk * sizeof(double));
+        } else {
+            values_.reset();
+        }
         chunk_next_.assign(chunks, -1);
     }
     void add(int r, int c, double v)
     {
         block& b = blocks_[static_cast<std::size_t>(r) >> shift_];
         if (b.fill == chunk) grow(b);
-        b.tail[b.fill++] = {r, c, v};
+        b.tail[b.fill] = {r, c};
+        if (b.tail_value) b.tail_value[b.fill] = v;
+        ++b.fill;
     }
     std::size_t blocks() const { return blocks_.size(); }
     int shift() const { return shift_; }
-    /// Calls f(slot) for each entry of block `b`, in arrival order.
+    bool has_values() const { return values_ != nullptr; }
+    /// Calls f(slot, value) for each entry of block `b`, in arrival order.
     template <class F>
     void for_each(std::size_t b, F&& f) const
+    {
+        const block& k = blocks_[b];
+        for (int c = k.head; c >= 0; c = chunk_next_[static_cast<std::size_t>(c)]) {
+            const std::size_t first = static_cast<std::size_t>(c) * chunk;
+            const mm_slot* s = pool_.get() + first;
+            const int n = c == k.last ? k.fill : chunk;
+            if (values_) {
+                const double* v = values_.get() + first;
+                for (int i = 0; i < n; ++i) f(s[i], v[i]);
+            } else {
+                for (int i = 0; i < n; ++i) f(s[i], 1.0);
+            }
+        }
+    }
+    /// Calls f(slot) for each entry of block `b`, in arrival order (positions only).
+    template <class F>
+    void for_each_position(std::size_t b, F&& f) const
     {
         const block& k = blocks_[b];
         for (int c = k.head; c >= 0; c = chunk_next_[static_cast<std::size_t>(c)]) {
@@ -106,9 +133,10 @@ public:
     }
 
 private:
-    static constexpr int chunk = 256;  ///< entries per chunk (4 KiB)
+    static constexpr int chunk = 512;  ///< entries per chunk (4 KiB of positions)
     struct block {
         mm_slot* tail = nullptr;
+        double* tail_value = nullptr;
         int fill = chunk, head = -1, last = -1;
     };
     void grow(block& b)
@@ -117,14 +145,28 @@ private:
         if (b.last >= 0) chunk_next_[static_cast<std::size_t>(b.last)] = c;
         else b.head = c;
         b.last = c;
-        b.tail = pool_.get() + static_cast<std::size_t>(c) * chunk;
+        const std::size_t first = static_cast<std::size_t>(c) * chunk;
+        b.tail = pool_.get() + first;
+        b.tail_value = values_ ? values_.get() + first : nullptr;
         b.fill = 0;
     }
     std::vector<block> blocks_;
     std::unique_ptr<mm_slot[]> pool_;
+    std::unique_ptr<double[]> values_;  ///< parallel to pool_; null for a pattern file
     std::vector<int> chunk_next_;
     int shift_ = 0, used_ = 0;
 };
+
+/// Resizes a vector that is still empty to `n` elements, asking for huge
+/// pages first (see mm_prefer_huge_pages): the zero fill then faults in
+/// 2 MiB pages instead of 4 KiB ones.
+template <class T>
+void mm_resize_fresh(std::vector<T>& v, std::size_t n)
+{
+    v.reserve(n);
+    mm_prefer_huge_pages(v.data(), n * sizeof(T));
+    v.resize(n);
+}
 
 /// CSR from the row blocks of `parts` consecutive parts of the file (one
 /// when read serially): each row sorted by column (stable: file order among
@@ -138,9 +180,10 @@ inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, 
     sparse::csr a;
     a.rows = static_cast<int>(f.rows);
     a.cols = static_cast<int>(f.cols);
-    std::vector<int> ptr(rows + 1, 0);
-    a.col_idx.resize(total);
-    a.values.resize(total);
+    std::vector<int> ptr;
+    mm_resize_fresh(ptr, rows + 1);
+    mm_resize_fresh(a.col_idx, total);
+    mm_resize_fresh(a.values, total);
     int* col = a.col_idx.data();
     double* val = a.values.data();
     const std::size_t blocks = in[0].blocks();
@@ -153,7 +196,7 @@ inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, 
     const auto count_rows = [&](std::size_t b) {
         const std::size_t r0 = b << shift, r1 = std::min(rows, (b + 1) << shift);
         for (std::size_t part = 0; part < parts; ++part)
-            in[part].for_each(b, [&](const mm_slot& s) { ++ptr[static_cast<std::size_t>(s.row) + 1]; });
+            in[part].for_each_position(b, [&](const mm_slot& s) { ++ptr[static_cast<std::size_t>(s.row) + 1]; });
         int sum = 0;
         for (std::size_t r = r0; r < r1; ++r) sum += ptr[r + 1];
         block_first[b + 1] = sum;
@@ -167,10 +210,10 @@ inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, 
             start += len;
         }
         for (std::size_t part = 0; part < parts; ++part)
-            in[part].for_each(b, [&](const mm_slot& s) {
+            in[part].for_each(b, [&](const mm_slot& s, double v) {
                 const int at = ptr[static_cast<std::size_t>(s.row) + 1]++;
                 col[at] = s.col;
-                val[at] = s.value;
+                val[at] = v;
             });
         int begin = block_first[b];
         for (std::size_t r = r0; r < r1; ++r) {
