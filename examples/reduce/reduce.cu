@@ -26,6 +26,11 @@
 // Summaries per case: time ratios t(x)/t(tc) for every opponent and cc, and
 // the headline t(best opponent)/t(tc), the best of the base variants and cce
 // (named in the value).
+// --input reduce:n=N,segment=S,type=f64|f16: the user's sizes instead (cases
+// "seg=S n=N", "f64 n=N", "f16 n=N"; tcore-bench --help lists the keys).
+// Segments of any length run tc, cc, cce and base-dsr; base and base-block
+// are compiled for segments of 64, 128, 256, 512 and 1024 only, and FP16
+// for device-wide sums only.
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
@@ -220,68 +225,84 @@ void summarize(tb::context& ctx, const std::string& case_name, const std::map<st
 
 // -- cases ------------------------------------------------------------------------------
 
+/// The segment lengths the CUB base and base-block kernels are compiled for.
+bool cub_segment_compiled(long long seg)
+{
+    return seg == 64 || seg == 128 || seg == 256 || seg == 512 || seg == 1024;
+}
+
+/// Sums of consecutive segments of `seg` elements over n elements (n a
+/// multiple of seg). base and base-block run where cub_segment_compiled(seg).
+void run_segment_case(tb::context& ctx, const std::string& name, long long n, long long seg)
+{
+    if (!ctx.announce_case(name)) return;
+    if (!any_wanted(ctx, {"base", "base-block", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) return;
+    const long long count = n / seg;
+    if (!fits(n * sizeof(double) + count * 24, name)) return;
+    const bool cub_compiled = cub_segment_compiled(seg);
+    if (!cub_compiled)
+        std::printf("reduce %s: base and base-block are compiled for segments of 64, 128, 256, 512 and 1024 "
+                    "only; base-dsr is the CUB baseline here\n", name.c_str());
+    const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5e6000ull + seg);
+    std::vector<double> ref(static_cast<std::size_t>(count));
+    for (long long s = 0; s < count; ++s) {
+        long double acc = 0;
+        for (long long i = 0; i < seg; ++i) acc += h[s * seg + i];
+        ref[s] = static_cast<double>(acc);
+    }
+    device_array<double> in(h.size()), out(ref.size());
+    device_array<long long> offsets(static_cast<std::size_t>(count) + 1);
+    TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+    fill_offsets<<<static_cast<unsigned>((count + 256) / 256), 256>>>(offsets.ptr, count, seg);
+    TCORE_CHECK_LAUNCH();
+    std::size_t dsr_bytes = 0;
+    TCORE_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, dsr_bytes, in.ptr, out.ptr, count, offsets.ptr,
+                                                offsets.ptr + 1));
+    device_array<char> dsr_temp(dsr_bytes);
+
+    const double* pi = in.ptr;
+    double* po = out.ptr;
+    const long long* off = offsets.ptr;
+    void* dt = dsr_temp.ptr;
+    using namespace tcore;
+    const bool warp_base = seg <= 128;
+    const int cub_seg = static_cast<int>(seg);
+    std::vector<variant> variants = {
+        {"base", tb::peak::fp64_cc,
+         warp_base ? "cub::WarpReduce, " + std::to_string(seg / 8) + "-thread logical warps, 16-byte loads"
+                   : std::string("cub::BlockReduce, a block per segment"),
+         [=](cudaStream_t s) { cub_segments(pi, po, count, cub_seg, s); }},
+        {"base-block", tb::peak::fp64_cc, "cub::BlockReduce, a block per segment, scalar loads",
+         [=](cudaStream_t s) { cub_block_per_segment(pi, po, count, cub_seg, s); }},
+        {"base-dsr", tb::peak::fp64_cc, "cub::DeviceSegmentedReduce::Sum",
+         [=](cudaStream_t s) {
+             std::size_t b = dsr_bytes;
+             TCORE_CHECK(cub::DeviceSegmentedReduce::Sum(dt, b, pi, po, count, off, off + 1, s));
+         }},
+        {"tc", tb::peak::fp64_tc, "ones-row MMA, f64 m16n8k16",
+         [=](cudaStream_t s) { tcore::reduce_segments<tensor_core, f64_m16n8k16>(pi, po, count, seg, s); }},
+        {"tc-m8n8k4", tb::peak::fp64_tc, "ones-row MMA, f64 m8n8k4",
+         [=](cudaStream_t s) { tcore::reduce_segments<tensor_core, f64_m8n8k4>(pi, po, count, seg, s); }},
+        {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
+         [=](cudaStream_t s) { tcore::reduce_segments<cuda_core, f64_m16n8k16>(pi, po, count, seg, s); }},
+        {"cc-m8n8k4", tb::peak::fp64_cc, "tc-m8n8k4's kernel on the cuda_core backend",
+         [=](cudaStream_t s) { tcore::reduce_segments<cuda_core, f64_m8n8k4>(pi, po, count, seg, s); }},
+        {"cce", tb::peak::fp64_cc, "same loads, CUDA-core adds and shuffle tree",
+         [=](cudaStream_t s) { tcore::reduce_segments_cce<double>(pi, po, count, seg, s); }},
+    };
+    if (!cub_compiled) variants.erase(variants.begin(), variants.begin() + 2);
+    else if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
+    std::map<std::string, double> times;
+    const double bytes = static_cast<double>(n + count) * sizeof(double);
+    run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - count),
+                 static_cast<std::size_t>(bytes), times);
+    summarize(ctx, name, times);
+}
+
 void run_segments(tb::context& ctx)
 {
     const long long n = ctx.quick() ? (1LL << 22) : (1LL << 27);
-    for (int seg : {64, 128, 256, 512, 1024}) {
-        const std::string name = "seg=" + std::to_string(seg);
-        if (!ctx.announce_case(name)) continue;
-        if (!any_wanted(ctx, {"base", "base-block", "base-dsr", "tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"})) continue;
-        const long long count = n / seg;
-        if (!fits(n * sizeof(double) + count * 24, name)) continue;
-        const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5e6000ull + seg);
-        std::vector<double> ref(static_cast<std::size_t>(count));
-        for (long long s = 0; s < count; ++s) {
-            long double acc = 0;
-            for (long long i = 0; i < seg; ++i) acc += h[s * seg + i];
-            ref[s] = static_cast<double>(acc);
-        }
-        device_array<double> in(h.size()), out(ref.size());
-        device_array<long long> offsets(static_cast<std::size_t>(count) + 1);
-        TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
-        fill_offsets<<<static_cast<unsigned>((count + 256) / 256), 256>>>(offsets.ptr, count, seg);
-        TCORE_CHECK_LAUNCH();
-        std::size_t dsr_bytes = 0;
-        TCORE_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, dsr_bytes, in.ptr, out.ptr, count, offsets.ptr,
-                                                    offsets.ptr + 1));
-        device_array<char> dsr_temp(dsr_bytes);
-
-        const double* pi = in.ptr;
-        double* po = out.ptr;
-        const long long* off = offsets.ptr;
-        void* dt = dsr_temp.ptr;
-        using namespace tcore;
-        const bool warp_base = seg <= 128;
-        std::vector<variant> variants = {
-            {"base", tb::peak::fp64_cc,
-             warp_base ? "cub::WarpReduce, " + std::to_string(seg / 8) + "-thread logical warps, 16-byte loads"
-                       : std::string("cub::BlockReduce, a block per segment"),
-             [=](cudaStream_t s) { cub_segments(pi, po, count, seg, s); }},
-            {"base-block", tb::peak::fp64_cc, "cub::BlockReduce, a block per segment, scalar loads",
-             [=](cudaStream_t s) { cub_block_per_segment(pi, po, count, seg, s); }},
-            {"base-dsr", tb::peak::fp64_cc, "cub::DeviceSegmentedReduce::Sum",
-             [=](cudaStream_t s) {
-                 std::size_t b = dsr_bytes;
-                 TCORE_CHECK(cub::DeviceSegmentedReduce::Sum(dt, b, pi, po, count, off, off + 1, s));
-             }},
-            {"tc", tb::peak::fp64_tc, "ones-row MMA, f64 m16n8k16",
-             [=](cudaStream_t s) { tcore::reduce_segments<tensor_core, f64_m16n8k16>(pi, po, count, seg, s); }},
-            {"tc-m8n8k4", tb::peak::fp64_tc, "ones-row MMA, f64 m8n8k4",
-             [=](cudaStream_t s) { tcore::reduce_segments<tensor_core, f64_m8n8k4>(pi, po, count, seg, s); }},
-            {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
-             [=](cudaStream_t s) { tcore::reduce_segments<cuda_core, f64_m16n8k16>(pi, po, count, seg, s); }},
-            {"cc-m8n8k4", tb::peak::fp64_cc, "tc-m8n8k4's kernel on the cuda_core backend",
-             [=](cudaStream_t s) { tcore::reduce_segments<cuda_core, f64_m8n8k4>(pi, po, count, seg, s); }},
-            {"cce", tb::peak::fp64_cc, "same loads, CUDA-core adds and shuffle tree",
-             [=](cudaStream_t s) { tcore::reduce_segments_cce<double>(pi, po, count, seg, s); }},
-        };
-        if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
-        std::map<std::string, double> times;
-        const double bytes = static_cast<double>(n + count) * sizeof(double);
-        run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - count),
-                     static_cast<std::size_t>(bytes), times);
-        summarize(ctx, name, times);
-    }
+    for (int seg : {64, 128, 256, 512, 1024}) run_segment_case(ctx, "seg=" + std::to_string(seg), n, seg);
 }
 
 void run_device_f64(tb::context& ctx, long long n)
@@ -402,8 +423,37 @@ void run_device_f16(tb::context& ctx, long long n)
     summarize(ctx, name, times);
 }
 
+/// One --input reduce:n=N,segment=S,type=T: "" or what is wrong.
+std::string user_case(const tb::user_input& in, long long& n, long long& seg, bool& f16)
+{
+    if (in.get("n").empty()) return "n is required (e.g. n=100000000 or n=2^27)";
+    if (!tb::parse_whole(in.get("n"), 1, 1LL << 34, n)) return "n: a whole number from 1 to 2^34 expected";
+    if (!tb::parse_whole(in.get("segment", "0"), 0, n, seg))
+        return "segment: a whole number from 0 (device-wide) to n expected";
+    const std::string type = in.get("type", "f64");
+    if (type != "f64" && type != "f16") return "type: f64 or f16 expected";
+    f16 = type == "f16";
+    if (seg > 0 && f16) return "type: segmented sums are compiled for f64 only (f16: device-wide, segment=0)";
+    if (seg > 0 && n % seg != 0)
+        return "n: " + std::to_string(n) + " is not a multiple of segment=" + std::to_string(seg) + " (" +
+               std::to_string(n / seg * seg) + " and " + std::to_string((n / seg + 1) * seg) + " are)";
+    return "";
+}
+
 void run(tb::context& ctx)
 {
+    if (const std::vector<tb::user_input> inputs = ctx.inputs(); !inputs.empty()) {
+        for (const tb::user_input& in : inputs) {
+            long long n = 0, seg = 0;
+            bool f16 = false;
+            if (const std::string problem = user_case(in, n, seg, f16); !problem.empty())
+                throw tcore::error("reduce --input: " + problem);
+            if (seg > 0) run_segment_case(ctx, "seg=" + std::to_string(seg) + " n=" + tb::pow2_name(n), n, seg);
+            else if (f16) run_device_f16(ctx, n);
+            else run_device_f64(ctx, n);
+        }
+        return;
+    }
     run_segments(ctx);
     run_device_f64(ctx, ctx.quick() ? (1LL << 22) : (1LL << 28));
     run_device_f64(ctx, ctx.quick() ? 1000003 : 10000003);
@@ -414,8 +464,17 @@ void run(tb::context& ctx)
 
 void tcore_register_reduce(tcore::bench::registry& r)
 {
-    r.add({"reduce",
-           "sum reduction by MMA against a ones row (segmented 64..1024, device-wide FP64/FP16); "
-           "base CUB, tc, cc, cce",
-           run});
+    tb::workload w{"reduce",
+                   "sum reduction by MMA against a ones row (segmented 64..1024, device-wide FP64/FP16); "
+                   "base CUB, tc, cc, cce",
+                   run};
+    w.input_keys = {{"n", "elements (e.g. 100000000 or 2^27), from 1 to 2^34"},
+                    {"segment", "segment length, n a multiple of it (default 0: one device-wide sum)"},
+                    {"type", "f64 or f16 (FP16 in, FP32 sum: device-wide only; default f64)"}};
+    w.check_input = [](const tb::user_input& in) {
+        long long n = 0, seg = 0;
+        bool f16 = false;
+        return user_case(in, n, seg, f16);
+    };
+    r.add(w);
 }

@@ -26,6 +26,13 @@
 // Summaries per case: time ratios t(x)/t(tc) for every opponent and cc, and
 // the headline t(best opponent)/t(tc), the best of the base variants and cce
 // (named in the value).
+// --input scan:n=N,segment=S,type=f64|f16,kind=incl|excl|both: the user's
+// sizes instead (cases "seg=S n=N" (inclusive), "seg=S excl n=N", "f64 incl
+// n=N", "f64 excl n=N", "f16 incl n=N", "f16 excl n=N"; tcore-bench --help
+// lists the keys). tc, cc and cce run for any segment length and both
+// kinds; base and base-block are compiled for inclusive segments of 64, 128,
+// 256, 512 and 1024, the FP16 base for inclusive scans only, and FP16 for
+// device-wide scans only.
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
@@ -249,43 +256,62 @@ void summarize(tb::context& ctx, const std::string& case_name, const std::map<st
 
 // -- cases ------------------------------------------------------------------------------------
 
-void run_segments(tb::context& ctx)
+/// The segment lengths the CUB base and base-block kernels are compiled for
+/// (inclusive scans).
+bool cub_segment_compiled(long long seg)
+{
+    return seg == 64 || seg == 128 || seg == 256 || seg == 512 || seg == 1024;
+}
+
+/// Scans of consecutive segments of `seg` elements over n elements (n a
+/// multiple of seg). base and base-block run for inclusive scans where
+/// cub_segment_compiled(seg).
+void run_segment_case(tb::context& ctx, const std::string& name, long long n, long long seg, tcore::scan_kind kind)
 {
     using namespace tcore;
+    if (!ctx.announce_case(name)) return;
+    if (!any_wanted(ctx, {"base", "base-block", "tc", "cc", "cce"})) return;
+    if (!fits(2 * n * sizeof(double), name)) return;
+    const bool excl = kind == scan_kind::exclusive;
+    const bool cub_compiled = !excl && cub_segment_compiled(seg);
+    if (!cub_compiled)
+        std::printf("scan %s: base and base-block are compiled for inclusive segments of 64, 128, 256, 512 and "
+                    "1024 only; tc, cc and cce run\n", name.c_str());
+    const long long count = n / seg;
+    const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5ca000ull + seg);
+    const std::vector<double> ref = reference(h, seg, excl);
+    device_array<double> in(h.size()), out(h.size());
+    TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
+    const double* pi = in.ptr;
+    double* po = out.ptr;
+    const bool warp_base = seg <= 128;
+    const int cub_seg = static_cast<int>(seg);
+    std::vector<variant> variants = {
+        {"base", tb::peak::fp64_cc,
+         warp_base ? "cub::WarpScan, " + std::to_string(seg / 8) + "-thread logical warps, 16-byte loads/stores"
+                   : std::string("cub::BlockScan, a block per segment"),
+         [=](cudaStream_t s) { cub_segments(pi, po, count, cub_seg, s); }},
+        {"base-block", tb::peak::fp64_cc, "cub::BlockScan, a block per segment, one value per thread",
+         [=](cudaStream_t s) { cub_block_per_segment(pi, po, count, cub_seg, s); }},
+        {"tc", tb::peak::fp64_tc, "L X + (1 X) U, f64 m16n8k16 + m16n8k8",
+         [=](cudaStream_t s) { tcore::scan_segments<tensor_core, f64_m16n8k16>(pi, po, count, seg, kind, s); }},
+        {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
+         [=](cudaStream_t s) { tcore::scan_segments<cuda_core, f64_m16n8k16>(pi, po, count, seg, kind, s); }},
+        {"cce", tb::peak::fp64_cc, "shuffle scans, same tiling",
+         [=](cudaStream_t s) { tcore::scan_segments_cce<double>(pi, po, count, seg, kind, s); }},
+    };
+    if (!cub_compiled) variants.erase(variants.begin(), variants.begin() + 2);
+    else if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
+    std::map<std::string, double> times;
+    run_variants(ctx, name, variants, out.ptr, ref, 2.0 * n * sizeof(double), static_cast<double>(n - count), times);
+    summarize(ctx, name, times);
+}
+
+void run_segments(tb::context& ctx)
+{
     const long long n = ctx.quick() ? (1LL << 22) : (1LL << 27);
-    for (int seg : {64, 128, 256, 512, 1024}) {
-        const std::string name = "seg=" + std::to_string(seg);
-        if (!ctx.announce_case(name)) continue;
-        if (!any_wanted(ctx, {"base", "base-block", "tc", "cc", "cce"})) continue;
-        if (!fits(2 * n * sizeof(double), name)) continue;
-        const long long count = n / seg;
-        const std::vector<double> h = tb::random_uniform(static_cast<std::size_t>(n), 0x5ca000ull + seg);
-        const std::vector<double> ref = reference(h, seg, false);
-        device_array<double> in(h.size()), out(h.size());
-        TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice));
-        const double* pi = in.ptr;
-        double* po = out.ptr;
-        const bool warp_base = seg <= 128;
-        std::vector<variant> variants = {
-            {"base", tb::peak::fp64_cc,
-             warp_base ? "cub::WarpScan, " + std::to_string(seg / 8) + "-thread logical warps, 16-byte loads/stores"
-                       : std::string("cub::BlockScan, a block per segment"),
-             [=](cudaStream_t s) { cub_segments(pi, po, count, seg, s); }},
-            {"base-block", tb::peak::fp64_cc, "cub::BlockScan, a block per segment, one value per thread",
-             [=](cudaStream_t s) { cub_block_per_segment(pi, po, count, seg, s); }},
-            {"tc", tb::peak::fp64_tc, "L X + (1 X) U, f64 m16n8k16 + m16n8k8",
-             [=](cudaStream_t s) { tcore::scan_segments<tensor_core, f64_m16n8k16>(pi, po, count, seg, scan_kind::inclusive, s); }},
-            {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
-             [=](cudaStream_t s) { tcore::scan_segments<cuda_core, f64_m16n8k16>(pi, po, count, seg, scan_kind::inclusive, s); }},
-            {"cce", tb::peak::fp64_cc, "shuffle scans, same tiling",
-             [=](cudaStream_t s) { tcore::scan_segments_cce<double>(pi, po, count, seg, scan_kind::inclusive, s); }},
-        };
-        if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
-        std::map<std::string, double> times;
-        run_variants(ctx, name, variants, out.ptr, ref, 2.0 * n * sizeof(double), static_cast<double>(n - count),
-                     times);
-        summarize(ctx, name, times);
-    }
+    for (int seg : {64, 128, 256, 512, 1024})
+        run_segment_case(ctx, "seg=" + std::to_string(seg), n, seg, tcore::scan_kind::inclusive);
 }
 
 void run_device_f64(tb::context& ctx, long long n, tcore::scan_kind kind)
@@ -337,10 +363,11 @@ void run_device_f64(tb::context& ctx, long long n, tcore::scan_kind kind)
     summarize(ctx, name, times);
 }
 
-void run_device_f16(tb::context& ctx, long long n)
+void run_device_f16(tb::context& ctx, long long n, tcore::scan_kind kind = tcore::scan_kind::inclusive)
 {
     using namespace tcore;
-    const std::string name = "f16 incl n=" + tb::pow2_name(n);
+    const bool excl = kind == scan_kind::exclusive;
+    const std::string name = std::string("f16 ") + (excl ? "excl" : "incl") + " n=" + tb::pow2_name(n);
     if (!ctx.announce_case(name)) return;
     if (!any_wanted(ctx, {"base", "tc", "cc", "cce"})) return;
     if (!fits(n * (sizeof(__half) + sizeof(float)), name)) return;
@@ -352,7 +379,8 @@ void run_device_f16(tb::context& ctx, long long n)
         if (__half2float(h[i]) == 0.0f) h[i] = __float2half(0.5f);  // keep inputs nonzero
         hd[i] = __half2float(h[i]);
     }
-    const std::vector<double> ref = reference(hd, n, false);
+    const std::vector<double> ref = reference(hd, n, excl);
+    if (excl) std::printf("scan %s: base is compiled for inclusive FP16 scans only; tc, cc and cce run\n", name.c_str());
     device_array<__half> in(h.size());
     device_array<float> out(h.size());
     TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(__half), cudaMemcpyHostToDevice));
@@ -364,7 +392,7 @@ void run_device_f16(tb::context& ctx, long long n)
     float* po = out.ptr;
     void* ct = cub_temp.ptr;
     void* tt = tc_temp.ptr;
-    const std::vector<variant> variants = {
+    std::vector<variant> variants = {
         {"base", tb::peak::fp32_cc, "cub::DeviceScan::InclusiveScanInit, FP32 accumulation",
          [=](cudaStream_t s) {
              std::size_t b = cub_bytes;
@@ -373,27 +401,69 @@ void run_device_f16(tb::context& ctx, long long n)
         {"tc", tb::peak::fp16_tc, "L X and 1 X on f16 m16n8k16 (FP32 accumulation), shuffle column carries",
          [=](cudaStream_t s) {
              std::size_t b = tc_bytes;
-             tcore::scan<tensor_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, scan_kind::inclusive, s);
+             tcore::scan<tensor_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, kind, s);
          }},
         {"cc", tb::peak::fp32_cc, "tc's kernel on the cuda_core backend",
          [=](cudaStream_t s) {
              std::size_t b = tc_bytes;
-             tcore::scan<cuda_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, scan_kind::inclusive, s);
+             tcore::scan<cuda_core, f16_m16n8k16_f32acc>(tt, b, pi, po, n, kind, s);
          }},
         {"cce", tb::peak::fp32_cc, "FP32 shuffle scans, same look-back",
          [=](cudaStream_t s) {
              std::size_t b = tc_bytes;
-             tcore::scan_cce<__half>(tt, b, pi, po, n, scan_kind::inclusive, s);
+             tcore::scan_cce<__half>(tt, b, pi, po, n, kind, s);
          }},
     };
+    if (excl) variants.erase(variants.begin());
     std::map<std::string, double> times;
     run_variants(ctx, name, variants, out.ptr, ref, static_cast<double>(n) * (sizeof(__half) + sizeof(float)),
                  static_cast<double>(n - 1), times);
     summarize(ctx, name, times);
 }
 
+/// One --input scan:n=N,segment=S,type=T,kind=K: "" or what is wrong.
+std::string user_case(const tb::user_input& in, long long& n, long long& seg, bool& f16,
+                      std::vector<tcore::scan_kind>& kinds)
+{
+    if (in.get("n").empty()) return "n is required (e.g. n=100000000 or n=2^27)";
+    if (!tb::parse_whole(in.get("n"), 1, 1LL << 33, n)) return "n: a whole number from 1 to 2^33 expected";
+    if (!tb::parse_whole(in.get("segment", "0"), 0, n, seg))
+        return "segment: a whole number from 0 (device-wide) to n expected";
+    const std::string type = in.get("type", "f64");
+    if (type != "f64" && type != "f16") return "type: f64 or f16 expected";
+    f16 = type == "f16";
+    if (seg > 0 && f16) return "type: segmented scans are compiled for f64 only (f16: device-wide, segment=0)";
+    if (seg > 0 && n % seg != 0)
+        return "n: " + std::to_string(n) + " is not a multiple of segment=" + std::to_string(seg) + " (" +
+               std::to_string(n / seg * seg) + " and " + std::to_string((n / seg + 1) * seg) + " are)";
+    const std::string kind = in.get("kind", "incl");
+    if (kind != "incl" && kind != "excl" && kind != "both") return "kind: incl, excl or both expected";
+    kinds.clear();
+    if (kind != "excl") kinds.push_back(tcore::scan_kind::inclusive);
+    if (kind != "incl") kinds.push_back(tcore::scan_kind::exclusive);
+    return "";
+}
+
 void run(tb::context& ctx)
 {
+    if (const std::vector<tb::user_input> inputs = ctx.inputs(); !inputs.empty()) {
+        for (const tb::user_input& in : inputs) {
+            long long n = 0, seg = 0;
+            bool f16 = false;
+            std::vector<tcore::scan_kind> kinds;
+            if (const std::string problem = user_case(in, n, seg, f16, kinds); !problem.empty())
+                throw tcore::error("scan --input: " + problem);
+            for (const tcore::scan_kind kind : kinds) {
+                const bool excl = kind == tcore::scan_kind::exclusive;
+                if (seg > 0)
+                    run_segment_case(ctx, "seg=" + std::to_string(seg) + (excl ? " excl" : "") + " n=" + tb::pow2_name(n),
+                                     n, seg, kind);
+                else if (f16) run_device_f16(ctx, n, kind);
+                else run_device_f64(ctx, n, kind);
+            }
+        }
+        return;
+    }
     run_segments(ctx);
     const long long big = ctx.quick() ? (1LL << 22) : (1LL << 27);
     run_device_f64(ctx, big, tcore::scan_kind::inclusive);
@@ -406,8 +476,19 @@ void run(tb::context& ctx)
 
 void tcore_register_scan(tcore::bench::registry& r)
 {
-    r.add({"scan",
-           "prefix sums by MMA against triangular and all-ones matrices (segmented 64..1024, device-wide "
-           "FP64/FP16); base CUB, tc, cc, cce",
-           run});
+    tb::workload w{"scan",
+                   "prefix sums by MMA against triangular and all-ones matrices (segmented 64..1024, device-wide "
+                   "FP64/FP16); base CUB, tc, cc, cce",
+                   run};
+    w.input_keys = {{"n", "elements (e.g. 100000000 or 2^27), from 1 to 2^33"},
+                    {"segment", "segment length, n a multiple of it (default 0: one device-wide scan)"},
+                    {"type", "f64 or f16 (FP16 in, FP32 sums: device-wide only; default f64)"},
+                    {"kind", "incl, excl or both (default incl)"}};
+    w.check_input = [](const tb::user_input& in) {
+        long long n = 0, seg = 0;
+        bool f16 = false;
+        std::vector<tcore::scan_kind> kinds;
+        return user_case(in, n, seg, f16, kinds);
+    };
+    r.add(w);
 }
