@@ -185,7 +185,7 @@ inline bool mm_parse_line(std::string_view line, const mm_body_form& f, const st
 /// range, a value std::from_chars reads whole, or a comment or blank line).
 /// Returns 0 to hand the line to mm_parse_line, 1 for an entry, 2 for a
 /// blank or comment line; on 1 and 2, `p` moves past the line's '\n'.
-inline int mm_fast_line(const char*& p, const char* end, const mm_body_form& f, mm_entry& e)
+[[gnu::always_inline]] inline int mm_fast_line(const char*& p, const char* end, const mm_body_form& f, mm_entry& e)
 {
     const char* q = p;
     while (q != end && (*q == ' ' || *q == '\t')) ++q;
