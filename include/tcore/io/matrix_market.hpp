@@ -43,6 +43,7 @@
 #include "../check.cuh"
 #include "../sparse/csr.hpp"
 #include "matrix_market_build.hpp"
+#include "matrix_market_fast.hpp"
 #include "matrix_market_numbers.hpp"
 
 #include <algorithm>
@@ -138,12 +139,6 @@ inline bool blank_or_comment(std::string_view line)
     return true;
 }
 
-/// One entry, 1-based as in the file.
-struct mm_entry {
-    long long i = 0, j = 0;
-    double v = 1.0;
-};
-
 /// The careful path: one line (no '\n', a final '\r' removed) with all
 /// messages. Returns false for a blank or comment line.
 inline bool mm_parse_line(std::string_view line, const mm_body_form& f, const std::string& name, long long number,
@@ -179,49 +174,6 @@ inline bool mm_parse_line(std::string_view line, const mm_body_form& f, const st
         }
     }
     return true;
-}
-
-/// The fast path: a plain entry line at `p` (blanks, 1-10 digit indices in
-/// range, a value std::from_chars reads whole, or a comment or blank line).
-/// Returns 0 to hand the line to mm_parse_line, 1 for an entry, 2 for a
-/// blank or comment line; on 1 and 2, `p` moves past the line's '\n'.
-[[gnu::always_inline]] inline int mm_fast_line(const char*& p, const char* end, const mm_body_form& f, mm_entry& e)
-{
-    const char* q = p;
-    while (q != end && (*q == ' ' || *q == '\t')) ++q;
-    if (q == end || *q == '\n') {
-        p = q == end ? q : q + 1;
-        return 2;
-    }
-    if (*q == '%') {
-        const void* nl = std::memchr(q, '\n', static_cast<std::size_t>(end - q));
-        p = nl ? static_cast<const char*>(nl) + 1 : end;
-        return 2;
-    }
-    if (f.fields == 4 || !scan_index(q, end, e.i) || e.i > f.rows || e.i < 1 || q == end || (*q != ' ' && *q != '\t'))
-        return 0;
-    while (q != end && (*q == ' ' || *q == '\t')) ++q;
-    if (!scan_index(q, end, e.j) || e.j > f.cols || e.j < 1) return 0;
-    if (f.fields == 3) {
-        if (q == end || (*q != ' ' && *q != '\t')) return 0;
-        while (q != end && (*q == ' ' || *q == '\t')) ++q;
-        if (f.integer) {
-            if (!scan_small_integer(q, end, e.v)) return 0;
-        } else {
-            const auto r = std::from_chars(q, end, e.v, std::chars_format::general);
-            if (r.ec != std::errc()) return 0;
-            q = r.ptr;
-        }
-    } else {
-        e.v = 1.0;
-    }
-    while (q != end && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
-    if (q != end) {
-        if (*q != '\n') return 0;
-        ++q;
-    }
-    p = q;
-    return 1;
 }
 
 /// Threads for the entry lines (see mm_options::threads); complex files,
@@ -502,6 +454,10 @@ inline sparse::csr parse_matrix_market(std::string_view text, const mm_options& 
     long long number = in.number, read = 0, stored = 0;
     mm_entry e;
     while (read < h.entries) {
+        // Plain entry lines in a loop compiled for this form; it stops at
+        // the first line needing more (a message, the careful path), read below.
+        mm_fast_entries(p, end, form, h.entries, max_entries, number, read, stored, lists);
+        if (read == h.entries) break;
         if (p == end)
             throw_at(name, number + 1, "file ends after " + std::to_string(read) + " of " + std::to_string(h.entries) +
                                            " entries");

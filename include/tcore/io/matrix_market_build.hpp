@@ -107,13 +107,22 @@ public:
     }
     void add(int r, int c, double v)
     {
+        if (values_) add_entry<true>(r, c, v);
+        else add_entry<false>(r, c, v);
+    }
+    /// add() where the caller knows whether values are kept (`Values` as planned).
+    template <bool Values>
+    void add_entry(int r, int c, double v)
+    {
         block& b = blocks_[static_cast<std::size_t>(r) >> shift_];
         if (b.fill == chunk) grow(b);
         mm_prefetch_for_write(b.tail + b.fill + ahead);
         b.tail[b.fill] = {r, c};
-        if (b.tail_value) {
+        if constexpr (Values) {
             mm_prefetch_for_write(b.tail_value + b.fill + ahead);
             b.tail_value[b.fill] = v;
+        } else {
+            (void)v;
         }
         ++b.fill;
     }
