@@ -173,6 +173,23 @@ inline bool parse_whole(const std::string& text, long long lo, long long hi, lon
     return true;
 }
 
+/// A decimal number in [lo, hi] written as digits with at most one point
+/// ("2", "2.5", "0.25", ".5"; no sign, exponent, "inf" or "nan"); false if
+/// `text` is anything else.
+inline bool parse_decimal(const std::string& text, double lo, double hi, double& out)
+{
+    if (text.empty() || text.size() > 24 || text == ".") return false;
+    bool point = false;
+    for (char c : text) {
+        if (c == '.' && !point) point = true;
+        else if (c < '0' || c > '9') return false;
+    }
+    const double v = std::strtod(text.c_str(), nullptr);
+    if (!(v >= lo && v <= hi)) return false;
+    out = v;
+    return true;
+}
+
 /// Extents "4096", "2048x4096" or "256x256x256" (1 to 3 whole numbers in
 /// [1, hi], 'x' between them), in the order written; false if malformed.
 inline bool parse_extents(const std::string& text, long long hi, std::vector<long long>& out)

@@ -36,16 +36,29 @@
 //
 // TCORE_INTERP_PPM=<folder> writes every input and every 8-bit (and FP64,
 // rounded) output as a PPM (first three channels) for viewing; off by default.
+//
+// --input interp:image=PATH,scale=F|size=WxH,filter=...,alpha=yes|no: the
+// user's image instead of the generated ones (tcore-bench --help lists the
+// keys). PATH is a binary 8-bit PGM (P5; grey is copied to three channels)
+// or PPM (P6) file, read strictly (pnm.hpp); the case is RGB ("<filter>
+// <stem>-rgb <in>-><out>"), or RGBA with a reproducible random alpha
+// channel for alpha=yes ("<filter> <stem> <in>-><out>"), checked against the
+// same FP64 CPU reference. A case that does not fit device memory is skipped.
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 #include "interp_host.hpp"
 #include "interp_kernels.hpp"
 #include "interp_opponents.cuh"
+#include "pnm.hpp"
 
 #include <tcore/tcore.cuh>
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -62,8 +75,9 @@ using ti::filter;
 
 struct interp_case {
     filter f;
-    const char* image;  // checker, smooth, alpha
+    std::string image;  // checker, smooth, alpha; a user's image: its file's stem
     int channels, wi, hi, wo, ho;
+    std::string path = "";  // a user's image (--input): the PGM/PPM file
 };
 
 std::string size_name(int w, int h) { return w == h ? std::to_string(w) + "^2" : std::to_string(w) + "x" + std::to_string(h); }
@@ -74,10 +88,17 @@ std::string case_name(const interp_case& c)
            size_name(c.wi, c.hi) + "->" + size_name(c.wo, c.ho);
 }
 
+/// The seed of the alpha channel added to a user's image (alpha=yes).
+constexpr std::uint64_t user_alpha_seed = 0xa1fa5eedull;
+
 ex::image make_input(const interp_case& c)
 {
-    if (std::string(c.image) == "checker") return ex::checkerboard(c.wi, c.hi, c.channels, 8);
-    if (std::string(c.image) == "smooth") return ex::smooth_field(c.wi, c.hi, c.channels);
+    if (!c.path.empty()) {
+        const ex::image rgb = ex::grey_to_rgb(ex::read_pnm(c.path));
+        return c.channels == 4 ? ex::with_random_alpha(rgb, user_alpha_seed) : rgb;
+    }
+    if (c.image == "checker") return ex::checkerboard(c.wi, c.hi, c.channels, 8);
+    if (c.image == "smooth") return ex::smooth_field(c.wi, c.hi, c.channels);
     return ex::alpha_image(c.wi, c.hi);
 }
 
@@ -164,10 +185,65 @@ std::string file_stem(const std::string& s)
     return r;
 }
 
+/// Input and output sides up to this many texels (the texture bases' limits
+/// with room; the kernels' grids), and output values up to 2^30 (the FP64
+/// reference and results on the host).
+constexpr long long max_side = 32768;
+
+/// The cases of one --input interp:...: "" or what is wrong (the image's
+/// header and size are read; its pixels are read when the case runs).
+std::string user_cases(const tb::user_input& in, std::vector<interp_case>& out)
+{
+    const std::string path = in.get("image");
+    if (path.empty()) return "image is required (image=PATH of a binary PGM or PPM file)";
+    ex::pnm_header h;
+    try {
+        h = ex::read_pnm_header(path);
+    } catch (const tcore::error& e) {
+        return std::string("image: ") + e.what();
+    }
+    if (h.width > max_side || h.height > max_side)
+        return "image: " + std::to_string(h.width) + "x" + std::to_string(h.height) + ", sides up to " +
+               std::to_string(max_side) + " are run";
+    const std::string alpha = in.get("alpha", "no");
+    if (alpha != "yes" && alpha != "no") return "alpha: yes or no expected";
+    const std::string scale = in.get("scale"), size = in.get("size");
+    if (scale.empty() == size.empty()) return "one of scale (e.g. scale=2.5) and size (e.g. size=3840x2160) expected";
+    long long wo = 0, ho = 0;
+    if (!scale.empty()) {
+        double f = 0;
+        if (!tb::parse_decimal(scale, 0, 1e6, f) || f <= 0) return "scale: a decimal factor > 0 expected (e.g. 0.25 or 2.5)";
+        wo = std::max(1LL, std::llround(h.width * f));
+        ho = std::max(1LL, std::llround(h.height * f));
+    } else {
+        std::vector<long long> e;
+        if (!tb::parse_extents(size, 1LL << 40, e) || e.size() != 2) return "size: WxH expected (e.g. 3840x2160)";
+        wo = e[0], ho = e[1];
+    }
+    const int channels = alpha == "yes" ? 4 : 3;
+    if (wo > max_side || ho > max_side || wo * ho * channels > (1LL << 30))
+        return "output " + std::to_string(wo) + "x" + std::to_string(ho) + ": sides up to " + std::to_string(max_side) +
+               " and up to 2^30 values are run";
+    const std::string filters = in.get("filter", "both");
+    if (filters != "bilinear" && filters != "bicubic" && filters != "both")
+        return "filter: bilinear, bicubic or both expected";
+    for (filter f : {filter::bilinear, filter::bicubic}) {
+        if (filters != "both" && filters != ti::filter_name(f)) continue;
+        out.push_back({f, tb::matrix_case_name(path), channels, h.width, h.height, static_cast<int>(wo),
+                       static_cast<int>(ho), path});
+    }
+    return "";
+}
+
 void run(tb::context& ctx)
 {
     std::vector<interp_case> cases;
+    const std::vector<tb::user_input> inputs = ctx.inputs();
+    for (const tb::user_input& in : inputs)
+        if (const std::string problem = user_cases(in, cases); !problem.empty())
+            throw tcore::error("interp --input: " + problem);
     for (filter f : {filter::bilinear, filter::bicubic}) {
+        if (!inputs.empty()) break;
         if (ctx.quick()) {
             cases.push_back({f, "checker", 4, 256, 256, 1024, 1024});
             cases.push_back({f, "smooth", 3, 512, 384, 256, 192});
@@ -188,6 +264,14 @@ void run(tb::context& ctx)
     for (const interp_case& c : cases) {
         const std::string name = case_name(c);
         if (!ctx.announce_case(name)) continue;
+        const double texels = static_cast<double>(c.wi) * c.hi, outputs = static_cast<double>(c.wo) * c.ho * c.channels;
+        std::string why;
+        // input, two RGBA texture copies (base, base-pitch), 8-bit and FP64 outputs, 256 MiB to spare
+        if (!tb::device_memory_fits(texels * (c.channels + 8.0) + 9.0 * outputs + double(256u << 20), why)) {
+            std::printf("interp %s: skipped, %s\n", name.c_str(), why.c_str());
+            ctx.summary(name + " skipped", "does not fit device memory (" + why + ")");
+            continue;
+        }
         const ex::image im = make_input(c);
         const std::size_t in_bytes = im.data.size();
         const std::size_t out_values = static_cast<std::size_t>(c.wo) * c.ho * c.channels;
@@ -312,5 +396,16 @@ void run(tb::context& ctx)
 
 void tcore_register_interp(tcore::bench::registry& r)
 {
-    r.add({"interp", "image resampling, bilinear and bicubic: tex2D vs two chained MMAs (FP16, FP64) vs plain CUDA", run});
+    tb::workload w{"interp", "image resampling, bilinear and bicubic: tex2D vs two chained MMAs (FP16, FP64) vs plain CUDA",
+                   run};
+    w.input_keys = {{"image", "a binary 8-bit PGM (P5; grey copied to R, G and B) or PPM (P6) file"},
+                    {"alpha", "yes: RGBA with a random alpha channel added; no: RGB (default no)"},
+                    {"scale", "the output size as a factor of the input's (e.g. 0.25 or 2.5)"},
+                    {"size", "WxH: the output size (instead of scale)"},
+                    {"filter", "bilinear, bicubic or both (default both)"}};
+    w.check_input = [](const tb::user_input& in) {
+        std::vector<interp_case> cases;
+        return user_cases(in, cases);
+    };
+    r.add(w);
 }

@@ -2,8 +2,8 @@
 // tests/host/test_harness_inputs.cu - the user's cases on the benchmark's
 // command line (--input WORKLOAD:KEY=VALUE,...): parsing, the checks against
 // the workloads' keys and their own value checks, the number parsers the
-// workloads use (parse_whole, parse_extents), and the --help listing of
-// keys. Needs no GPU.
+// workloads use (parse_whole, parse_extents, parse_decimal), and the --help
+// listing of keys. Needs no GPU.
 #include "common/test_util.hpp"
 
 #include "harness/cli.hpp"
@@ -110,6 +110,18 @@ void test_numbers(tally& t)
         t.check(!tb::parse_extents(bad, 1 << 20, e), "parse_extents refuses '%s'", bad);
 }
 
+void test_decimal(tally& t)
+{
+    double d = -1;
+    t.check(tb::parse_decimal("2.5", 0, 64, d) && d == 2.5, "parse_decimal 2.5");
+    t.check(tb::parse_decimal("0.25", 0, 64, d) && d == 0.25, "parse_decimal 0.25");
+    t.check(tb::parse_decimal(".5", 0, 64, d) && d == 0.5, "parse_decimal .5");
+    t.check(tb::parse_decimal("3", 0, 64, d) && d == 3, "parse_decimal 3");
+    t.check(tb::parse_decimal("2.", 0, 64, d) && d == 2, "parse_decimal 2.");
+    for (const char* bad : {"", ".", "-1", "+2", "1e2", "inf", "nan", "0x10", "1.2.3", "2,5", " 2", "65", "64.01"})
+        t.check(!tb::parse_decimal(bad, 0, 64, d), "parse_decimal refuses '%s'", bad);
+}
+
 }  // namespace
 
 int main()
@@ -118,5 +130,6 @@ int main()
     test_parse(t);
     test_check(t);
     test_numbers(t);
+    test_decimal(t);
     return t.finish();
 }
