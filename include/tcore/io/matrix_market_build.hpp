@@ -236,6 +236,10 @@ inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, 
             ptr[r + 1] = start;
             start += len;
         }
+        // The block's part of col/val, asked for in order before the
+        // scattered writes below, which would otherwise miss line by line.
+        for (int p = block_first[b]; p < block_first[b + 1]; p += 16) mm_prefetch_for_write(col + p);
+        for (int p = block_first[b]; p < block_first[b + 1]; p += 8) mm_prefetch_for_write(val + p);
         for (std::size_t part = 0; part < parts; ++part)
             in[part].for_each(b, [&](const mm_slot& s, double v) {
                 const int at = ptr[static_cast<std::size_t>(s.row) + 1]++;
@@ -243,12 +247,13 @@ inline sparse::csr mm_build_csr(const mm_body_form& f, const mm_row_blocks* in, 
                 val[at] = v;
             });
         int begin = block_first[b];
+        bool sorted = true;
         for (std::size_t r = r0; r < r1; ++r) {
             const int end = ptr[r + 1];
-            for (int p = begin + 1; p < end; ++p)
-                if (col[p] <= col[p - 1]) block_sorted[b] = 0;
+            for (int p = begin + 1; p < end; ++p) sorted &= col[p] > col[p - 1];
             begin = end;
         }
+        block_sorted[b] = sorted;
     };
     const auto run = [&](const auto& phase) {
         const std::size_t n = std::max<std::size_t>(1, std::min(workers, blocks));
