@@ -212,7 +212,8 @@ std::string user_cases(const tb::user_input& in, std::vector<interp_case>& out)
     long long wo = 0, ho = 0;
     if (!scale.empty()) {
         double f = 0;
-        if (!tb::parse_decimal(scale, 0, 1e6, f) || f <= 0) return "scale: a decimal factor > 0 expected (e.g. 0.25 or 2.5)";
+        if (!tb::parse_decimal(scale, 0, 1e6, f) || f <= 0)
+            return "scale: a decimal factor > 0 expected (e.g. 0.25 or 2.5)";
         wo = std::max(1LL, std::llround(h.width * f));
         ho = std::max(1LL, std::llround(h.height * f));
     } else {
@@ -396,8 +397,8 @@ void run(tb::context& ctx)
 
 void tcore_register_interp(tcore::bench::registry& r)
 {
-    tb::workload w{"interp", "image resampling, bilinear and bicubic: tex2D vs two chained MMAs (FP16, FP64) vs plain CUDA",
-                   run};
+    tb::workload w{"interp",
+                   "image resampling, bilinear and bicubic: tex2D vs two chained MMAs (FP16, FP64) vs plain CUDA", run};
     w.input_keys = {{"image", "a binary 8-bit PGM (P5; grey copied to R, G and B) or PPM (P6) file"},
                     {"alpha", "yes: RGBA with a random alpha channel added; no: RGB (default no)"},
                     {"scale", "the output size as a factor of the input's (e.g. 0.25 or 2.5)"},

@@ -33,7 +33,8 @@ struct pnm_header {
     std::uint64_t data_offset = 0;  ///< bytes before the pixel data
     std::uint64_t payload_bytes() const
     {
-        return static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) * static_cast<std::uint64_t>(channels);
+        return static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
+               static_cast<std::uint64_t>(channels);
     }
 };
 
@@ -164,7 +165,7 @@ inline image grey_to_rgb(const image& in)
     if (in.channels != 1) return in;
     image out = make_image(in.width, in.height, 3);
     for (std::size_t i = 0; i < in.data.size(); ++i)
-        for (int c = 0; c < 3; ++c) out.data[3 * i + static_cast<std::size_t>(c)] = in.data[i];
+        for (std::size_t c = 0; c < 3; ++c) out.data[3 * i + c] = in.data[i];
     return out;
 }
 
@@ -181,7 +182,7 @@ inline image with_random_alpha(const image& rgb, std::uint64_t seed)
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         z ^= z >> 31;
-        for (int c = 0; c < 3; ++c) out.data[4 * p + static_cast<std::size_t>(c)] = rgb.data[3 * p + static_cast<std::size_t>(c)];
+        for (std::size_t c = 0; c < 3; ++c) out.data[4 * p + c] = rgb.data[3 * p + c];
         out.data[4 * p + 3] = static_cast<unsigned char>(z >> 56);
     }
     return out;

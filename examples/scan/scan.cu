@@ -380,7 +380,8 @@ void run_device_f16(tb::context& ctx, long long n, tcore::scan_kind kind = tcore
         hd[i] = __half2float(h[i]);
     }
     const std::vector<double> ref = reference(hd, n, excl);
-    if (excl) std::printf("scan %s: base is compiled for inclusive FP16 scans only; tc, cc and cce run\n", name.c_str());
+    if (excl)
+        std::printf("scan %s: base is compiled for inclusive FP16 scans only; tc, cc and cce run\n", name.c_str());
     device_array<__half> in(h.size());
     device_array<float> out(h.size());
     TCORE_CHECK(cudaMemcpy(in.ptr, h.data(), h.size() * sizeof(__half), cudaMemcpyHostToDevice));
@@ -455,9 +456,9 @@ void run(tb::context& ctx)
                 throw tcore::error("scan --input: " + problem);
             for (const tcore::scan_kind kind : kinds) {
                 const bool excl = kind == tcore::scan_kind::exclusive;
-                if (seg > 0)
-                    run_segment_case(ctx, "seg=" + std::to_string(seg) + (excl ? " excl" : "") + " n=" + tb::pow2_name(n),
-                                     n, seg, kind);
+                const std::string seg_name =
+                    "seg=" + std::to_string(seg) + (excl ? " excl" : "") + " n=" + tb::pow2_name(n);
+                if (seg > 0) run_segment_case(ctx, seg_name, n, seg, kind);
                 else if (f16) run_device_f16(ctx, n, kind);
                 else run_device_f64(ctx, n, kind);
             }
