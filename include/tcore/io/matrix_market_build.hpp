@@ -56,6 +56,16 @@ inline void mm_prefetch_for_write(const void* p)
 #endif
 }
 
+/// Asks for the cache line at `p` ahead of a read (as mm_prefetch_for_write).
+inline void mm_prefetch_for_read(const void* p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 0);
+#else
+    (void)p;
+#endif
+}
+
 /// What the header says about the entry lines.
 struct mm_body_form {
     long long rows = 0, cols = 0;

@@ -91,9 +91,11 @@ template <class Form>
 void mm_fast_run(const char*& p, const char* end, const Form& f, long long entries, long long max_entries,
                  long long& number, long long& read, long long& stored, mm_row_blocks& lists)
 {
+    constexpr std::ptrdiff_t text_ahead = 1024;  // the text is read once, in order: ask for it ahead
     mm_entry e;
     while (read < entries && p != end) {
         const char* const line = p;
+        if (end - p > text_ahead) mm_prefetch_for_read(p + text_ahead);
         const int kind = mm_fast_line(p, end, f, e);
         if (kind == 2) {
             ++number;
