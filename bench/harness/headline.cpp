@@ -48,8 +48,9 @@ std::vector<workload_catalog> make_catalog()
           "cc-bundle", "cce-bundle", "tc-panels", "cc-panels", "cce-panels"},
          {},
          {"base", "base-noprep"}},  // CSR ALG1 with and without preprocessing: base-csr1, base-csr1-noprep now
-        // the generated classes at 1e5, 1e6 and 1e7 nonzeros (the geomean row)
-        {"spgemm", generated_classes({"1e5", "1e6", "1e7"}), {"base", "tc", "tc-e2e", "cc", "cce"}},
+        // the generated classes at 1e5 and 1e6 nonzeros (the geomean row; 1e7, whose
+        // power-law case alone takes 90 s of set-up and host reference, with --full)
+        {"spgemm", generated_classes({"1e5", "1e6"}), {"base", "tc", "tc-e2e", "cc", "cce"}},
         {"stencil",
          {"=star2d1r 10240^2 t=1", "=box2d3r 10240^2 t=1", "=box3d1r 1024^3 t=1", "=star2d1r 10240^2 t=3",
           "=star2d3r 10240^2 t=3"},

@@ -100,6 +100,9 @@ inline long long bsr_block_count(const handle& h, const mat_descr& da, const mat
         TCORE_CHECK(cudaMemsetAsync(row_ptr, 0, n * sizeof(int), stream));
         return 0;
     }
+    require(block >= 1 && block <= a.rows && block <= a.cols, "sparse_base::bsr_block_count",
+            "block " + std::to_string(block) + " on a " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+                " matrix: cuSPARSE's csr2bsr takes blocks of 1 to min(rows, cols)");
     TCORE_CUSPARSE_CHECK(cusparseSetStream(h.h, stream));
     int nnzb = 0;
     TCORE_CUSPARSE_CHECK(cusparseXcsr2bsrNnz(h.h, CUSPARSE_DIRECTION_ROW, a.rows, a.cols, da.d, a.row_ptr.ptr,
@@ -137,6 +140,7 @@ struct device_bsr {
 /// The block size of candidates 2, 3, 4, 6, 8 whose BSR copy takes the
 /// fewest bytes (values and indices), the larger one where two come within
 /// 2%; `fill` gets its stored values per nonzero. Counts on the device.
+/// 0 where the matrix has fewer than 2 rows or columns (no candidate fits).
 inline int choose_bsr_block(const device_csr& a, cudaStream_t stream, double* fill = nullptr)
 {
     const handle h;
@@ -148,10 +152,12 @@ inline int choose_bsr_block(const device_csr& a, cudaStream_t stream, double* fi
     double best_fill = 1;
     std::vector<double> bytes, fills;
     for (const int b : candidates) {
+        if (b > a.rows || b > a.cols) break;  // csr2bsr takes blocks of at most min(rows, cols)
         const long long nnzb = bsr_block_count(h, da, dc, a, b, ptr.ptr, stream);
         bytes.push_back((8.0 * b * b + 4.0) * static_cast<double>(nnzb) + 4.0 * (a.rows / b + 2));
         fills.push_back(a.nnz ? static_cast<double>(nnzb) * b * b / static_cast<double>(a.nnz) : 1.0);
     }
+    if (bytes.empty()) return 0;  // fewer than 2 rows or columns: no block to choose
     best_bytes = bytes[0];
     for (const double v : bytes) best_bytes = v < best_bytes ? v : best_bytes;
     for (std::size_t i = 0; i < bytes.size(); ++i)

@@ -362,7 +362,9 @@ void run(tb::context& ctx)
         if (ctx.want_variant("base-bsr")) guarded_base("base-bsr", [&] {
             double fill = 1;
             const int block = sb::choose_bsr_block(da, ctx.stream(), &fill);
-            if (fill > 1.5) {
+            if (block == 0) {
+                ctx.summary("base-bsr " + cs.name, "skipped: fewer than 2 rows or columns");
+            } else if (fill > 1.5) {
                 ctx.summary("base-bsr " + cs.name, "skipped: " + fixed(fill, 2) + " stored values per nonzero at the best block (" +
                                                         std::to_string(block) + "x" + std::to_string(block) + ")");
             } else {

@@ -35,7 +35,7 @@
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
-#include "stencil_kernels.hpp"
+#include <tcore/patterns/device/stencil.cuh>
 
 #include <cuda_runtime.h>
 

@@ -165,6 +165,18 @@ int compare(const sparse::csr& a, const std::vector<double>& x, const std::vecto
     return bad;
 }
 
+template <class F>
+void expect_error(F&& f, const char* needle, const char* what)
+{
+    try {
+        f();
+        t.check(false, "%s: no error", what);
+    } catch (const tcore::error& e) {
+        t.check(std::string(e.what()).find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, e.what(),
+                needle);
+    }
+}
+
 void test_matrix(const named& m, tcore::test::rng& rng)
 {
     const sparse::csr& a = m.a;
@@ -270,7 +282,15 @@ void test_matrix(const named& m, tcore::test::rng& rng)
         };
         check(base::spmv_op(da, CUSPARSE_SPMV_CSR_ALG2, px.ptr, py.ptr, true, nullptr), "base-csr2");
         const int chosen = base::choose_bsr_block(da, nullptr);
+        t.check((chosen == 0) == (a.rows < 2 || a.cols < 2), "%s: BSR block %d chosen for %d x %d", m.name.c_str(),
+                chosen, a.rows, a.cols);
         for (const int b : {2, 3, 4, 8, chosen}) {
+            if (b == 0) continue;
+            if ((b > a.rows || b > a.cols) && a.nnz() > 0) {  // csr2bsr takes blocks of 1 to min(rows, cols)
+                expect_error([&] { base::to_bsr(da, b, nullptr); }, "min(rows, cols)",
+                             (m.name + ": a BSR block larger than the matrix").c_str());
+                continue;
+            }
             const base::device_bsr bsr = base::to_bsr(da, b, nullptr);
             const base::spmv_op op(bsr, px.ptr, py.ptr, true, nullptr);
             check(op, "base-bsr " + std::to_string(b) + "x" + std::to_string(b) + (b == chosen ? " (chosen), " : ", ") +
@@ -280,18 +300,6 @@ void test_matrix(const named& m, tcore::test::rng& rng)
         check(base::spmv_op(sell, px.ptr, py.ptr, true, nullptr), "base-sell");
     } catch (const std::exception& e) {
         t.check(false, "%s [base-csr2/bsr/sell]: %s", m.name.c_str(), e.what());
-    }
-}
-
-template <class F>
-void expect_error(F&& f, const char* needle, const char* what)
-{
-    try {
-        f();
-        t.check(false, "%s: no error", what);
-    } catch (const tcore::error& e) {
-        t.check(std::string(e.what()).find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, e.what(),
-                needle);
     }
 }
 

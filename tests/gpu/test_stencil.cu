@@ -1,4 +1,3 @@
-// libs: tcore_kernels_stencil
 // tests/gpu/test_stencil.cu - iterative stencils (tcore/patterns/
 // device/stencil.cuh) against the CPU reference, every shape of the
 // ConvStencil/EBISU set on all three methods (tensor_core = tc, cuda_core =
@@ -39,7 +38,7 @@
 // zero_checks, device_error.
 #include "common/test_util.hpp"
 
-#include "examples/stencil/stencil_kernels.hpp"
+#include <tcore/patterns/device/stencil.cuh>
 
 #include <algorithm>
 #include <cmath>
