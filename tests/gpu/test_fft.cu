@@ -10,7 +10,9 @@
 //     256x256 x 24, 512x512 x 3): the persistent CTAs loop and prefetch;
 //   * in place (in == out), and inverse(forward(x)) = N x;
 //   * the output is poisoned (NaN) before each run: every element written;
-//   * bad arguments throw tcore::error.
+//   * bad arguments throw tcore::error;
+//   * a NaN or an infinity in one input element makes every output of its
+//     signal non-finite and leaves the other signals of the batch exact.
 // Random inputs in [-1, 1)^2. Error bound per transform: 32 ulps of the
 // largest output per radix stage (the host model of the kernel, run in
 // tests/host/test_dft_matrices.cu, stays under half of that).
@@ -177,9 +179,58 @@ void bad_arguments()
     });
 }
 
+/// A NaN or an infinity in one element of signal 1 (of 3): every output of
+/// that signal depends on it, so all of them must be non-finite, and the
+/// other signals must match the reference as usual (no spread across
+/// signals of a batch, nor across the images of a 2D batch).
+template <class Backend>
+void non_finite_input(long long nx, long long ny, double bad, std::uint64_t salt)
+{
+    const long long per = nx * ny, batch = 3, count = per * batch;
+    test::rng r(test::seed() + salt);
+    std::vector<double2> x(static_cast<std::size_t>(count));
+    for (double2& v : x) v = make_double2(r.uniform(), r.uniform());
+    x[static_cast<std::size_t>(per + per / 3)].x = bad;
+    const fft_plan plan(nx, ny, batch);
+    device_buffer<double2> in(static_cast<std::size_t>(count)), out(static_cast<std::size_t>(count));
+    in.upload(x);
+    out.poison();
+    plan.execute<Backend>(in.ptr, out.ptr, fft_direction::forward);
+    TCORE_CHECK(cudaDeviceSynchronize());
+    const std::vector<double2> got = out.download();
+    long long finite_in_bad = 0, bad_elsewhere = 0;
+    const int stages = stages_of(nx) + (ny > 1 ? stages_of(ny) : 0);
+    for (long long b = 0; b < batch; ++b) {
+        if (b == 1) {
+            for (long long i = 0; i < per; ++i) {
+                const double2 g = got[static_cast<std::size_t>(per + i)];
+                finite_in_bad += std::isfinite(g.x) && std::isfinite(g.y);
+            }
+            continue;
+        }
+        std::vector<cd> xs(static_cast<std::size_t>(per));
+        for (long long i = 0; i < per; ++i) xs[static_cast<std::size_t>(i)] = {x[b * per + i].x, x[b * per + i].y};
+        const auto ref = dft::fft_reference(xs.data(), nx, ny, fft_direction::forward);
+        double scale = 0;
+        for (const cd& v : ref) scale = std::fmax(scale, std::abs(v));
+        const double tol = 32.0 * stages * 0x1.0p-52 * scale;
+        for (long long i = 0; i < per; ++i) {
+            const double2 g = got[static_cast<std::size_t>(b * per + i)];
+            bad_elsewhere += !(std::abs(cd(g.x, g.y) - ref[static_cast<std::size_t>(i)]) <= tol);
+        }
+    }
+    tally_.check(finite_in_bad == 0 && bad_elsewhere == 0,
+                 "%s %lldx%lld with %g in signal 1: %lld finite outputs in that signal, %lld wrong outputs in the others",
+                 backend_name<Backend>(), ny, nx, bad, finite_in_bad, bad_elsewhere);
+}
+
 template <class Backend>
 void run_backend(std::uint64_t salt)
 {
+    for (const double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        non_finite_input<Backend>(512, 1, bad, salt++);
+        non_finite_input<Backend>(128, 64, bad, salt++);
+    }
     std::vector<long long> sizes = quick ? std::vector<long long>{64, 512, 4096}
                                          : std::vector<long long>{64, 128, 256, 512, 1024, 2048, 4096};
     for (const long long n : sizes)
