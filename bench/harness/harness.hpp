@@ -27,7 +27,9 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <string>
@@ -434,5 +436,30 @@ double tc_alpha(const ceilings& c, peak compute, const std::string& variant, con
 /// row that has a cc-like partner in the same workload, case and cache
 /// (the partner with the same suffix, else plain "cc", else the first).
 void pair_tc_cc(std::vector<row>& rows, const ceilings& c);
+
+/// The summary lines of a case whose variants' median times (ms) are in
+/// `times`: t(other)/t(tc) for each of `others` measured, then the headline,
+/// tc against the fastest of them other than the cc twin, its name in the
+/// value ("1.020 (cce)").
+inline void summarize_against_tc(context& ctx, const std::string& case_name, const std::map<std::string, double>& times,
+                                 std::initializer_list<const char*> others)
+{
+    const auto tc = times.find("tc");
+    if (tc == times.end() || tc->second <= 0) return;
+    auto ratio = [&](double t) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f", t / tc->second);
+        return std::string(buf);
+    };
+    const char* best = nullptr;
+    double best_t = 0;
+    for (const char* other : others) {
+        const auto it = times.find(other);
+        if (it == times.end()) continue;
+        ctx.summary(case_name + ": t(" + other + ")/t(tc)", ratio(it->second));
+        if (std::string(other) != "cc" && (!best || it->second < best_t)) best = other, best_t = it->second;
+    }
+    if (best) ctx.summary(case_name + ": t(best of base variants, cce)/t(tc)", ratio(best_t) + " (" + best + ")");
+}
 
 }  // namespace tcore::bench

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -204,24 +205,9 @@ void run_variants(tb::context& ctx, const std::string& case_name, const std::vec
     }
 }
 
-/// Per-variant ratios, then the headline: tc against the fastest opponent
-/// measured (every base variant and cce), its name in the value.
-void summarize(tb::context& ctx, const std::string& case_name, const std::map<std::string, double>& t)
-{
-    const auto tc = t.find("tc");
-    if (tc == t.end() || tc->second <= 0) return;
-    const char* best = nullptr;
-    double best_t = 0;
-    for (const char* other : {"base", "base-block", "base-dsr", "cc", "cce"}) {
-        const auto it = t.find(other);
-        if (it == t.end()) continue;
-        ctx.summary(case_name + ": t(" + other + ")/t(tc)", tb::fixed3(it->second / tc->second));
-        if (std::string(other) != "cc" && (!best || it->second < best_t)) best = other, best_t = it->second;
-    }
-    if (best)
-        ctx.summary(case_name + ": t(best of base variants, cce)/t(tc)",
-                    tb::fixed3(best_t / tc->second) + " (" + best + ")");
-}
+
+/// The variants each case's summary compares with tc (tb::summarize_against_tc).
+const std::initializer_list<const char*> opponents = {"base", "base-block", "base-dsr", "cc", "cce"};
 
 // -- cases ------------------------------------------------------------------------------
 
@@ -296,7 +282,7 @@ void run_segment_case(tb::context& ctx, const std::string& name, long long n, lo
     const double bytes = static_cast<double>(n + count) * sizeof(double);
     run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - count),
                  static_cast<std::size_t>(bytes), times);
-    summarize(ctx, name, times);
+    tb::summarize_against_tc(ctx, name, times, opponents);
 }
 
 void run_segments(tb::context& ctx)
@@ -363,7 +349,7 @@ void run_device_f64(tb::context& ctx, long long n)
     const double bytes = static_cast<double>(n) * sizeof(double);
     run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - 1), static_cast<std::size_t>(bytes),
                  times);
-    summarize(ctx, name, times);
+    tb::summarize_against_tc(ctx, name, times, opponents);
 }
 
 void run_device_f16(tb::context& ctx, long long n)
@@ -420,7 +406,7 @@ void run_device_f16(tb::context& ctx, long long n)
     const double bytes = static_cast<double>(n) * sizeof(__half);
     run_variants(ctx, name, variants, out.ptr, ref, bytes, static_cast<double>(n - 1), static_cast<std::size_t>(bytes),
                  times);
-    summarize(ctx, name, times);
+    tb::summarize_against_tc(ctx, name, times, opponents);
 }
 
 /// One --input reduce:n=N,segment=S,type=T: "" or what is wrong.
