@@ -51,6 +51,7 @@ gpu_pairs=(
   "gpu_test_pic:perturb nan_result device_error"
   "gpu_test_bfs:perturb device_error"
   "gpu_test_stencil:nan_result perturb device_error"
+  "gpu_test_stencil_3d:nan_result perturb device_error"
   "gpu_test_scale:nan_result perturb zero_checks device_error"
   "gpu_test_frag_mma:nan_result device_error"
   "gpu_test_interp:perturb unwritten nan_result"
