@@ -49,6 +49,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace tcore;
@@ -165,16 +166,11 @@ int compare(const sparse::csr& a, const std::vector<double>& x, const std::vecto
     return bad;
 }
 
+/// Expects f() to throw tcore::error containing `needle` (tally::expect_error).
 template <class F>
 void expect_error(F&& f, const char* needle, const char* what)
 {
-    try {
-        f();
-        t.check(false, "%s: no error", what);
-    } catch (const tcore::error& e) {
-        t.check(std::string(e.what()).find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, e.what(),
-                needle);
-    }
+    t.expect_error(what, std::forward<F>(f), needle);
 }
 
 void test_matrix(const named& m, tcore::test::rng& rng)

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace tcore;
@@ -26,17 +27,11 @@ namespace {
 
 tally t;
 
-/// Expects f() to throw tcore::error containing `needle`.
+/// Expects f() to throw tcore::error containing `needle` (tally::expect_error).
 template <class F>
 void expect_error(F&& f, const char* needle, const char* what)
 {
-    try {
-        f();
-        t.check(false, "%s: no error", what);
-    } catch (const tcore::error& e) {
-        t.check(std::string(e.what()).find(needle) != std::string::npos, "%s: message '%s' lacks '%s'", what, e.what(),
-                needle);
-    }
+    t.expect_error(what, std::forward<F>(f), needle);
 }
 
 std::vector<double> dense(const sparse::csr& a)
