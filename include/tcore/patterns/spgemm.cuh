@@ -13,7 +13,9 @@
 //
 // Provides (namespace tcore):
 //   spgemm_pair_mma     the entry point: adds two tile products to an
-//                       m8n8k4 accumulator (warp-collective)
+//                       m8n8k4 accumulator (warp-collective); also in two
+//                       halves, spgemm_pair_operands (per-lane loads) and
+//                       the MMA on loaded operands, as the launcher calls it
 //   spgemm_store_tile   C's 16 values from that accumulator (warp-collective)
 //   spgemm_pair_a, spgemm_pair_b, spgemm_pair_writer, spgemm_pair_partner,
 //   spgemm_pair_element the per-lane operand and result maps behind them
@@ -115,22 +117,44 @@ __host__ __device__ inline double spgemm_essential_term(const double* a_val, con
     return acc;
 }
 
+/// The A and B operands of one paired MMA: tile products A tile pa1 x B
+/// tile pb1 (D[0:4, 0:4]) and, if `two`, A tile pa2 x B tile pb2
+/// (D[4:8, 4:8]); pa2 and pb2 are not read when `two` is false. Per lane
+/// (loads only), so a kernel may load the operands of several pairs before
+/// their MMAs.
+__device__ __forceinline__ void spgemm_pair_operands(frag_a<f64_m8n8k4>& a, frag_b<f64_m8n8k4>& b,
+                                                     const double* a_val, const double* b_val, int pa1, int pb1,
+                                                     int pa2, int pb2, bool two, int lane)
+{
+    a.x[0] = spgemm_pair_a(a_val, pa1, pa2, two, lane);
+    b.x[0] = spgemm_pair_b(b_val, pb1, pb2, two, lane);
+}
+
+/// acc += the two tile products whose operands spgemm_pair_operands loaded,
+/// by one m8n8k4 MMA on `Backend` (tensor_core or cuda_core). Warp-collective.
+template <class Backend = default_backend>
+__device__ __forceinline__ void spgemm_pair_mma(frag_c<f64_m8n8k4>& acc, const frag_a<f64_m8n8k4>& a,
+                                                const frag_b<f64_m8n8k4>& b)
+{
+    static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>,
+                  "Backend is tcore::tensor_core or tcore::cuda_core");
+    mma<Backend>(acc, a, b, acc);
+}
+
 /// acc += the tile products A tile pa1 x B tile pb1 (into D[0:4, 0:4]) and,
 /// if `two`, A tile pa2 x B tile pb2 (into D[4:8, 4:8]), by one m8n8k4 MMA
-/// on `Backend` (tensor_core or cuda_core). Start from fill(acc, 0.0); add
-/// any number of pairs of one C tile, then spgemm_store_tile. pa2 and pb2
-/// are not read when `two` is false. Warp-collective.
+/// on `Backend` (tensor_core or cuda_core): spgemm_pair_operands, then the
+/// MMA. Start from fill(acc, 0.0); add any number of pairs of one C tile,
+/// then spgemm_store_tile. pa2 and pb2 are not read when `two` is false.
+/// Warp-collective.
 template <class Backend = default_backend>
 __device__ __forceinline__ void spgemm_pair_mma(frag_c<f64_m8n8k4>& acc, const double* a_val, const double* b_val,
                                                 int pa1, int pb1, int pa2, int pb2, bool two, int lane)
 {
-    static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>,
-                  "Backend is tcore::tensor_core or tcore::cuda_core");
     frag_a<f64_m8n8k4> a;
     frag_b<f64_m8n8k4> b;
-    a.x[0] = spgemm_pair_a(a_val, pa1, pa2, two, lane);
-    b.x[0] = spgemm_pair_b(b_val, pb1, pb2, two, lane);
-    mma<Backend>(acc, a, b, acc);
+    spgemm_pair_operands(a, b, a_val, b_val, pa1, pb1, pa2, pb2, two, lane);
+    spgemm_pair_mma<Backend>(acc, a, b);
 }
 
 /// C tile = D[0:4, 0:4] + D[4:8, 4:8] of an accumulator of spgemm_pair_mma:

@@ -273,27 +273,20 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Back
             mask |= tile_mask_product(op.a_mask[spgemm_pair_first(mine)], op.b_mask[spgemm_pair_second(mine)]);
         if constexpr (use_mma) {
             for (int s0 = 0; 2 * s0 < n; s0 += batch) {  // operand loads of `batch` MMAs, then the MMAs
-                double a_op[batch], b_op[batch];
+                frag_a<f64_m8n8k4> a[batch];
+                frag_b<f64_m8n8k4> b[batch];
 #pragma unroll
                 for (int s = s0; s < s0 + batch; ++s)
                     if (2 * s < n) {
                         const unsigned long long v1 = __shfl_sync(0xffffffffu, mine, 2 * s);
                         const unsigned long long v2 = __shfl_sync(0xffffffffu, mine, 2 * s + 1);
-                        const bool two = 2 * s + 1 < n;
-                        a_op[s - s0] =
-                            spgemm_pair_a(op.a_val, spgemm_pair_first(v1), spgemm_pair_first(v2), two, lane);
-                        b_op[s - s0] =
-                            spgemm_pair_b(op.b_val, spgemm_pair_second(v1), spgemm_pair_second(v2), two, lane);
+                        spgemm_pair_operands(a[s - s0], b[s - s0], op.a_val, op.b_val, spgemm_pair_first(v1),
+                                             spgemm_pair_second(v1), spgemm_pair_first(v2), spgemm_pair_second(v2),
+                                             2 * s + 1 < n, lane);
                     }
 #pragma unroll
                 for (int s = s0; s < s0 + batch; ++s)
-                    if (2 * s < n) {
-                        frag_a<f64_m8n8k4> a;
-                        frag_b<f64_m8n8k4> b;
-                        a.x[0] = a_op[s - s0];
-                        b.x[0] = b_op[s - s0];
-                        mma<Backend>(acc, a, b, acc);
-                    }
+                    if (2 * s < n) spgemm_pair_mma<Backend>(acc, a[s - s0], b[s - s0]);
             }
         } else {
 #pragma unroll 4
