@@ -13,7 +13,19 @@
 // and x random and never zero. One warp per row block; the lane with
 // holds_diag(lane) writes row 8 r + lane / 4 if it exists. Backends
 // tensor_core (f64_m8n8k4 and f64_m16n8k16) and cuda_core (f64_m8n8k4).
-// y is poisoned with NaN before every run (both kernels and cuSPARSE).
+//
+// A second user kernel does what the launcher's long-row path does with
+// pieces of a row: it splits row block r's 32-blocks into two runs, 0 .. h-1
+// and h .. nblk-1 with h = r % (nblk + 1) (the first run is empty for r = 0,
+// the second where r % (nblk + 1) = nblk, and h is mostly not a multiple of
+// spmv_step_blocks, so a step straddles the split), and calls
+// spmv_accumulate on each: the second run either continues into the first
+// one's accumulator or fills a second one, whose row sums are then added.
+// Row g's sum is diag_of(acc) on the MMA backends and the quad sum of ess
+// (the 4 lanes of row g, two __shfl_xor_sync) on spmv_essential. Backends
+// tensor_core and cuda_core (f64_m16n8k8: 2 blocks per MMA, 4 per step) and
+// spmv_essential (2 blocks per step).
+// y is poisoned with NaN before every run (all kernels and cuSPARSE).
 //
 // Tolerance (FP64, u = 2^-53). Row i is an inner product of its n entries,
 // S_i = sum_j |a_ij x_j|. Whatever order the products are added in (MMA
@@ -29,7 +41,13 @@
 // check is |y^_i - ref_i| <= 2 gamma_{n+1} S_i: S_i and the bound are
 // computed in long double, and gamma_{n+1} > gamma_n (1 + 1/n) covers their
 // own rounding (relative n 2^-64 at most). For n <= 40 this is about
-// 82 u S_i at most.
+// 82 u S_i at most. The split kernel's sums of two runs fit the same
+// argument: the final addition is one more rounded addition in the tree of
+// n - 1 (or adds an exact zero where a run holds none of the row).
+//
+// Planted faults (TCORE_TEST_PLANT): nan_result (y[0] made NaN after each
+// run), drop_term (y[0] lacks its first entry's product), unwritten (the
+// user kernels not launched: y keeps its NaN poison), zero_checks.
 #include "common/test_util.hpp"
 
 #include <tcore/patterns/spmv.cuh>
@@ -39,6 +57,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace tcore;
@@ -64,6 +85,45 @@ __global__ void user_spmv_rows(const double* val, const int* col, const int* blo
     const double sum = spmv_block_rows<Backend, Shape>(val, col, base, nblk, x, lane);
     const int row = 8 * r + lane / 4;
     if (holds_diag(lane) && row < rows) y[row] = sum;
+}
+
+/// The same rows with each row block's 32-blocks in two runs, as the
+/// launcher's long rows are split into pieces: blocks 0 .. h - 1, then
+/// h .. nblk - 1, with h = r % (nblk + 1) (every split point from an empty
+/// first run to an empty second one occurs). `two_acc` = 0: the second
+/// spmv_accumulate continues into the first's accumulator; 1: it starts a
+/// second one and the two rows' sums are added. Row g's sum: diag_of on the
+/// MMA backends, the quad sum of ess (4 lanes of row g) for spmv_essential.
+template <class Backend, class Shape>
+__global__ void user_spmv_split(const double* val, const int* col, const int* block_ptr, int row_blocks, int rows,
+                                const double* x, double* y, int two_acc)
+{
+    const int r = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+    if (r >= row_blocks) return;  // whole warps leave together
+    const int lane = lane_id();
+    const int base = block_ptr[r];
+    const int nblk = (block_ptr[r + 1] - base) / 32;
+    const int h = r % (nblk + 1);
+    frag_c<Shape> acc[2];
+    fill(acc[0], 0.0);
+    fill(acc[1], 0.0);
+    double ess[2] = {0.0, 0.0};
+    spmv_accumulate<Backend, Shape>(acc[0], ess[0], val, col, base, 0, h, x, lane);
+    if (two_acc) spmv_accumulate<Backend, Shape>(acc[1], ess[1], val, col, base, h, nblk, x, lane);  // warp-uniform
+    else spmv_accumulate<Backend, Shape>(acc[0], ess[0], val, col, base, h, nblk, x, lane);
+    double sum[2];
+    for (int a = 0; a < 2; ++a) {
+        if constexpr (std::is_same_v<Backend, spmv_essential>) {
+            double s = ess[a];  // the lane's products of row g; add the quad's
+            s += __shfl_xor_sync(0xffffffffu, s, 1);
+            s += __shfl_xor_sync(0xffffffffu, s, 2);
+            sum[a] = s;
+        } else {
+            sum[a] = diag_of(acc[a], lane);
+        }
+    }
+    const int row = 8 * r + lane / 4;
+    if (holds_diag(lane) && row < rows) y[row] = sum[0] + sum[1];
 }
 
 struct csr_matrix {
@@ -142,8 +202,10 @@ void check_status(cusparseStatus_t s, const char* what)
 }
 
 /// Every element against the reference within 2 gamma_{n+1} S_i.
-void compare(const char* what, const csr_matrix& a, const std::vector<double>& x, const std::vector<double>& y)
+void compare(const char* what, const csr_matrix& a, const std::vector<double>& x, std::vector<double> y)
 {
+    if (tcore::test::planted("nan_result")) y[0] = std::numeric_limits<double>::quiet_NaN();
+    if (tcore::test::planted("drop_term")) y[0] -= a.val[0] * x[a.col[0]];  // row 0 has at least one entry
     constexpr long double u = 0x1p-53L;
     int bad = 0;
     for (int i = 0; i < a.rows; ++i) {
@@ -163,7 +225,12 @@ void compare(const char* what, const csr_matrix& a, const std::vector<double>& x
     t.check(bad == 0, "%s %dx%d: %d of %d rows out of bound", what, a.rows, a.cols, bad, a.rows);
 }
 
-template <class Backend, class Shape>
+/// Which user kernel a run takes: spmv_block_rows, or two spmv_accumulate runs.
+enum class user_kernel { rows, split };
+
+/// The user kernel on the packed rows: once (rows), or twice (split: one
+/// accumulator, then two); y poisoned before each run.
+template <class Backend, class Shape, user_kernel K = user_kernel::rows>
 void run_user(const char* what, const csr_matrix& a, const row_blocks& p, const std::vector<double>& x,
               const device_buffer<double>& dx)
 {
@@ -174,12 +241,23 @@ void run_user(const char* what, const csr_matrix& a, const row_blocks& p, const 
     ptr.upload(p.block_ptr);
     const int blocks_of_rows = static_cast<int>(p.block_ptr.size()) - 1;
     const int grid = (blocks_of_rows + warps_per_block - 1) / warps_per_block;
-    y.poison();
-    user_spmv_rows<Backend, Shape><<<grid, 32 * warps_per_block>>>(val.ptr, col.ptr, ptr.ptr, blocks_of_rows, a.rows,
-                                                                    dx.ptr, y.ptr);
-    TCORE_CHECK(cudaGetLastError());
-    TCORE_CHECK(cudaDeviceSynchronize());
-    compare(what, a, x, y.download());
+    for (int two_acc = 0; two_acc < (K == user_kernel::split ? 2 : 1); ++two_acc) {
+        y.poison();
+        if (!tcore::test::planted("unwritten")) {
+            if constexpr (K == user_kernel::rows)
+                user_spmv_rows<Backend, Shape><<<grid, 32 * warps_per_block>>>(val.ptr, col.ptr, ptr.ptr,
+                                                                                blocks_of_rows, a.rows, dx.ptr, y.ptr);
+            else
+                user_spmv_split<Backend, Shape><<<grid, 32 * warps_per_block>>>(
+                    val.ptr, col.ptr, ptr.ptr, blocks_of_rows, a.rows, dx.ptr, y.ptr, two_acc);
+            TCORE_CHECK(cudaGetLastError());
+        }
+        TCORE_CHECK(cudaDeviceSynchronize());
+        const std::string name = std::string(what) + (K == user_kernel::rows ? ""
+                                                      : two_acc      ? " split, two accumulators"
+                                                                     : " split, one accumulator");
+        compare(name.c_str(), a, x, y.download());
+    }
 }
 
 void run_cusparse(const csr_matrix& a, const std::vector<double>& x, const device_buffer<double>& dx)
@@ -234,6 +312,9 @@ int main()
         run_user<tensor_core, f64_m8n8k4>("tensor_core m8n8k4", a, p, x, dx);
         run_user<tensor_core, f64_m16n8k16>("tensor_core m16n8k16", a, p, x, dx);
         run_user<cuda_core, f64_m8n8k4>("cuda_core m8n8k4", a, p, x, dx);
+        run_user<tensor_core, f64_m16n8k8, user_kernel::split>("tensor_core m16n8k8", a, p, x, dx);
+        run_user<cuda_core, f64_m16n8k8, user_kernel::split>("cuda_core m16n8k8", a, p, x, dx);
+        run_user<spmv_essential, f64_m8n8k4, user_kernel::split>("spmv_essential", a, p, x, dx);
         run_cusparse(a, x, dx);
     }
     return t.finish();
