@@ -1,7 +1,8 @@
 // tcore/infra/launch.cuh - host helpers the launchers share and a user's
 // launcher can call: device queries for grid sizing (sm_count,
 // blocks_per_sm, resident_grid, dram_gbs_per_sm), pointer alignment and
-// argument checks (aligned, require_pointer, require_size), ceil_div.
+// argument checks (aligned, require_pointer, require_size), ceil_div and
+// grid_of (a 1D grid for a thread count, checked against the grid limit).
 #pragma once
 
 #include "../check.cuh"
@@ -91,5 +92,14 @@ inline void require_size(long long v, const char* where, const char* name)
 
 /// Ceiling division for non-negative values.
 __host__ __device__ constexpr long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+/// Blocks of `per_block` threads for `threads` threads (at least one); a
+/// tcore::error from `where` if that passes the grid limit of 2^31 - 1.
+inline unsigned grid_of(long long threads, int per_block, const char* where)
+{
+    const long long g = ceil_div(threads, per_block);
+    require(g < (1LL << 31), where, "the problem needs more than 2^31 - 1 thread blocks");
+    return static_cast<unsigned>(g > 0 ? g : 1);
+}
 
 }  // namespace tcore

@@ -27,10 +27,11 @@
 #pragma once
 
 #include "../check.cuh"
+#include "../infra/async_array.cuh"
 #include "../infra/launch.cuh"
-#include "../patterns/device/spgemm.cuh"
 #include "csr.hpp"
 #include "mbsr.hpp"
+#include "mbsr_device.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
@@ -249,14 +250,14 @@ inline long long mbsr_convert_offsets(long long* counts, int n, int* out, cudaSt
     TCORE_CHECK(cudaMemsetAsync(counts + n, 0, sizeof(long long), stream));
     async_array<unsigned char> temp;
     const long long len = n + 1LL;  // 64-bit count: the same scan instantiation as tcore::spgemm's
-    spgemm_cub_call(
+    tcore::cub_call(
         [&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, counts, counts, len, stream); },
         temp, stream);
     long long total = 0;
     TCORE_CHECK(cudaMemcpyAsync(&total, counts + n, sizeof total, cudaMemcpyDeviceToHost, stream));
     TCORE_CHECK(cudaStreamSynchronize(stream));
     require(total < INT_MAX, where, "more than 2^31 - 1 entries");
-    mbsr_narrow_offsets<<<spgemm_grid_of(len, mbsr_convert_threads), mbsr_convert_threads, 0, stream>>>(n, counts, out);
+    mbsr_narrow_offsets<<<tcore::grid_of(len, mbsr_convert_threads, where), mbsr_convert_threads, 0, stream>>>(n, counts, out);
     TCORE_CHECK_LAUNCH();
     return total;
 }
@@ -285,7 +286,7 @@ inline mbsr_device csr_to_mbsr_device(const csr_device_view& a, cudaStream_t str
         return m;
     }
     constexpr int th = d::mbsr_convert_threads;
-    const unsigned grid = d::spgemm_grid_of(32LL * m.block_rows, th);  // one warp per tile row
+    const unsigned grid = tcore::grid_of(32LL * m.block_rows, th, where);  // one warp per tile row
     async_array<long long> counts(static_cast<std::size_t>(m.block_rows) + 1, stream);
     d::mbsr_count_tiles<<<grid, th, 0, stream>>>(a.rows, m.block_rows, a.row_ptr, a.col_idx, counts.get());
     TCORE_CHECK_LAUNCH();
@@ -321,7 +322,7 @@ inline csr_device mbsr_to_csr_device(const mbsr_device& m, cudaStream_t stream =
         return a;
     }
     constexpr int th = d::mbsr_convert_threads;
-    const unsigned grid = d::spgemm_grid_of(32LL * m.rows, th);  // one warp per row
+    const unsigned grid = tcore::grid_of(32LL * m.rows, th, where);  // one warp per row
     async_array<long long> counts(static_cast<std::size_t>(m.rows) + 1, stream);
     d::mbsr_count_row_entries<<<grid, th, 0, stream>>>(m.rows, m.tile_ptr.get(), m.tile_mask.get(), counts.get());
     TCORE_CHECK_LAUNCH();

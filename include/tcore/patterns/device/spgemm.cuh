@@ -27,8 +27,9 @@
 #pragma once
 
 #include "../../check.cuh"
+#include "../../infra/async_array.cuh"
 #include "../../infra/launch.cuh"
-#include "../../sparse/mbsr.hpp"
+#include "../../sparse/mbsr_device.cuh"
 #include "../spgemm.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -43,113 +44,6 @@
 #include <vector>
 
 namespace tcore {
-
-/// A stream-ordered device array (cudaMallocAsync / cudaFreeAsync).
-template <class T>
-class async_array {
-public:
-    async_array() = default;
-    async_array(std::size_t n, cudaStream_t stream) : count_(n), stream_(stream)
-    {
-        if (n) TCORE_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), n * sizeof(T), stream));
-    }
-    ~async_array() { reset(); }
-    async_array(const async_array&) = delete;
-    async_array& operator=(const async_array&) = delete;
-    async_array(async_array&& o) noexcept
-        : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)), stream_(o.stream_)
-    {
-    }
-    async_array& operator=(async_array&& o) noexcept
-    {
-        if (this != &o) {
-            reset();
-            ptr_ = std::exchange(o.ptr_, nullptr);
-            count_ = std::exchange(o.count_, 0);
-            stream_ = o.stream_;
-        }
-        return *this;
-    }
-    void reset()
-    {
-        if (ptr_) cudaFreeAsync(ptr_, stream_);
-        ptr_ = nullptr;
-        count_ = 0;
-    }
-    T* get() const { return ptr_; }
-    std::size_t size() const { return count_; }
-
-private:
-    T* ptr_ = nullptr;
-    std::size_t count_ = 0;
-    cudaStream_t stream_ = nullptr;
-};
-
-/// An mBSR matrix in device memory (tile_row: the tile row of every tile).
-struct mbsr_device {
-    int rows = 0, cols = 0, block_rows = 0, block_cols = 0;
-    long long tiles = 0;
-    async_array<int> tile_ptr, tile_col, tile_row;
-    async_array<std::uint16_t> tile_mask;
-    async_array<double> tile_val;
-
-    mbsr_device() = default;
-    /// Uploads `m` (validated) on `stream`; synchronises before returning.
-    mbsr_device(const sparse::mbsr_matrix& m, cudaStream_t stream)
-    {
-        sparse::validate(m, "tcore::mbsr_device");
-        rows = m.rows;
-        cols = m.cols;
-        block_rows = m.block_rows;
-        block_cols = m.block_cols;
-        tiles = m.tiles();
-        std::vector<int> row(static_cast<std::size_t>(tiles));
-        for (int br = 0; br < m.block_rows; ++br)
-            for (int p = m.tile_ptr[br]; p < m.tile_ptr[br + 1]; ++p) row[p] = br;
-        tile_ptr = async_array<int>(m.tile_ptr.size(), stream);
-        tile_col = async_array<int>(m.tile_col.size(), stream);
-        tile_row = async_array<int>(row.size(), stream);
-        tile_mask = async_array<std::uint16_t>(m.tile_mask.size(), stream);
-        tile_val = async_array<double>(m.tile_val.size(), stream);
-        copy_in(tile_ptr, m.tile_ptr, stream);
-        copy_in(tile_col, m.tile_col, stream);
-        copy_in(tile_row, row, stream);
-        copy_in(tile_mask, m.tile_mask, stream);
-        copy_in(tile_val, m.tile_val, stream);
-        TCORE_CHECK(cudaStreamSynchronize(stream));
-    }
-
-    /// The matrix on the host (synchronises `stream`).
-    sparse::mbsr_matrix download(cudaStream_t stream) const
-    {
-        sparse::mbsr_matrix m;
-        m.rows = rows;
-        m.cols = cols;
-        m.block_rows = block_rows;
-        m.block_cols = block_cols;
-        m.tile_ptr = copy_out(tile_ptr, stream);
-        m.tile_col = copy_out(tile_col, stream);
-        m.tile_mask = copy_out(tile_mask, stream);
-        m.tile_val = copy_out(tile_val, stream);
-        if (m.tile_ptr.empty()) m.tile_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
-        return m;
-    }
-
-private:
-    template <class T>
-    static void copy_in(async_array<T>& d, const std::vector<T>& h, cudaStream_t s)
-    {
-        if (!h.empty()) TCORE_CHECK(cudaMemcpyAsync(d.get(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
-    }
-    template <class T>
-    static std::vector<T> copy_out(const async_array<T>& d, cudaStream_t s)
-    {
-        std::vector<T> h(d.size());
-        if (!h.empty()) TCORE_CHECK(cudaMemcpyAsync(h.data(), d.get(), h.size() * sizeof(T), cudaMemcpyDeviceToHost, s));
-        TCORE_CHECK(cudaStreamSynchronize(s));
-        return h;
-    }
-};
 
 namespace detail {
 
@@ -308,23 +202,6 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Back
     }
 }
 
-template <class F>
-inline void spgemm_cub_call(F&& f, async_array<unsigned char>& temp, cudaStream_t stream)
-{
-    std::size_t bytes = 0;
-    TCORE_CHECK(f(nullptr, bytes));
-    // never pass a null scratch pointer: CUB would take the call for a size query
-    if (bytes > temp.size() || temp.get() == nullptr) temp = async_array<unsigned char>(bytes > 16 ? bytes : 16, stream);
-    TCORE_CHECK(f(temp.get(), bytes));
-}
-
-inline unsigned spgemm_grid_of(long long n, int per_block)
-{
-    const long long g = tcore::ceil_div(n, per_block);
-    require(g < (1LL << 31), "tcore::spgemm", "the problem needs more than 2^31 - 1 thread blocks");
-    return static_cast<unsigned>(g > 0 ? g : 1);
-}
-
 }  // namespace detail
 
 /// Statistics of the last product (for reports).
@@ -370,13 +247,13 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     async_array<long long> offsets(static_cast<std::size_t>(a.tiles) + 1, stream);
     TCORE_CHECK(cudaMemsetAsync(offsets.get() + a.tiles, 0, sizeof(long long), stream));
     constexpr int th = d::spgemm_threads;
-    const unsigned warp_grid = d::spgemm_grid_of(32 * a.tiles, th);  // one warp per A tile
+    const unsigned warp_grid = tcore::grid_of(32 * a.tiles, th, where);  // one warp per A tile
     d::spgemm_count_products<<<warp_grid, th, 0, stream>>>(a.tiles, a.tile_col.get(), a.tile_mask.get(),
                                                            b.tile_ptr.get(), b.tile_mask.get(), offsets.get());
     TCORE_CHECK_LAUNCH();
     long long* off = offsets.get();
     const long long n_off = a.tiles + 1;
-    d::spgemm_cub_call(
+    tcore::cub_call(
         [&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, off, off, n_off, stream); },
         temp, stream);
     long long products = 0;
@@ -401,7 +278,7 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     {
         unsigned long long *ki = keys.get(), *ko = keys_sorted.get(), *vi = pairs.get(), *vo = pairs_sorted.get();
         // LSD radix sort is stable: a C tile's products stay in expansion order (deterministic sums).
-        d::spgemm_cub_call([&](void* tmp, std::size_t& bytes) {
+        tcore::cub_call([&](void* tmp, std::size_t& bytes) {
             return cub::DeviceRadixSort::SortPairs(tmp, bytes, ki, ko, vi, vo, n, 0, end_bit, stream);
         }, temp, stream);
     }
@@ -410,7 +287,7 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     {
         unsigned long long *ki = keys_sorted.get(), *ko = keys.get();
         int *co = run_off.get(), *nr = nruns.get();
-        d::spgemm_cub_call([&](void* tmp, std::size_t& bytes) {
+        tcore::cub_call([&](void* tmp, std::size_t& bytes) {
             return cub::DeviceRunLengthEncode::Encode(tmp, bytes, ki, ko, co, nr, n, stream);
         }, temp, stream);
     }
@@ -422,7 +299,7 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     {
         int* co = run_off.get();
         const int nr = tiles + 1;  // run lengths -> run offsets
-        d::spgemm_cub_call(
+        tcore::cub_call(
             [&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, co, co, nr, stream); },
             temp, stream);
     }
@@ -434,17 +311,17 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     c.tile_row = async_array<int>(tiles, stream);
     c.tile_mask = async_array<std::uint16_t>(tiles, stream);
     c.tile_val = async_array<double>(16 * static_cast<std::size_t>(tiles), stream);
-    d::spgemm_tile_coords<<<d::spgemm_grid_of(tiles, th), th, 0, stream>>>(tiles, keys.get(), c.block_cols,
+    d::spgemm_tile_coords<<<tcore::grid_of(tiles, th, where), th, 0, stream>>>(tiles, keys.get(), c.block_cols,
                                                                          c.tile_row.get(), c.tile_col.get());
     TCORE_CHECK_LAUNCH();
-    d::spgemm_row_pointers<<<d::spgemm_grid_of(tiles + 1LL, th), th, 0, stream>>>(tiles, c.tile_row.get(),
+    d::spgemm_row_pointers<<<tcore::grid_of(tiles + 1LL, th, where), th, 0, stream>>>(tiles, c.tile_row.get(),
                                                                                 c.block_rows, c.tile_ptr.get());
     TCORE_CHECK_LAUNCH();
 
     // -- numeric (and C's masks) ------------------------------------------------------------
     const d::spgemm_operands op{a.tile_val.get(), b.tile_val.get(), a.tile_mask.get(), b.tile_mask.get(),
                                 pairs_sorted.get()};
-    d::spgemm_numeric<Backend><<<d::spgemm_grid_of(32LL * tiles, th), th, 0, stream>>>(
+    d::spgemm_numeric<Backend><<<tcore::grid_of(32LL * tiles, th, where), th, 0, stream>>>(
         tiles, run_off.get(), c.tile_val.get(), c.tile_mask.get(), op);
     TCORE_CHECK_LAUNCH();
     return c;
