@@ -2,7 +2,8 @@
 // MMA (m8n8k128 AND + popcount) over a sliced adjacency bitmap, after
 // BerryBees (Quadrant IV: full input, results on the diagonal).
 //
-// Variants (bfs_kernels.cuh):
+// Variants (tc, cc: tcore::bitbfs::bit_bfs, tcore/patterns/device/bfs_search.cuh;
+// base: bfs_kernels.cuh):
 //   base   CUDA-core direction-optimizing BFS on CSR: frontier queue with
 //          load-balanced top-down expansion, bitmap bottom-up
 //   tc     hybrid direction-optimizing BFS in one cooperative kernel: the
@@ -31,6 +32,7 @@
 #include "bfs_kernels.cuh"
 #include "harness/harness.hpp"
 
+#include <tcore/patterns/device/bfs_search.cuh>
 #include <tcore/tcore.cuh>
 
 #include <algorithm>
@@ -103,7 +105,7 @@ void print_trace(const std::string& name, const char* variant, Driver& d, int so
 {
     d.set_trace(64);
     d.run(source);
-    const std::vector<bf::level_trace> t = d.level_traces();
+    const std::vector<bb::level_trace> t = d.level_traces();
     d.set_trace(0);
     std::printf("trace %s %s (grid %u blocks): level dir frontier found slices csr_entries MB_read end_us step_us\n",
                 name.c_str(), variant, d.grid());
@@ -125,7 +127,7 @@ void sweep_hubs(const bf::graph& g, const std::string& name, int source, const s
     for (double density : {1e30, 32.0, 16.0, 12.0, 8.0, 6.0, 4.0, 2.0}) {
         const int hubs = density > 1e20 ? 0 : bb::hub_columns(g.n, g.row_ptr.data(), g.col.data(), density);
         const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 0, hubs);
-        bf::bit_bfs<tcore::tensor_core> tc(g, s);
+        bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), s);
         tc.run(source, stream);
         const bool ok = tc.levels() == ref;
         cudaEvent_t a, b;
@@ -152,7 +154,7 @@ void sweep_hubs(const bf::graph& g, const std::string& name, int source, const s
         // Default split, slices read top-down whenever their block has a frontier bit.
         const int hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
         const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 0, hubs);
-        bf::bit_bfs<tcore::tensor_core> tc(g, s, 0.0);
+        bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), s, 0.0);
         tc.run(source, stream);
         const bool ok = tc.levels() == ref;
         print_trace(name, "tc, MMA top-down always", tc, source);
@@ -225,7 +227,7 @@ void run(tb::context& ctx)
             std::vector<double> got_all;
             std::string steps;
             for (std::size_t i = 0; i < sources.size(); ++i) {
-                const bf::bfs_stats st = driver.run(sources[i], ctx.stream());
+                const bb::bfs_stats st = driver.run(sources[i], ctx.stream());
                 if (i == 0) steps = st.directions;
                 const std::vector<int> lv = driver.levels();
                 got_all.insert(got_all.end(), lv.begin(), lv.end());
@@ -253,14 +255,14 @@ void run(tb::context& ctx)
                     "CSR direction-optimizing BFS, load-balanced top-down, bitmap bottom-up");
         }
         if (ctx.want_variant("tc")) {
-            bf::bit_bfs<tcore::tensor_core> tc(g, *slices);
+            bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), *slices);
             measure("tc", tc, tc.device_bytes(), tb::peak::int_ops,
                     "hybrid bitmap BFS, one cooperative kernel: hub slices on b1 m8n8k128 AND+popc, CSR for the rest");
             if (tracing) print_trace(c.name, "tc", tc, sources[0]);
             if (tracing && g.n >= (1 << 20)) sweep_hubs(g, c.name, sources[0], refs[0], ctx.stream());
         }
         if (ctx.want_variant("cc")) {
-            bf::bit_bfs<tcore::cuda_core> cc(g, *slices);
+            bb::bit_bfs<tcore::cuda_core> cc(g.n, g.row_ptr.data(), g.col.data(), *slices);
             measure("cc", cc, cc.device_bytes(), tb::peak::int_ops, "tc's kernels on the cuda_core backend");
             if (tracing) print_trace(c.name, "cc", cc, sources[0]);
         }

@@ -1,6 +1,7 @@
-// tests/gpu/test_bfs.cu - the BFS variants against the CPU BFS
-// (examples/bfs/bfs_kernels.cuh): tc (bitmap BFS on the 1-bit MMA), cc (the
-// same on the cuda_core backend) and base (CSR direction-optimizing BFS).
+// tests/gpu/test_bfs.cu - the BFS variants against the CPU BFS: tc
+// (tcore::bitbfs::bit_bfs, tcore/patterns/device/bfs_search.cuh: bitmap BFS
+// on the 1-bit MMA), cc (the same on the cuda_core backend) and base
+// (examples/bfs/bfs_kernels.cuh: CSR direction-optimizing BFS).
 //
 // tc and cc run with several hybrid splits (the hub rule's columns, all
 // columns, 200 columns, none sliced), base once.
@@ -52,7 +53,7 @@ void check_driver(tally& t, Driver& d, const bf::graph& g, const char* gname, co
     for (const named_rule& nr : rules) {
         d.set_rule(nr.rule);
         for (std::size_t i = 0; i < sources.size(); ++i) {
-            const bf::bfs_stats st = d.run(sources[i]);
+            const bb::bfs_stats st = d.run(sources[i]);
             TCORE_CHECK(cudaDeviceSynchronize());
             std::vector<int> got = d.levels();
             if (g.n > 0 && tcore::test::planted("perturb")) got[static_cast<std::size_t>(sources[i])] += 1;
@@ -106,11 +107,11 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
             const std::string suffix = std::string(", ") + sp.name + (ratio == 0.0 ? ", MMA top-down" : "");
             const std::string tc_name = "tc" + suffix, cc_name = "cc" + suffix;
             {
-                bf::bit_bfs<tcore::tensor_core> tc(g, sl, ratio);
+                bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), sl, ratio);
                 check_driver(t, tc, g, name, tc_name.c_str(), sources, refs);
             }
             if (sp.cc) {
-                bf::bit_bfs<tcore::cuda_core> cc(g, sl, ratio);
+                bb::bit_bfs<tcore::cuda_core> cc(g.n, g.row_ptr.data(), g.col.data(), sl, ratio);
                 check_driver(t, cc, g, name, cc_name.c_str(), sources, refs);
             }
         }
@@ -179,13 +180,13 @@ int main()
     {
         const bf::graph g = bf::mycielski(5);
         const bb::bit_slices sl = bb::build_slices(g.n, g.row_ptr.data(), g.col.data());
-        bf::bit_bfs<tcore::tensor_core> tc(g, sl);
+        bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), sl);
         bf::csr_bfs base(g);
         t.expect_error("source -1 (tc)", [&] { tc.run(-1); }, "out of range");
         t.expect_error("source n (tc)", [&] { tc.run(g.n); }, "out of range");
         t.expect_error("source n + 5 (base)", [&] { base.run(g.n + 5); }, "out of range");
         const bf::graph other = bf::mycielski(6);
-        t.expect_error("slices of another graph", [&] { bf::bit_bfs<tcore::tensor_core> bad(other, sl); }, "vertex count");
+        t.expect_error("slices of another graph", [&] { bb::bit_bfs<tcore::tensor_core> bad(other.n, other.row_ptr.data(), other.col.data(), sl); }, "vertex count");
     }
     return t.finish();
 }

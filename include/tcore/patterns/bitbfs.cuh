@@ -5,7 +5,8 @@
 // sparse rest. Warp-level device functions only: the bit-matrix product of
 // one slice with the frontier (slice_hits), the recording of its hits, and
 // the four step functions of a persistent grid; the slices are built on
-// the host by patterns/device/bfs.cuh.
+// the host by patterns/device/bfs.cuh, and patterns/device/bfs_search.cuh
+// (bit_bfs) launches a whole BFS composed of these steps.
 //
 // Slices. The adjacency matrix (row v = the neighbours of vertex v;
 // undirected, so A = A^T) is cut into slices of 8 rows x 128 columns and only

@@ -5,7 +5,8 @@
 // columns that are sliced (hub_columns), the top-down MMA thresholds per
 // column block (top_down_thresholds) and the split of long CSR rows
 // (split_heavy_rows). The slice format and the steps that read it are
-// described in patterns/bitbfs.cuh. Host code only; nothing here launches.
+// described in patterns/bitbfs.cuh. Host code only; nothing here launches:
+// the launcher (bit_bfs) is patterns/device/bfs_search.cuh.
 #pragma once
 
 #include "../bitbfs.cuh"
