@@ -15,12 +15,15 @@
 //   into parts where the row tiles are too few for the device, as column-
 //   major 4096x32768; temp is allocated once per case, outside the timing)
 //   cce         plain dot products (row-major: lanes per row, 16-byte loads;
-//               column-major: two rows per lane, columns split over warps)
+//               column-major: two rows per lane, columns split over warps;
+//               gemv_cce.cuh)
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
 // Summaries: time ratios base/tc, cc/tc, cce/tc per case.
 // --input gemv:rows=M,cols=N,layout=row|col|both: the user's shapes instead.
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
+
+#include "gemv_cce.cuh"
 
 #include <tcore/patterns/device/gemv.cuh>
 
@@ -158,7 +161,7 @@ void run_case(tb::context& ctx, cublas_handle& cublas, long long m, long long n,
          mma(cuda_core{}, f64_m8n8k4{})},
         {"cce", tb::peak::fp64_cc, row ? "dot products, lanes per row, 16-byte loads"
                                        : "dot products, two rows per lane, columns split over warps",
-         [=](cudaStream_t s) { tcore::gemv_cce(L, m, n, pA, lda, px, py, s); }},
+         [=](cudaStream_t s) { tcore::examples::gemv::gemv_cce(L, m, n, pA, lda, px, py, s); }},
     };
     std::vector<double> got(ref.size());
     std::map<std::string, double> times;

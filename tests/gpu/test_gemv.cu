@@ -1,6 +1,6 @@
 // tests/gpu/test_gemv.cu - patterns/gemv.cuh and patterns/device/gemv.cuh on
 // the GPU against an FP64 CPU reference (dot products accumulated in long
-// double).
+// double), beside the workload's cce opponent (examples/gemv/gemv_cce.cuh).
 //
 // Variants: tc (tensor_core) and cc (cuda_core) on m16n8k16, m16n8k8,
 // m16n8k4 and m8n8k4, cce, and the temp-storage overload (tc and cc on
@@ -34,6 +34,7 @@
 // m = 0 call writes y), unwritten (the n = 0 calls left out), zero_checks,
 // device_error.
 #include "common/test_util.hpp"
+#include "examples/gemv/gemv_cce.cuh"
 
 #include <tcore/patterns/device/gemv.cuh>
 #include <tcore/patterns/gemv.cuh>
@@ -47,6 +48,7 @@
 #include <vector>
 
 using namespace tcore;
+using tcore::examples::gemv::gemv_cce;
 using tcore::test::device_buffer;
 using tcore::test::rng;
 
