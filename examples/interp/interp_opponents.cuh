@@ -137,14 +137,46 @@ void resample_cce(const image_view& in, const image_out<Out>& out, cudaStream_t 
     TCORE_CHECK_LAUNCH();
 }
 
+/// The sampling of both texture opponents: bilinear, clamp-to-edge,
+/// unnormalized coordinates, 8-bit channels read as normalized floats.
+inline const cudaTextureDesc bilinear_rgba8_sampling = [] {
+    cudaTextureDesc td = {};
+    td.addressMode[0] = cudaAddressModeClamp;
+    td.addressMode[1] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    td.readMode = cudaReadModeNormalizedFloat;
+    td.normalizedCoords = 0;
+    return td;
+}();
+
+/// What both texture opponents expose: the texture object and the image's
+/// size. The derived class owns the storage and destroys the object.
+class rgba_texture {
+public:
+    rgba_texture(const rgba_texture&) = delete;
+    rgba_texture& operator=(const rgba_texture&) = delete;
+
+    cudaTextureObject_t texture() const { return tex_; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    int channels() const { return channels_; }
+
+protected:
+    rgba_texture(int width, int height, int channels) : width_(width), height_(height), channels_(channels) {}
+    ~rgba_texture() = default;
+
+    int width_ = 0, height_ = 0, channels_ = 0;
+    cudaTextureObject_t tex_ = 0;
+};
+
 /// An RGBA8 CUDA array with a bilinear, clamp-to-edge, unnormalized-
 /// coordinate texture object on it (the base variant's input). A 3-channel
 /// image is expanded to RGBA (alpha 255) on upload.
-class texture_image {
+class texture_image : public rgba_texture {
 public:
     /// `host` points at height rows of width * channels bytes, `pitch` bytes apart (host memory).
     texture_image(const unsigned char* host, int width, int height, int channels, long long pitch)
-        : width_(width), height_(height), channels_(channels)
+        : rgba_texture(width, height, channels)
     {
         require(host != nullptr, "texture_image", "image is a null pointer");
         require(channels == 3 || channels == 4, "texture_image", "images must have 3 or 4 channels");
@@ -180,13 +212,7 @@ public:
             cudaResourceDesc res = {};
             res.resType = cudaResourceTypeArray;
             res.res.array.array = array_;
-            cudaTextureDesc td = {};
-            td.addressMode[0] = cudaAddressModeClamp;
-            td.addressMode[1] = cudaAddressModeClamp;
-            td.filterMode = cudaFilterModeLinear;
-            td.readMode = cudaReadModeNormalizedFloat;
-            td.normalizedCoords = 0;
-            TCORE_CHECK(cudaCreateTextureObject(&tex_, &res, &td, nullptr));
+            TCORE_CHECK(cudaCreateTextureObject(&tex_, &res, &bilinear_rgba8_sampling, nullptr));
         } catch (...) {
             cudaFreeArray(array_);
             throw;
@@ -197,18 +223,9 @@ public:
         if (tex_) cudaDestroyTextureObject(tex_);
         if (array_) cudaFreeArray(array_);
     }
-    texture_image(const texture_image&) = delete;
-    texture_image& operator=(const texture_image&) = delete;
-
-    cudaTextureObject_t texture() const { return tex_; }
-    int width() const { return width_; }
-    int height() const { return height_; }
-    int channels() const { return channels_; }
 
 private:
-    int width_ = 0, height_ = 0, channels_ = 0;
     cudaArray_t array_ = nullptr;
-    cudaTextureObject_t tex_ = 0;
 };
 
 /// Copies a C-channel device image (C = 3 or 4) into RGBA rows `pitch` bytes
@@ -232,10 +249,10 @@ __global__ void copy_to_rgba_kernel(image_view in, unsigned char* dst, long long
 /// image must then outlive this object); otherwise it reads an RGBA copy
 /// made here with an aligned pitch (preprocessing, like texture_image's
 /// upload). note() says which, and why a copy was needed.
-class pitch_texture_image {
+class pitch_texture_image : public rgba_texture {
 public:
     explicit pitch_texture_image(const image_view& in, cudaStream_t stream = nullptr)
-        : width_(in.width), height_(in.height), channels_(in.channels)
+        : rgba_texture(in.width, in.height, in.channels)
     {
         require(in.data != nullptr, "pitch_texture_image", "image is a null pointer");
         require(in.channels == 3 || in.channels == 4, "pitch_texture_image", "images must have 3 or 4 channels");
@@ -283,13 +300,7 @@ public:
         res.res.pitch2D.width = static_cast<std::size_t>(in.width);
         res.res.pitch2D.height = static_cast<std::size_t>(in.height);
         res.res.pitch2D.pitchInBytes = static_cast<std::size_t>(pitch);
-        cudaTextureDesc td = {};
-        td.addressMode[0] = cudaAddressModeClamp;
-        td.addressMode[1] = cudaAddressModeClamp;
-        td.filterMode = cudaFilterModeLinear;
-        td.readMode = cudaReadModeNormalizedFloat;
-        td.normalizedCoords = 0;
-        const cudaError_t e = cudaCreateTextureObject(&tex_, &res, &td, nullptr);
+        const cudaError_t e = cudaCreateTextureObject(&tex_, &res, &bilinear_rgba8_sampling, nullptr);
         if (e != cudaSuccess) {
             cudaFree(copy_);
             TCORE_CHECK(e);
@@ -300,20 +311,11 @@ public:
         if (tex_) cudaDestroyTextureObject(tex_);
         if (copy_) cudaFree(copy_);
     }
-    pitch_texture_image(const pitch_texture_image&) = delete;
-    pitch_texture_image& operator=(const pitch_texture_image&) = delete;
-
-    cudaTextureObject_t texture() const { return tex_; }
-    int width() const { return width_; }
-    int height() const { return height_; }
-    int channels() const { return channels_; }
     /// "in place", or "RGBA copy (<reason>)".
     const std::string& note() const { return note_; }
 
 private:
-    int width_ = 0, height_ = 0, channels_ = 0;
     unsigned char* copy_ = nullptr;
-    cudaTextureObject_t tex_ = 0;
     std::string note_;
 };
 
