@@ -56,6 +56,8 @@ gpu_pairs=(
   "gpu_test_frag_mma:nan_result device_error"
   "gpu_test_interp:perturb unwritten nan_result"
   "gpu_test_fft:nan_result perturb nan_round_trip"
+  "gpu_test_user_gemv:nan_result drop_term unwritten zero_checks"
+  "gpu_test_user_spmv_rows:nan_result drop_term unwritten zero_checks"
 )
 pairs=("${host_pairs[@]}")
 [ $host_only -eq 0 ] && pairs+=("${gpu_pairs[@]}")
