@@ -21,7 +21,7 @@
 //   tc          ones-row MMA on f64 m16n8k16 (FP16: f16 m16n8k16, FP32 accumulation)
 //   tc-m8n8k4   the same on f64 m8n8k4 (the Cubie study's shape)
 //   cc, cc-m8n8k4  the tc kernels on the cuda_core backend
-//   cce         the same loads added on CUDA cores, shuffle trees
+//   cce         the same loads added on CUDA cores, shuffle trees (reduce_cce.cuh)
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
 // Summaries per case: time ratios t(x)/t(tc) for every opponent and cc, and
 // the headline t(best opponent)/t(tc), the best of the base variants and cce
@@ -33,6 +33,8 @@
 // for device-wide sums only.
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
+
+#include "reduce_cce.cuh"
 
 #include <tcore/patterns/device/reduce.cuh>
 
@@ -274,7 +276,7 @@ void run_segment_case(tb::context& ctx, const std::string& name, long long n, lo
         {"cc-m8n8k4", tb::peak::fp64_cc, "tc-m8n8k4's kernel on the cuda_core backend",
          [=](cudaStream_t s) { tcore::reduce_segments<cuda_core, f64_m8n8k4>(pi, po, count, seg, s); }},
         {"cce", tb::peak::fp64_cc, "same loads, CUDA-core adds and shuffle tree",
-         [=](cudaStream_t s) { tcore::reduce_segments_cce<double>(pi, po, count, seg, s); }},
+         [=](cudaStream_t s) { tcore::examples::reduce::reduce_segments_cce<double>(pi, po, count, seg, s); }},
     };
     if (!cub_compiled) variants.erase(variants.begin(), variants.begin() + 2);
     else if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
@@ -342,7 +344,7 @@ void run_device_f64(tb::context& ctx, long long n)
         {"cce", tb::peak::fp64_cc, "same loads, CUDA-core adds and shuffle tree",
          [=](cudaStream_t s) {
              std::size_t b = tc_bytes;
-             tcore::reduce_cce<double>(tt, b, pi, po, n, s);
+             tcore::examples::reduce::reduce_cce<double>(tt, b, pi, po, n, s);
          }},
     };
     std::map<std::string, double> times;
@@ -399,7 +401,7 @@ void run_device_f16(tb::context& ctx, long long n)
         {"cce", tb::peak::fp32_cc, "same loads, FP32 CUDA-core adds and shuffle tree",
          [=](cudaStream_t s) {
              std::size_t b = tc_bytes;
-             tcore::reduce_cce<__half>(tt, b, pi, po, n, s);
+             tcore::examples::reduce::reduce_cce<__half>(tt, b, pi, po, n, s);
          }},
     };
     std::map<std::string, double> times;

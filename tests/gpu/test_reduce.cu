@@ -2,7 +2,9 @@
 // on the GPU against an FP64 CPU reference (accumulated in long double).
 //
 // Variants: tc (tensor_core) and cc (cuda_core) on every FP64 shape and
-// FP16 m16n8k16 (FP32 accumulation), cce. Levels: warp_reduce, block_reduce,
+// FP16 m16n8k16 (FP32 accumulation), cce (the workload's opponent,
+// examples/reduce/reduce_cce.cuh, run by reduce_with and
+// reduce_segments_with). Levels: warp_reduce, block_reduce,
 // reduce_segments (segment sizes 0, 1, 7, 63, 64, 65, 128, 256, 512, 1000,
 // 1024, element-aligned and 16-byte aligned inputs), reduce (device-wide:
 // n = 0, 1, 7, 63, 65, 255..513, 1000003, misaligned input).
@@ -30,6 +32,7 @@
 // made NaN), drop_term (a sum lacks its middle input), unwritten (the n = 0
 // call left out: the output stays poisoned), zero_checks, device_error.
 #include "common/test_util.hpp"
+#include "examples/reduce/reduce_cce.cuh"
 
 #include <tcore/patterns/device/reduce.cuh>
 #include <tcore/patterns/reduce.cuh>
@@ -42,6 +45,10 @@
 #include <vector>
 
 using namespace tcore;
+using tcore::examples::reduce::block_reduce_cce;
+using tcore::examples::reduce::reduce_cce;
+using tcore::examples::reduce::reduce_segments_cce;
+using tcore::examples::reduce::warp_reduce_cce;
 using tcore::test::device_buffer;
 using tcore::test::rng;
 

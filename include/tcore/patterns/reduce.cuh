@@ -31,9 +31,13 @@
 //          (first `valid` elements, zeros after), reduce_load_pair
 //   warp:  warp_sum<Backend, Shape> (accumulator: add, pair, total,
 //          store_segments<S>), warp_reduce(v)
-//   block: block_reduce<Backend, Shape, BlockThreads>(v, smem)
-//   cce:   warp_sum_cce, warp_reduce_cce, block_reduce_cce (the same values
-//          added on CUDA cores, then a shuffle tree)
+//   block: block_reduce<Backend, Shape, BlockThreads>(v, smem);
+//          block_sum_of_warps<BlockThreads>(warp_total, smem) (its block
+//          step: one value per warp added in warp order, for a caller's
+//          own warp sums)
+// The plain CUDA-core opponent (cce) is the benchmark's, not the kit's:
+// examples/reduce/reduce_cce.cuh (a warp sum of the same interface as
+// warp_sum, run by the device-wide launchers through reduce_with).
 //
 // Preconditions
 //   Shape: an FP64 shape (double in, double out) or f16_m16n8k16_f32acc
@@ -67,8 +71,6 @@
 #include "../infra/constants.cuh"
 #include "../infra/launch.cuh"
 
-#include <type_traits>
-
 namespace tcore {
 
 inline constexpr int reduce_tile = 256;     ///< elements per warp tile
@@ -95,13 +97,6 @@ namespace detail {
 
 template <class T>
 __device__ inline T zero_of() { return convert_to<T>(0.0f); }
-
-template <class S, class T>
-__device__ inline S to_sum(T v)
-{
-    if constexpr (std::is_same_v<T, __half>) return static_cast<S>(__half2float(v));
-    else return static_cast<S>(v);
-}
 
 }  // namespace detail
 
@@ -220,44 +215,6 @@ struct warp_sum {
     }
 };
 
-/// The cce accumulator: each lane adds its values on CUDA cores; shuffle tree.
-template <class T>
-struct warp_sum_cce {
-    using in_type = T;
-    using sum_type = sum_type_t<T>;
-    sum_type s;
-
-    __device__ warp_sum_cce() : s(0) {}
-    __device__ void reset() { s = 0; }
-
-    __device__ void add(const T (&v)[reduce_per_lane])
-    {
-        sum_type p[4];
-        static_for<4>([&](auto j) {
-            p[j] = detail::to_sum<sum_type>(v[2 * j]) + detail::to_sum<sum_type>(v[2 * j + 1]);
-        });
-        s += (p[0] + p[1]) + (p[2] + p[3]);
-    }
-
-    __device__ sum_type total() const
-    {
-        sum_type r = s;
-        for (int o = 16; o > 0; o >>= 1) r += __shfl_xor_sync(0xffffffffu, r, o);
-        return r;
-    }
-
-    template <int S>
-    __device__ void store_segments(sum_type* out, long long first, long long count) const
-    {
-        static_assert(S == 64 || S == 128 || S == 256, "segments of 64, 128 or 256 per tile");
-        constexpr int lanes = S / 8;  // lanes holding one segment (8 values each)
-        const int lane = lane_id();
-        sum_type r = s;
-        for (int o = 1; o < lanes; o <<= 1) r += __shfl_xor_sync(0xffffffffu, r, o);
-        if (lane % lanes == 0 && first + lane / lanes < count) out[first + lane / lanes] = r;
-    }
-};
-
 /// Sum of the warp's 256 values (8 per lane, any order) on every lane.
 template <class Backend = default_backend, class Shape = f64_m16n8k16>
 __device__ inline typename Shape::c_type warp_reduce(const typename Shape::b_type (&v)[reduce_per_lane])
@@ -267,22 +224,13 @@ __device__ inline typename Shape::c_type warp_reduce(const typename Shape::b_typ
     return s.total();
 }
 
-/// cce: the same sum with CUDA-core adds and a shuffle tree.
-template <class T>
-__device__ inline sum_type_t<T> warp_reduce_cce(const T (&v)[reduce_per_lane])
-{
-    warp_sum_cce<T> s;
-    s.add(v);
-    return s.total();
-}
-
 // -- block level -------------------------------------------------------------
 
-namespace detail {
-
-/// Adds one value per warp in warp order; every thread gets the sum.
+/// The block's sum of one value per warp (lane 0's), added in warp order;
+/// every thread gets it. smem: BlockThreads/32 sums, reusable at once after
+/// the call. The block step of block_reduce, for a caller's own warp sums.
 template <int BlockThreads, class S>
-__device__ inline S block_combine(S warp_total, S* smem)
+__device__ inline S block_sum_of_warps(S warp_total, S* smem)
 {
     static_assert(BlockThreads % 32 == 0 && BlockThreads <= 1024, "whole warps, at most 1024 threads");
     require_block_threads<BlockThreads>();
@@ -294,22 +242,13 @@ __device__ inline S block_combine(S warp_total, S* smem)
     return s;
 }
 
-}  // namespace detail
-
 /// Sum over a block of BlockThreads (1-D, multiple of 32) threads, 8 values
 /// each; every thread gets it. smem: BlockThreads/32 sums in shared memory.
 template <class Backend, class Shape, int BlockThreads>
 __device__ inline typename Shape::c_type block_reduce(const typename Shape::b_type (&v)[reduce_per_lane],
                                                       typename Shape::c_type* smem)
 {
-    return detail::block_combine<BlockThreads>(warp_reduce<Backend, Shape>(v), smem);
-}
-
-/// cce block sum.
-template <int BlockThreads, class T>
-__device__ inline sum_type_t<T> block_reduce_cce(const T (&v)[reduce_per_lane], sum_type_t<T>* smem)
-{
-    return detail::block_combine<BlockThreads>(warp_reduce_cce(v), smem);
+    return block_sum_of_warps<BlockThreads>(warp_reduce<Backend, Shape>(v), smem);
 }
 
 }  // namespace tcore

@@ -1,6 +1,6 @@
 // tcore/patterns/device/reduce.cuh - device-wide and segmented sums, launched
 // from the host, composed of the warp building blocks of patterns/reduce.cuh
-// (warp_sum, warp_sum_cce, reduce_load*).
+// (warp_sum, reduce_load*).
 //
 // Provides
 //   reduce<Backend, Shape>(temp, temp_bytes, in, out, n, stream): out[0] =
@@ -18,8 +18,30 @@
 //       stream): out[s] = sum of segment s. Segments of 64, 128 and 256 with
 //       16-byte aligned segments take whole segments per tile (chunk
 //       placement, store_segments); other sizes one warp per segment.
-//   reduce_cce<T>, reduce_segments_cce<T>: the same launches with the
-//       CUDA-core accumulator warp_sum_cce.
+//   reduce_with<WarpSum>(temp, temp_bytes, in, out, n, stream, where),
+//   reduce_segments_with<WarpSum>(in, out, num_segments, segment_size,
+//       stream, where): the same launches with the caller's warp-level
+//       accumulator in place of warp_sum<Backend, Shape> (the benchmark's
+//       CUDA-core opponent, examples/reduce/reduce_cce.cuh, is one); errors
+//       name `where`.
+// WarpSum, a type whose members every lane of a warp calls together:
+//   in_type, sum_type         element and sum types (in_type: double or
+//                             __half, as the tile loads read; sum_type:
+//                             what `out` holds and the block partials are
+//                             added in: constructible from 0, a type
+//                             __shfl_xor_sync takes)
+//   WarpSum()                 (__device__) an empty sum
+//   reset()                   empties it
+//   add(const in_type (&v)[reduce_per_lane])
+//                             adds one 256-element tile, 8 values per lane
+//                             at reduce_tile_pos<P, in_type>(lane, q), P
+//                             the stream placement, or (reduce_segments_with,
+//                             segments of 64 and 128) the chunk placement
+//   total() -> sum_type       everything added so far (lane 0's is used)
+//   store_segments<S>(out, first, count)   (reduce_segments_with only)
+//                             after one tile added to an empty sum: its
+//                             256/S segment sums (S = 64, 128, 256) to
+//                             out[first + s] where first + s < count
 // Preconditions: device pointers; `in` needs only element alignment; any
 // n, num_segments, segment_size >= 0 (tcore::error otherwise).
 #pragma once
@@ -250,14 +272,6 @@ inline void reduce(void* temp, std::size_t& temp_bytes, const typename Shape::b_
     detail::reduce_device<warp_sum<Backend, Shape>>("tcore::reduce", temp, temp_bytes, in, out, n, stream);
 }
 
-/// cce: the same device-wide sum with CUDA-core adds and shuffle trees.
-template <class T>
-inline void reduce_cce(void* temp, std::size_t& temp_bytes, const T* in, sum_type_t<T>* out, long long n,
-                       cudaStream_t stream = 0)
-{
-    detail::reduce_device<warp_sum_cce<T>>("tcore::reduce_cce", temp, temp_bytes, in, out, n, stream);
-}
-
 /// out[s] = sum of in[s*segment_size .. (s+1)*segment_size) for s < num_segments.
 /// Fast paths: segment sizes 64, 128 and 256 (whole segments per MMA tile) and
 /// any size whose segments start 16-byte aligned; others load element by element.
@@ -269,13 +283,26 @@ inline void reduce_segments(const typename Shape::b_type* in, typename Shape::c_
                                                            segment_size, stream);
 }
 
-/// cce segmented sum.
-template <class T>
-inline void reduce_segments_cce(const T* in, sum_type_t<T>* out, long long num_segments, long long segment_size,
-                                cudaStream_t stream = 0)
+/// The device-wide sum of reduce with the caller's warp-level accumulator
+/// WarpSum (the interface in the header comment): the same temp-storage
+/// query, grid, placement and fixed combine order, so bitwise deterministic
+/// for a given n and device where WarpSum's sums are.
+template <class WarpSum>
+inline void reduce_with(void* temp, std::size_t& temp_bytes, const typename WarpSum::in_type* in,
+                        typename WarpSum::sum_type* out, long long n, cudaStream_t stream = 0,
+                        const char* where = "tcore::reduce_with")
 {
-    detail::reduce_segments_impl<warp_sum_cce<T>>("tcore::reduce_segments_cce", in, out, num_segments, segment_size,
-                                                  stream);
+    detail::reduce_device<WarpSum>(where, temp, temp_bytes, in, out, n, stream);
+}
+
+/// The segmented sum of reduce_segments with the caller's warp-level
+/// accumulator WarpSum (which needs store_segments<S> too).
+template <class WarpSum>
+inline void reduce_segments_with(const typename WarpSum::in_type* in, typename WarpSum::sum_type* out,
+                                 long long num_segments, long long segment_size, cudaStream_t stream = 0,
+                                 const char* where = "tcore::reduce_segments_with")
+{
+    detail::reduce_segments_impl<WarpSum>(where, in, out, num_segments, segment_size, stream);
 }
 
 }  // namespace tcore
