@@ -21,7 +21,7 @@
 //   tc     P = L X + (1 X) U on f64 m16n8k16 (FP16: L X and 1 X on f16
 //          m16n8k16 with FP32 accumulation, column carries by shuffles)
 //   cc     tc's kernels on the cuda_core backend
-//   cce    shuffle (Kogge-Stone) scans, same tiling and look-back
+//   cce    shuffle (Kogge-Stone) scans, same tiling and look-back (scan_cce.cuh)
 // Accuracy is against an FP64 CPU reference (accumulated in long double).
 // Summaries per case: time ratios t(x)/t(tc) for every opponent and cc, and
 // the headline t(best opponent)/t(tc), the best of the base variants and cce
@@ -35,6 +35,8 @@
 // device-wide scans only.
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
+
+#include "scan_cce.cuh"
 
 #include <tcore/patterns/device/scan.cuh>
 
@@ -284,7 +286,7 @@ void run_segment_case(tb::context& ctx, const std::string& name, long long n, lo
         {"cc", tb::peak::fp64_cc, "tc's kernel on the cuda_core backend",
          [=](cudaStream_t s) { tcore::scan_segments<cuda_core, f64_m16n8k16>(pi, po, count, seg, kind, s); }},
         {"cce", tb::peak::fp64_cc, "shuffle scans, same tiling",
-         [=](cudaStream_t s) { tcore::scan_segments_cce<double>(pi, po, count, seg, kind, s); }},
+         [=](cudaStream_t s) { tcore::examples::scan::scan_segments_cce<double>(pi, po, count, seg, kind, s); }},
     };
     if (!cub_compiled) variants.erase(variants.begin(), variants.begin() + 2);
     else if (!warp_base) variants.erase(variants.begin() + 1);  // base-block is base from 256 up
@@ -341,7 +343,7 @@ void run_device_f64(tb::context& ctx, long long n, tcore::scan_kind kind)
         {"cce", tb::peak::fp64_cc, "shuffle scans, same look-back",
          [=](cudaStream_t s) {
              std::size_t b = tc_bytes;
-             tcore::scan_cce<double>(tt, b, pi, po, n, kind, s);
+             tcore::examples::scan::scan_cce<double>(tt, b, pi, po, n, kind, s);
          }},
     };
     std::map<std::string, double> times;
@@ -398,7 +400,7 @@ void run_device_f16(tb::context& ctx, long long n, tcore::scan_kind kind = tcore
         {"cce", tb::peak::fp32_cc, "FP32 shuffle scans, same look-back",
          [=](cudaStream_t s) {
              std::size_t b = tc_bytes;
-             tcore::scan_cce<__half>(tt, b, pi, po, n, kind, s);
+             tcore::examples::scan::scan_cce<__half>(tt, b, pi, po, n, kind, s);
          }},
     };
     if (excl) variants.erase(variants.begin());

@@ -3,7 +3,9 @@
 // double).
 //
 // Variants: tc (tensor_core) and cc (cuda_core) on FP64 m16n8k16 and FP16
-// m16n8k16 (FP32 accumulation), and cce; inclusive and exclusive. Levels:
+// m16n8k16 (FP32 accumulation), and cce (the workload's opponent,
+// examples/scan/scan_cce.cuh, run by scan_with and scan_segments_with);
+// inclusive and exclusive. Levels:
 // block_scan (warp_scan inside), scan_segments (segment sizes 1, 7, 63, 64,
 // 65, 100, 128, 256, 512, 1000, 1024, 2048, 4096, 8192; aligned and
 // misaligned), scan (device-wide; n = 0, 1, 7, ... 1000003, misaligned and
@@ -28,6 +30,7 @@
 // output NaN), drop_term (the last output lacks one input), write_on_empty
 // (an empty scan writes its output), zero_checks, device_error.
 #include "common/test_util.hpp"
+#include "examples/scan/scan_cce.cuh"
 
 #include <tcore/patterns/device/scan.cuh>
 #include <tcore/patterns/scan.cuh>
@@ -42,6 +45,9 @@
 #include <vector>
 
 using namespace tcore;
+using tcore::examples::scan::scan_cce;
+using tcore::examples::scan::scan_segments_cce;
+using tcore::examples::scan::warp_scan_cce;
 using tcore::test::device_buffer;
 using tcore::test::rng;
 

@@ -6,6 +6,7 @@
 // 32 lanes on the CPU) give column sums, prefix sums and matrix-vector
 // products.
 #include "common/test_util.hpp"
+#include "examples/scan/scan_cce.cuh"
 
 #include <tcore/patterns/gemv.cuh>
 #include <tcore/patterns/reduce.cuh>
@@ -532,8 +533,8 @@ int main()
 
     check_scan_placement<warp_scan<tensor_core, f64_m16n8k16>>("tc/double");
     check_scan_placement<warp_scan<tensor_core, f16_m16n8k16_f32acc>>("tc/half");
-    check_scan_placement<warp_scan_cce<double>>("cce/double");
-    check_scan_placement<warp_scan_cce<__half>>("cce/half");
+    check_scan_placement<examples::scan::warp_scan_cce<double>>("cce/double");
+    check_scan_placement<examples::scan::warp_scan_cce<__half>>("cce/half");
     check_scan_matrices(rng);
     check_scan_model_f64<false, 8>(rng);
     check_scan_model_f64<true, 8>(rng);

@@ -42,10 +42,13 @@
 //          scan_load<Scanner, Vec> / scan_store<Scanner, Vec> (a lane's 4
 //          inputs / outputs of a tile, at Scanner::in_pos / out_pos)
 //   warp:  warp_scan<Backend, Shape, Exclusive, SegCols> (one tile:
-//          scan(out, v), total(out, v)); warp_scan_cce (the cce variant:
-//          each lane scans its consecutive elements and the warp scans lane
-//          totals with shuffles, Kogge-Stone)
+//          scan(out, v), total(out, v)); shfl_inclusive(x, width),
+//          shfl_exclusive_of(inclusive, width): one value per lane scanned
+//          over groups of lanes with shuffles (Kogge-Stone)
 //   block: block_scan<Scanner, BlockThreads>(sc, in, out, count, carry, smem)
+// The plain CUDA-core opponent (cce) is the benchmark's, not the kit's:
+// examples/scan/scan_cce.cuh (a warp scan of the same interface as
+// warp_scan, run by the device-wide launchers through scan_with).
 //
 // Preconditions
 //   Shape: f64_m16n8k16 (double -> double) or f16_m16n8k16_f32acc (__half ->
@@ -160,7 +163,13 @@ __host__ __device__ inline S special_value(int kind)
     return r;
 }
 
-/// Inclusive sums over groups of `width` lanes (a power of two, <= 32).
+}  // namespace detail
+
+// -- lane scans --------------------------------------------------------------
+
+/// Inclusive sums of one value per lane over groups of `width` lanes (a
+/// power of two, <= 32; Kogge-Stone, log2(width) shuffles). All 32 lanes
+/// call it together (full-mask shuffles).
 template <class S>
 __device__ inline S shfl_inclusive(S x, int width = 32)
 {
@@ -172,15 +181,14 @@ __device__ inline S shfl_inclusive(S x, int width = 32)
     return x;
 }
 
-/// The exclusive sum from the inclusive one (the first lane of each group gets 0).
+/// The exclusive sum from shfl_inclusive's result (the first lane of each
+/// group of `width` gets 0). All 32 lanes call it together.
 template <class S>
 __device__ inline S shfl_exclusive_of(S inclusive, int width = 32)
 {
     const S e = __shfl_up_sync(0xffffffffu, inclusive, 1, width);
     return (lane_id() & (width - 1)) == 0 ? S(0) : e;
 }
-
-}  // namespace detail
 
 // -- warp level --------------------------------------------------------------
 
@@ -282,7 +290,7 @@ struct warp_scan {
             // Lane (g,t) holds totals of columns 2t (c0) and 2t+1 (c1); scan them over t.
             constexpr int width = SegCols / 2;  // lanes of a quad that share a segment
             const float pair = totals.x[0] + totals.x[1];
-            const float before = detail::shfl_exclusive_of(detail::shfl_inclusive(pair, width), width);
+            const float before = shfl_exclusive_of(shfl_inclusive(pair, width), width);
             const float c_even = before, c_odd = before + totals.x[0];
             out[0] = p.x[0] + c_even;
             out[1] = p.x[1] + c_odd;
@@ -338,60 +346,6 @@ private:
     }
 };
 
-/// One 128-element tile scanned with shuffles (the cce variant). Lane l holds
-/// elements 2l, 2l+1, 64+2l, 65+2l (FP64) or 4l..4l+3 (FP16).
-template <class T, bool Exclusive = false, int SegCols = 8>
-struct warp_scan_cce {
-    static_assert(SegCols == 8 || SegCols == 4, "one scan per tile or two of 64");
-    static constexpr bool fp16 = std::is_same_v<T, __half>;
-    using in_type = T;
-    using sum_type = sum_type_t<T>;
-    static constexpr int in_group = fp16 ? 4 : 2;
-    static constexpr int out_group = fp16 ? 4 : 2;
-    static constexpr int min_blocks = 2;
-
-    __host__ __device__ static constexpr int in_pos(int lane, int i)
-    {
-        return fp16 ? 4 * lane + i : 64 * (i >> 1) + 2 * lane + (i & 1);
-    }
-    __host__ __device__ static constexpr int out_pos(int lane, int i) { return in_pos(lane, i); }
-    __host__ __device__ static constexpr int out_index(int j) { return j; }
-
-    __device__ void scan(sum_type (&out)[scan_per_lane], const in_type (&v)[scan_per_lane]) const
-    {
-        sum_type x[scan_per_lane];
-        static_for<scan_per_lane>([&](auto i) { x[i] = convert_to<sum_type>(v[i]); });
-        if constexpr (!fp16) {
-            sum_type chunk_total = 0;
-            static_for<2>([&](auto h) {  // two chunks of 64: lanes hold 2 each
-                const sum_type a = x[2 * h], b = x[2 * h + 1];
-                const sum_type incl = detail::shfl_inclusive(a + b);
-                sum_type before = detail::shfl_exclusive_of(incl);
-                if (SegCols == 8 && h == 1) before += chunk_total;
-                out[2 * h] = Exclusive ? before : before + a;
-                out[2 * h + 1] = Exclusive ? before + a : (before + a) + b;
-                chunk_total = __shfl_sync(0xffffffffu, incl, 31);
-            });
-        } else {
-            constexpr int width = SegCols == 8 ? 32 : 16;  // lanes per scan
-            const sum_type l0 = x[0], l1 = l0 + x[1], l2 = l1 + x[2], l3 = l2 + x[3];
-            const sum_type before = detail::shfl_exclusive_of(detail::shfl_inclusive(l3, width), width);
-            if constexpr (Exclusive) {
-                out[0] = before, out[1] = before + l0, out[2] = before + l1, out[3] = before + l2;
-            } else {
-                out[0] = before + l0, out[1] = before + l1, out[2] = before + l2, out[3] = before + l3;
-            }
-        }
-    }
-
-    __device__ sum_type total(const sum_type (&out)[scan_per_lane], const in_type (&v)[scan_per_lane]) const
-    {
-        sum_type t = out[scan_per_lane - 1];  // lane 31 holds position 127 last
-        if constexpr (Exclusive) t += convert_to<sum_type>(v[scan_per_lane - 1]);
-        return __shfl_sync(0xffffffffu, t, 31);
-    }
-};
-
 // -- tile loads and stores ---------------------------------------------------
 
 namespace detail {
@@ -427,7 +381,7 @@ __device__ inline void vec_store(E* dst, const E* src)
 }  // namespace detail
 
 /// Loads the lane's inputs of the tile at `tile`: v[i] = tile[in_pos(lane, i)]
-/// (Scanner: a warp_scan or warp_scan_cce). A partial tile (valid < 128;
+/// (Scanner: a warp_scan or a type of the same interface). A partial tile (valid < 128;
 /// any value, <= 0 gives all zeros) reads positions >= valid as zero, without
 /// touching them, element by element. Vec: a whole tile is read in groups of
 /// Scanner::in_group consecutive elements, so `tile` must be aligned to

@@ -1,6 +1,6 @@
 // tcore/patterns/device/scan.cuh - device-wide and segmented prefix sums,
 // launched from the host, composed of the warp building blocks of
-// patterns/scan.cuh (warp_scan, warp_scan_cce, scan_load, scan_store).
+// patterns/scan.cuh (warp_scan, scan_load, scan_store).
 //
 // Provides
 //   scan<Backend, Shape>(temp, temp_bytes, in, out, n, kind, stream): single
@@ -10,7 +10,12 @@
 //       predecessors' prefixes are ready.
 //   scan_segments<Backend, Shape>(in, out, num_segments, segment_size, kind,
 //       stream): independent scans of consecutive segments.
-//   scan_cce<T>, scan_segments_cce<T>: the same launches with warp_scan_cce.
+//   scan_with<Scanner>(temp, temp_bytes, in, out, n, stream, where),
+//   scan_segments_with<Whole, Pair>(in, out, num_segments, segment_size,
+//       stream, where): the same launches with the caller's warp-level
+//       scan in place of warp_scan<Backend, Shape, Exclusive> (the
+//       benchmark's CUDA-core opponent, examples/scan/scan_cce.cuh, is
+//       one); inclusive or exclusive as the scanner is; errors name `where`.
 // Both multi-tile levels load block tiles of 4096 elements into shared memory
 // with cp.async (one per block of 4 warps), so the loads in flight do not
 // compete with the MMA constants for registers; segments that are powers of
@@ -18,6 +23,26 @@
 // Preconditions: device pointers; in and out must not overlap unless in ==
 // out with the same element size (tcore::error otherwise); vector accesses
 // where in/out are 16-byte aligned, element accesses otherwise.
+// Scanner (Whole, Pair), a type whose members every lane of a warp calls
+// together, scanning one 128-element tile (scan_tile), 4 values per lane:
+//   in_type, sum_type   double -> double or __half -> float
+//   in_pos(lane, i), out_pos(lane, i)   (__host__ __device__ static
+//                       constexpr) tile positions of input and output
+//                       register i of a lane (each a permutation of
+//                       0..127 over lanes and registers)
+//   in_group, out_group, out_index(j)   (static constexpr) vector accesses:
+//                       in_pos(lane, qG + e) = in_pos(lane, qG) + e for
+//                       e < G = in_group; outputs out_index(qG + e), G =
+//                       out_group, lie at out_pos(lane, out_index(qG)) + e
+//   min_blocks          (static constexpr int) blocks per SM the kernels'
+//                       launch bounds ask registers for
+//   Scanner()           (__device__) constructed once per warp
+//   scan(out, v) const  v: inputs at in_pos; out[i]: the sum of the
+//                       tile's elements before (exclusive) or up to
+//                       (inclusive) out_pos(lane, i)
+//   total(out, v) const -> sum_type   the tile's sum, on every lane
+// Whole scans the whole tile; Pair (segments of 64 only) the same as two
+// independent scans of 64 (warp_scan's SegCols = 4).
 #pragma once
 
 #include "../scan.cuh"
@@ -381,17 +406,6 @@ inline void scan(void* temp, std::size_t& temp_bytes, const typename Shape::b_ty
         detail::scan_device<warp_scan<Backend, Shape, false>>("tcore::scan", temp, temp_bytes, in, out, n, stream);
 }
 
-/// cce device-wide prefix sum (shuffle scans, same look-back).
-template <class T>
-inline void scan_cce(void* temp, std::size_t& temp_bytes, const T* in, sum_type_t<T>* out, long long n,
-                     scan_kind kind = scan_kind::inclusive, cudaStream_t stream = 0)
-{
-    if (kind == scan_kind::exclusive)
-        detail::scan_device<warp_scan_cce<T, true>>("tcore::scan_cce", temp, temp_bytes, in, out, n, stream);
-    else
-        detail::scan_device<warp_scan_cce<T, false>>("tcore::scan_cce", temp, temp_bytes, in, out, n, stream);
-}
-
 /// Independent scans of num_segments consecutive segments of segment_size
 /// elements. Segments of 64 (aligned) take two per MMA tile; others one warp each.
 template <class Backend = default_backend, class Shape = f64_m16n8k16>
@@ -406,17 +420,26 @@ inline void scan_segments(const typename Shape::b_type* in, typename Shape::c_ty
             "tcore::scan_segments", in, out, num_segments, segment_size, stream);
 }
 
-/// cce segmented scan.
-template <class T>
-inline void scan_segments_cce(const T* in, sum_type_t<T>* out, long long num_segments, long long segment_size,
-                              scan_kind kind = scan_kind::inclusive, cudaStream_t stream = 0)
+/// The device-wide prefix sum of scan with the caller's warp-level scan
+/// Scanner (the interface in the header comment): the same temp-storage
+/// query, block tiles and look-back.
+template <class Scanner>
+inline void scan_with(void* temp, std::size_t& temp_bytes, const typename Scanner::in_type* in,
+                      typename Scanner::sum_type* out, long long n, cudaStream_t stream = 0,
+                      const char* where = "tcore::scan_with")
 {
-    if (kind == scan_kind::exclusive)
-        detail::scan_segments_impl<warp_scan_cce<T, true, 8>, warp_scan_cce<T, true, 4>>(
-            "tcore::scan_segments_cce", in, out, num_segments, segment_size, stream);
-    else
-        detail::scan_segments_impl<warp_scan_cce<T, false, 8>, warp_scan_cce<T, false, 4>>(
-            "tcore::scan_segments_cce", in, out, num_segments, segment_size, stream);
+    detail::scan_device<Scanner>(where, temp, temp_bytes, in, out, n, stream);
+}
+
+/// The segmented scan of scan_segments with the caller's warp-level scans:
+/// Whole (one scan per tile) and Pair (two scans of 64 per tile, for
+/// segments of 64).
+template <class Whole, class Pair>
+inline void scan_segments_with(const typename Whole::in_type* in, typename Whole::sum_type* out,
+                               long long num_segments, long long segment_size, cudaStream_t stream = 0,
+                               const char* where = "tcore::scan_segments_with")
+{
+    detail::scan_segments_impl<Whole, Pair>(where, in, out, num_segments, segment_size, stream);
 }
 
 }  // namespace tcore
