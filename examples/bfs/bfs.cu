@@ -2,32 +2,54 @@
 // MMA (m8n8k128 AND + popcount) over a sliced adjacency bitmap, after
 // BerryBees (Quadrant IV: full input, results on the diagonal).
 //
-// Variants (tc, cc: tcore::bitbfs::bit_bfs, tcore/patterns/device/bfs_search.cuh;
-// base: bfs_kernels.cuh):
-//   base   CUDA-core direction-optimizing BFS on CSR: frontier queue with
-//          load-balanced top-down expansion, bitmap bottom-up
-//   tc     hybrid direction-optimizing BFS in one cooperative kernel: the
-//          non-empty 8x128 slices of the hub columns (hub_columns(): leading
-//          column blocks with >= 8 entries per slice) through bit-matrix x
-//          bit-vector products on the 1-bit MMA, CSR for the other columns
-//   cc     tc on the cuda_core backend (same bitmaps, CUDA-core popcounts)
-// Cases: Kronecker graphs with the Graph500 parameters (A = 0.57, B = C =
-// 0.19, edge factor 16) at scales 18 to 21, relabelled by decreasing degree
-// (for every variant); the Mycielski graph of order 17; and every Matrix
-// Market file listed in TCORE_BFS_GRAPHS (paths separated by ':' or ','),
-// read as undirected graphs. --quick: Kronecker scale 14, Mycielski 11.
+// Variants:
+//   base      csr_bfs (bfs_base.cuh): CUDA-core direction-optimizing BFS on
+//             CSR of the published class: Beamer's switch, top-down over
+//             frontier queues binned by degree (thread / warp / block per
+//             vertex, long rows in chunks), bitmap bottom-up with early
+//             exit, a visited bitmap claimed by atomicOr only for vertices
+//             whose bit reads clear; one kernel and one host
+//             synchronisation per level
+//   base-old  edge_scan_bfs (bfs_kernels.cuh): the earlier base, one thread
+//             per frontier edge (cub prefix sum and binary search), several
+//             launches per level
+//   tc        tcore::bitbfs::bit_bfs<tensor_core>
+//             (tcore/patterns/device/bfs_search.cuh): hybrid
+//             direction-optimizing BFS in one cooperative kernel: the
+//             non-empty 8x128 slices of the hub columns (hub_columns():
+//             leading column blocks with >= 8 entries per slice) through
+//             bit-matrix x bit-vector products on the 1-bit MMA, CSR for the
+//             other columns
+//   cc        tc on the cuda_core backend (same bitmaps, CUDA-core popcounts)
+// Cases, every graph relabelled by decreasing degree (for every variant):
+// Kronecker graphs with the Graph500 parameters (A = 0.57, B = C = 0.19,
+// edge factor 16) at scales 18 to 21 (kron18 .. kron21); R-MAT with a
+// milder skew (A = 0.45, B = C = 0.15, GTgraph's defaults; edge factor 16)
+// at scale 21 (rmat21); a uniform random graph (edge factor 16) at scale 21
+// (urand21); Kronecker scale 21 with edge factor 48 (kron21-ef48: about
+// the size of SuiteSparse's kron_g500-logn21, for published figures); the
+// Mycielski graph of order 17; and every Matrix Market file
+// listed in TCORE_BFS_GRAPHS (paths separated by ':' or ','), read as
+// undirected graphs. --quick: scale 14 of the three families, Mycielski 11.
 //
-// Every variant's level of every vertex is checked against a CPU BFS from 4
-// sources (the accuracy columns: level differences, all 0 when right); the
-// time is one BFS from the first source, every host synchronisation it
-// needs included (base: one per level; tc/cc: one per BFS). flops = edges of the reached component (each undirected edge
-// once), so the GFLOP/s column reads as GTEPS. bytes = the CSR graph
+// Sources: 16 distinct vertices drawn from the largest connected component
+// (bfs_graphs.hpp, pick_component_sources), so every search reaches the
+// same edges. Every variant runs from every source and the level of every
+// vertex is checked against a CPU BFS (the accuracy columns: level
+// differences over all sources, all 0 when right); the timed repetitions
+// cycle through the same 16 sources, so the time (the median repetition)
+// is that of a BFS from a typical source, every host synchronisation it
+// needs included (base: one per level; tc/cc: one per BFS). flops = edges
+// of the component, each undirected edge once (Graph500's TEPS numerator),
+// so the GFLOP/s column reads as GTEPS; the summary also gives GTEPS
+// counting both stored directions of each edge (Gunrock's numerator: the
+// degrees of the reached vertices), twice the first. bytes = the CSR graph
 // (8 (n + 1) + 4 entries), a nominal one pass over the graph. Graph
-// generation, relabelling and slicing are timed on the host and reported in
-// the summary, never in the BFS time. TCORE_BFS_TRACE=1 prints tc's and
-// cc's per-level records (time, direction, slices and CSR entries read)
-// and, for graphs of 2^20 vertices or more, tc's time for other hub
-// thresholds.
+// generation, relabelling, slicing and the CPU references are timed on the
+// host and reported in the summary, never in the BFS time.
+// TCORE_BFS_TRACE=1 prints tc's and cc's per-level records (time,
+// direction, slices and CSR entries read) and, for graphs of 2^20 vertices
+// or more, tc's time for other hub thresholds.
 #include "bfs_graphs.hpp"
 #include "bfs_kernels.cuh"
 #include "harness/harness.hpp"
@@ -37,6 +59,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -84,10 +107,37 @@ std::vector<std::string> split_paths(const std::string& s)
     return out;
 }
 
-bf::graph degree_ordered_kronecker(int scale)
+bf::graph degree_ordered(const bf::graph& g) { return bf::relabel(g, bf::degree_order(g)); }
+
+bf::graph degree_ordered_kronecker(int scale) { return degree_ordered(bf::kronecker(scale)); }
+
+/// R-MAT with GTgraph's default quadrant probabilities (0.45, 0.15, 0.15, 0.25).
+bf::graph degree_ordered_rmat(int scale)
 {
-    const bf::graph g = bf::kronecker(scale);
-    return bf::relabel(g, bf::degree_order(g));
+    return degree_ordered(bf::kronecker(scale, 16, 0x726d6174ull, 0.45, 0.15, 0.15));
+}
+
+bf::graph degree_ordered_uniform(int scale) { return degree_ordered(bf::uniform_random(scale)); }
+
+inline constexpr int source_count = 16;
+
+/// Level differences of every source's levels against its CPU reference
+/// (accuracy of a level array: all 0 when right).
+tb::accuracy level_accuracy(const std::vector<std::vector<int>>& refs, const std::vector<std::vector<int>>& got)
+{
+    tb::accuracy acc;
+    double sum = 0;
+    for (std::size_t i = 0; i < refs.size(); ++i)
+        for (std::size_t v = 0; v < refs[i].size(); ++v) {
+            const double r = refs[i][v];
+            const double d = v < got[i].size() ? std::abs(static_cast<double>(got[i][v]) - r) : 1.0;
+            sum += d;
+            acc.max_abs = std::max(acc.max_abs, d);
+            if (r != 0) acc.max_rel = std::max(acc.max_rel, d / std::abs(r));
+            ++acc.count;
+        }
+    acc.avg_abs = acc.count ? sum / static_cast<double>(acc.count) : 0.0;
+    return acc;
 }
 
 /// Entries of the graph in columns below `hubs` (the sliced part).
@@ -168,10 +218,15 @@ void run(tb::context& ctx)
     std::vector<bfs_case> cases;
     if (ctx.quick()) {
         cases.push_back({"kron14", [] { return degree_ordered_kronecker(14); }});
+        cases.push_back({"rmat14", [] { return degree_ordered_rmat(14); }});
+        cases.push_back({"urand14", [] { return degree_ordered_uniform(14); }});
         cases.push_back({"mycielski11", [] { return bf::mycielski(11); }});
     } else {
         for (int scale = 18; scale <= 21; ++scale)
             cases.push_back({"kron" + std::to_string(scale), [scale] { return degree_ordered_kronecker(scale); }});
+        cases.push_back({"kron21-ef48", [] { return degree_ordered(bf::kronecker(21, 48)); }});
+        cases.push_back({"rmat21", [] { return degree_ordered_rmat(21); }});
+        cases.push_back({"urand21", [] { return degree_ordered_uniform(21); }});
         cases.push_back({"mycielski17", [] { return bf::mycielski(17); }});
     }
     if (const char* env = std::getenv("TCORE_BFS_GRAPHS")) {
@@ -185,7 +240,9 @@ void run(tb::context& ctx)
     std::map<std::string, std::map<std::string, double>> gteps;  // variant -> case -> GTEPS
     for (const bfs_case& c : cases) {
         if (!ctx.announce_case(c.name)) continue;
-        if (!ctx.want_variant("base") && !ctx.want_variant("tc") && !ctx.want_variant("cc")) continue;
+        if (!ctx.want_variant("base") && !ctx.want_variant("base-old") && !ctx.want_variant("tc") &&
+            !ctx.want_variant("cc"))
+            continue;
         auto t0 = std::chrono::steady_clock::now();
         const bf::graph g = c.make();
         const double t_graph = seconds_since(t0);
@@ -193,14 +250,16 @@ void run(tb::context& ctx)
             std::printf("bfs %s: graph has no edges, skipped\n", c.name.c_str());
             continue;
         }
-        const std::vector<int> sources = bf::pick_sources(g, 4, 0xbf5ull + static_cast<unsigned long long>(g.n));
-        std::vector<std::vector<int>> refs;
-        for (int s : sources) refs.push_back(bf::cpu_bfs(g, s));
-        const double edges = static_cast<double>(bf::traversed_edges(g, refs[0]));
+        t0 = std::chrono::steady_clock::now();
+        const std::vector<int> sources =
+            bf::pick_component_sources(g, source_count, 0xbf5ull + static_cast<unsigned long long>(g.n));
+        const std::vector<std::vector<int>> refs = bf::cpu_bfs_all(g, sources);
+        const double t_refs = seconds_since(t0);
+        const long long component_edges = bf::traversed_edges(g, refs[0]);
+        for (const auto& r : refs)
+            tcore::require(bf::traversed_edges(g, r) == component_edges, "bfs", c.name + ": sources in different components");
+        const double edges = static_cast<double>(component_edges);
         const double csr_bytes = 8.0 * (g.n + 1) + 4.0 * static_cast<double>(g.entries());
-        // Reference levels of all sources, concatenated (the accuracy input).
-        std::vector<double> ref_all;
-        for (const auto& r : refs) ref_all.insert(ref_all.end(), r.begin(), r.end());
 
         std::unique_ptr<bb::bit_slices> slices;
         double t_slices = 0;
@@ -212,8 +271,10 @@ void run(tb::context& ctx)
             t_slices = seconds_since(t0);
         }
         ctx.summary(c.name + ": graph",
-                    std::to_string(g.n) + " vertices, " + std::to_string(g.edges()) + " edges; generated in " +
-                        fixed(t_graph, 2) + " s" +
+                    std::to_string(g.n) + " vertices, " + std::to_string(g.edges()) + " edges (" +
+                        std::to_string(component_edges) + " in the largest component, which holds the " +
+                        std::to_string(sources.size()) + " sources); generated in " + fixed(t_graph, 2) +
+                        " s, CPU references in " + fixed(t_refs, 2) + " s" +
                         (slices ? "; hub columns 0.." + std::to_string(hubs - 1) + " sliced: " +
                                       std::to_string(slices->slices()) + " slices (" +
                                       fixed(static_cast<double>(hub_entries(g, hubs)) / std::max(1ll, slices->slices()), 2) +
@@ -223,16 +284,15 @@ void run(tb::context& ctx)
 
         auto measure = [&](const char* vname, auto& driver, std::size_t device_bytes, tb::peak compute,
                            const std::string& what) {
-            // Validation: every vertex's level from every source.
-            std::vector<double> got_all;
+            // Validation: every vertex's level from every source the timing uses.
+            std::vector<std::vector<int>> got(sources.size());
             std::string steps;
             for (std::size_t i = 0; i < sources.size(); ++i) {
                 const bb::bfs_stats st = driver.run(sources[i], ctx.stream());
                 if (i == 0) steps = st.directions;
-                const std::vector<int> lv = driver.levels();
-                got_all.insert(got_all.end(), lv.begin(), lv.end());
+                got[i] = driver.levels();
             }
-            const tb::accuracy err = tb::accuracy_of(ref_all.data(), got_all.data(), got_all.size());
+            const tb::accuracy err = level_accuracy(refs, got);
             tb::row_spec spec;
             spec.case_name = c.name;
             spec.variant = vname;
@@ -241,18 +301,25 @@ void run(tb::context& ctx)
             spec.ceiling = tb::peak::memory;
             spec.compute = compute; spec.host_sync = true;  // run() syncs: base per level, tc/cc once
             spec.footprint_bytes = device_bytes;
-            spec.note = what + "; flops = " + fixed(edges, 0) + " edges traversed (GFLOP/s = GTEPS); steps " + steps +
-                        "; levels checked from " + std::to_string(sources.size()) + " sources";
-            const int source = sources[0];
-            const std::vector<double> med =
-                ctx.measure(spec, [&driver, source](cudaStream_t s) { driver.run(source, s); }, err);
+            spec.note = what + "; flops = " + fixed(edges, 0) +
+                        " undirected edges of the component (GFLOP/s = GTEPS); steps from the first source " + steps +
+                        "; timed over and levels checked from " + std::to_string(sources.size()) + " sources";
+            std::size_t next = 0;
+            const std::vector<double> med = ctx.measure(
+                spec, [&driver, &sources, &next](cudaStream_t s) { driver.run(sources[next++ % sources.size()], s); },
+                err);
             if (!med.empty() && med.front() > 0) gteps[vname][c.name] = edges / (med.front() * 1e-3) / 1e9;
         };
 
         if (ctx.want_variant("base")) {
             bf::csr_bfs base(g);
             measure("base", base, base.device_bytes(), tb::peak::int_ops,
-                    "CSR direction-optimizing BFS, load-balanced top-down, bitmap bottom-up");
+                    "CSR direction-optimizing BFS (Beamer), degree-binned thread/warp/block top-down, bitmap bottom-up");
+        }
+        if (ctx.want_variant("base-old")) {
+            bf::edge_scan_bfs old(g);
+            measure("base-old", old, old.device_bytes(), tb::peak::int_ops,
+                    "earlier base: edge-parallel top-down (prefix sum, binary search), bitmap bottom-up");
         }
         if (ctx.want_variant("tc")) {
             bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), *slices);
@@ -269,7 +336,14 @@ void run(tb::context& ctx)
     }
 
     for (const auto& [variant, per_case] : gteps)
-        for (const auto& [name, v] : per_case) ctx.summary(name + ": GTEPS " + variant, fixed(v, 2));
+        for (const auto& [name, v] : per_case)
+            ctx.summary(name + ": GTEPS " + variant,
+                        fixed(v, 2) + " (undirected edges; " + fixed(2 * v, 2) + " counting both directions, as Gunrock)");
+    for (const auto& [name, v] : gteps["base"]) {
+        const auto old = gteps["base-old"].find(name);
+        if (old != gteps["base-old"].end() && old->second > 0)
+            ctx.summary(name + ": speedup base over base-old", fixed(v / old->second, 2));
+    }
     for (const auto& [name, v] : gteps["tc"]) {
         const auto b = gteps["base"].find(name);
         if (b != gteps["base"].end() && b->second > 0)

@@ -1,6 +1,8 @@
 // examples/bfs/bfs_graphs.hpp - graphs for the BFS workload (host side):
-// the Kronecker generator with the Graph500 parameters, the Mycielski graph,
-// Matrix Market input, and the CPU BFS the GPU levels are checked against.
+// the Kronecker (R-MAT) generator (Graph500 parameters by default, any
+// quadrant probabilities), uniform random graphs, the Mycielski graph,
+// Matrix Market input, connected components and BFS sources inside the
+// largest one, and the CPU BFS the GPU levels are checked against.
 //
 // Every graph is made undirected and simple (both directions of each edge,
 // no self-loops, no duplicates) and kept as CSR with 64-bit row pointers and
@@ -13,6 +15,10 @@
 // random relabelling is not applied, because it scatters the nonzeros over
 // the 8x128 bitmap slices (see tcore/patterns/bitbfs.cuh). Generation is
 // deterministic for a seed (edges are independent, made on several threads).
+//
+// Uniform random (Erdos-Renyi G(n, m) with repetition, as the GAP
+// benchmark suite's "urand"): edge_factor * 2^scale edges, both ends
+// uniform over the 2^scale vertices; no hubs, a small diameter.
 //
 // Mycielski: M_2 = K_2; M_{k+1} adds a twin w_i of each vertex u_i (w_i
 // adjacent to the neighbours of u_i) and one vertex z adjacent to every w_i:
@@ -171,6 +177,35 @@ inline graph kronecker(int scale, int edge_factor = 16, std::uint64_t seed = 0x6
     return from_edges(n, src, dst);
 }
 
+/// Uniform random graph: 2^scale vertices, edge_factor * 2^scale generated
+/// edges with both ends uniform (fewer after dropping self-loops and
+/// duplicates). Deterministic for a seed.
+inline graph uniform_random(int scale, int edge_factor = 16, std::uint64_t seed = 0x75726e64ull)
+{
+    require(scale >= 1 && scale <= 30, "uniform_random", "scale must be 1..30");
+    require(edge_factor >= 1, "uniform_random", "edge factor must be positive");
+    const int n = 1 << scale;
+    const long long m = static_cast<long long>(edge_factor) << scale;
+    require(2 * m < (1ll << 40), "uniform_random", "too many edges");
+    std::vector<int> src(static_cast<std::size_t>(m)), dst(static_cast<std::size_t>(m));
+    const unsigned workers = worker_count();
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            for (long long e = w; e < m; e += workers) {
+                std::uint64_t z = seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull);
+                z += 0x9e3779b97f4a7c15ull;
+                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+                z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                z ^= z >> 31;
+                src[static_cast<std::size_t>(e)] = static_cast<int>(z & static_cast<std::uint64_t>(n - 1));
+                dst[static_cast<std::size_t>(e)] = static_cast<int>((z >> 32) & static_cast<std::uint64_t>(n - 1));
+            }
+        });
+    for (std::thread& t : pool) t.join();
+    return from_edges(n, src, dst);
+}
+
 /// Vertices and edges of the Mycielski graph M_order (order >= 2).
 inline std::pair<long long, long long> mycielski_size(int order)
 {
@@ -296,6 +331,50 @@ inline long long traversed_edges(const graph& g, const std::vector<int>& level)
     return sum / 2;
 }
 
+/// Connected component of every vertex (labels 0, 1, ... in order of their
+/// smallest vertex) and the label of the component with the most vertices.
+inline std::vector<int> components(const graph& g, int& largest)
+{
+    std::vector<int> label(static_cast<std::size_t>(g.n), -1), queue;
+    queue.reserve(static_cast<std::size_t>(g.n));
+    largest = -1;
+    std::size_t best = 0;
+    int next_label = 0;
+    for (int s = 0; s < g.n; ++s) {
+        if (label[static_cast<std::size_t>(s)] >= 0) continue;
+        queue.clear();
+        queue.push_back(s);
+        label[static_cast<std::size_t>(s)] = next_label;
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            const int u = queue[head];
+            for (long long p = g.row_ptr[static_cast<std::size_t>(u)]; p < g.row_ptr[static_cast<std::size_t>(u) + 1]; ++p) {
+                const int v = g.col[static_cast<std::size_t>(p)];
+                if (label[static_cast<std::size_t>(v)] < 0) {
+                    label[static_cast<std::size_t>(v)] = next_label;
+                    queue.push_back(v);
+                }
+            }
+        }
+        if (queue.size() > best) best = queue.size(), largest = next_label;
+        ++next_label;
+    }
+    return label;
+}
+
+/// CPU BFS from each source (in parallel over the sources).
+inline std::vector<std::vector<int>> cpu_bfs_all(const graph& g, const std::vector<int>& sources)
+{
+    std::vector<std::vector<int>> out(sources.size());
+    const unsigned workers = std::min<unsigned>(worker_count(), static_cast<unsigned>(std::max<std::size_t>(1, sources.size())));
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            for (std::size_t i = w; i < sources.size(); i += workers) out[i] = cpu_bfs(g, sources[i]);
+        });
+    for (std::thread& t : pool) t.join();
+    return out;
+}
+
 /// `count` distinct BFS sources with at least one neighbour, deterministic for the seed.
 inline std::vector<int> pick_sources(const graph& g, int count, std::uint64_t seed)
 {
@@ -308,6 +387,30 @@ inline std::vector<int> pick_sources(const graph& g, int count, std::uint64_t se
         z ^= z >> 31;
         const int v = static_cast<int>(z % static_cast<std::uint64_t>(g.n));
         if (g.degree(v) > 0 && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    }
+    return out;
+}
+
+/// `count` distinct BFS sources drawn at random from the largest connected
+/// component (so every search reaches the same edges: one TEPS numerator),
+/// deterministic for the seed; fewer if the component has fewer vertices.
+inline std::vector<int> pick_component_sources(const graph& g, int count, std::uint64_t seed)
+{
+    int largest = -1;
+    const std::vector<int> label = components(g, largest);
+    std::vector<int> members;
+    for (int v = 0; v < g.n; ++v)
+        if (label[static_cast<std::size_t>(v)] == largest) members.push_back(v);
+    std::vector<int> out;
+    std::uint64_t s = seed;
+    const int want = std::min<int>(count, static_cast<int>(members.size()));
+    while (static_cast<int>(out.size()) < want) {
+        std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        const int v = members[static_cast<std::size_t>(z % members.size())];
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
     return out;
 }

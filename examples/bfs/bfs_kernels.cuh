@@ -1,19 +1,22 @@
-// examples/bfs/bfs_kernels.cuh - the BFS workload's base opponent (also
-// used by tests/gpu/test_bfs.cu). tc and cc are the kit's launcher
-// tcore::bitbfs::bit_bfs<Backend> (tcore/patterns/device/bfs_search.cuh).
+// examples/bfs/bfs_kernels.cuh - the BFS workload's earlier base opponent,
+// kept as the variant base-old so that the base of bfs_base.cuh can be
+// measured against it in one run (also used by tests/gpu/test_bfs.cu).
 //
-//   csr_bfs           base: a conventional CUDA-core direction-optimizing BFS
-//                     on CSR: top-down expands a frontier queue with
-//                     load-balanced edges (prefix sum of the frontier's
-//                     degrees, one thread per edge, binary search for its
-//                     vertex), bottom-up gives every unvisited vertex a thread
-//                     that scans its neighbours until one is in the frontier
-//                     bitmap; kernels launched per level, the host reads two
-//                     counters (new vertices, their degree sum) per level
-// It switches direction with the same rule as bit_bfs (Beamer, alpha 14,
-// beta 24). Levels: -1 unreached, 0 the source.
+//   edge_scan_bfs     a CUDA-core direction-optimizing BFS on CSR: top-down
+//                     expands a frontier queue with load-balanced edges
+//                     (prefix sum of the frontier's degrees by cub, one
+//                     thread per edge, binary search for its vertex),
+//                     bottom-up gives every unvisited vertex a thread that
+//                     scans its neighbours until one is in the frontier
+//                     bitmap; several launches and memsets per level, the
+//                     host reads two counters (new vertices, their degree
+//                     sum) per level; an atomicOr per new vertex on the
+//                     visited and next bitmaps in both directions
+// It switches direction with the same rule as csr_bfs and bit_bfs (Beamer,
+// alpha 14, beta 24). Levels: -1 unreached, 0 the source.
 #pragma once
 
+#include "bfs_base.cuh"
 #include "bfs_graphs.hpp"
 
 #include <tcore/check.cuh>
@@ -31,38 +34,7 @@
 
 namespace tcore::examples::bfs {
 
-using tcore::bitbfs::bfs_stats;
-
 inline constexpr int bfs_block = 256;
-
-/// A cudaMalloc'd array.
-template <class T>
-class dev_array {
-public:
-    dev_array() = default;
-    explicit dev_array(std::size_t n) { resize(n); }
-    ~dev_array() { cudaFree(ptr_); }
-    dev_array(const dev_array&) = delete;
-    dev_array& operator=(const dev_array&) = delete;
-    void resize(std::size_t n)
-    {
-        cudaFree(ptr_);
-        ptr_ = nullptr;
-        n_ = n;
-        if (n) TCORE_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
-    }
-    void upload(const std::vector<T>& h)
-    {
-        resize(h.size());
-        if (n_) TCORE_CHECK(cudaMemcpy(ptr_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    T* get() const { return ptr_; }
-    std::size_t size() const { return n_; }
-
-private:
-    T* ptr_ = nullptr;
-    std::size_t n_ = 0;
-};
 
 /// Two 64-bit counters in pinned host memory.
 class pinned_counters {
@@ -187,12 +159,12 @@ __global__ void __launch_bounds__(bfs_block)
 
 // -- drivers ------------------------------------------------------------------------------
 
-/// base: the CSR direction-optimizing BFS.
-class csr_bfs {
+/// base-old: the edge-parallel direction-optimizing BFS.
+class edge_scan_bfs {
 public:
-    explicit csr_bfs(const graph& g) : n_(g.n), total_degree_(g.entries())
+    explicit edge_scan_bfs(const graph& g) : n_(g.n), total_degree_(g.entries())
     {
-        require(g.n > 0, "csr_bfs", "empty graph");
+        require(g.n > 0, "edge_scan_bfs", "empty graph");
         row_ptr_.upload(g.row_ptr);
         col_.upload(g.col);
         degree_host_.resize(static_cast<std::size_t>(g.n));
@@ -216,7 +188,7 @@ public:
 
     const bfs_stats& run(int source, cudaStream_t stream = nullptr)
     {
-        require(source >= 0 && source < n_, "csr_bfs::run", "source " + std::to_string(source) + " out of range");
+        require(source >= 0 && source < n_, "edge_scan_bfs::run", "source " + std::to_string(source) + " out of range");
         TCORE_CHECK(cudaMemsetAsync(visited_.get(), 0, words_ * sizeof(unsigned), stream));
         TCORE_CHECK(cudaMemsetAsync(frontier_.get(), 0, words_ * sizeof(unsigned), stream));
         TCORE_CHECK(cudaMemsetAsync(level_.get(), 0xFF, static_cast<std::size_t>(n_) * sizeof(int), stream));

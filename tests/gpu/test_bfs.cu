@@ -1,11 +1,14 @@
 // tests/gpu/test_bfs.cu - the BFS variants against the CPU BFS: tc
 // (tcore::bitbfs::bit_bfs, tcore/patterns/device/bfs_search.cuh: bitmap BFS
-// on the 1-bit MMA), cc (the same on the cuda_core backend) and base
-// (examples/bfs/bfs_kernels.cuh: CSR direction-optimizing BFS).
+// on the 1-bit MMA), cc (the same on the cuda_core backend), base
+// (examples/bfs/bfs_base.cuh: direction-optimizing CSR BFS with
+// degree-binned top-down and bitmap bottom-up) and base-old
+// (examples/bfs/bfs_kernels.cuh: the earlier edge-parallel CSR BFS).
 //
 // tc and cc run with several hybrid splits (the hub rule's columns, all
-// columns, 200 columns, none sliced), base once.
-// Graphs: Kronecker (scales 10 and 14, the latter degree-ordered),
+// columns, 200 columns, none sliced), base and base-old once.
+// Graphs: Kronecker (scales 10 and 14, the latter degree-ordered), R-MAT
+// with a milder skew (scale 11), uniform random (scale 11),
 // Mycielski (orders 8 and 12), a path (many levels), a star, a complete
 // graph, two components plus isolated vertices, a random graph with n not a
 // multiple of 8 or 128, jagmesh7 (tests/data/matrices; reported SKIPPED if
@@ -121,6 +124,10 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
         bf::csr_bfs base(g);
         check_driver(t, base, g, name, "base", sources, refs);
     }
+    {
+        bf::edge_scan_bfs old(g);
+        check_driver(t, old, g, name, "base-old", sources, refs);
+    }
 }
 
 bf::graph edges_graph(int n, const std::vector<std::pair<int, int>>& e)
@@ -167,6 +174,8 @@ int main()
         check_graph(t, edges_graph(2999, e), "random n=2999");
     }
     check_graph(t, bf::kronecker(10, 16, 3), "kronecker 10");
+    check_graph(t, bf::kronecker(11, 16, 5, 0.45, 0.15, 0.15), "rmat 11 (0.45, 0.15, 0.15)");
+    check_graph(t, bf::uniform_random(11, 8, 6), "uniform random 11");
     check_graph(t, bf::mycielski(8), "mycielski 8");
     if (!quick) {
         const bf::graph k = bf::kronecker(14, 16, 4);
@@ -185,6 +194,8 @@ int main()
         t.expect_error("source -1 (tc)", [&] { tc.run(-1); }, "out of range");
         t.expect_error("source n (tc)", [&] { tc.run(g.n); }, "out of range");
         t.expect_error("source n + 5 (base)", [&] { base.run(g.n + 5); }, "out of range");
+        bf::edge_scan_bfs old(g);
+        t.expect_error("source -3 (base-old)", [&] { old.run(-3); }, "out of range");
         const bf::graph other = bf::mycielski(6);
         t.expect_error("slices of another graph", [&] { bb::bit_bfs<tcore::tensor_core> bad(other.n, other.row_ptr.data(), other.col.data(), sl); }, "vertex count");
     }
