@@ -48,8 +48,10 @@
 // generation, relabelling, slicing and the CPU references are timed on the
 // host and reported in the summary, never in the BFS time.
 // TCORE_BFS_TRACE=1 prints tc's and cc's per-level records (time,
-// direction, slices and CSR entries read) and, for graphs of 2^20 vertices
-// or more, tc's time for other hub thresholds.
+// direction, slices and CSR entries read), base's (host time after each
+// level's synchronisation; CSR entries: the frontier's entries expanded by
+// a top-down level, 0 for bottom-up) and, for graphs of 2^20 vertices or
+// more, tc's time for other hub thresholds.
 #include "bfs_graphs.hpp"
 #include "bfs_kernels.cuh"
 #include "harness/harness.hpp"
@@ -315,6 +317,7 @@ void run(tb::context& ctx)
             bf::csr_bfs base(g);
             measure("base", base, base.device_bytes(), tb::peak::int_ops,
                     "CSR direction-optimizing BFS (Beamer), degree-binned thread/warp/block top-down, bitmap bottom-up");
+            if (tracing) print_trace(c.name, "base", base, sources[0]);
         }
         if (ctx.want_variant("base-old")) {
             bf::edge_scan_bfs old(g);

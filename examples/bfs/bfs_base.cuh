@@ -21,7 +21,8 @@
 //               Gunrock's TWC, with hubs shared by many blocks. A neighbour
 //               is claimed in the visited bitmap: a plain read first, and
 //               an atomicOr on its word only while the bit reads clear
-//               (newly discovered vertices, and the few races among them)
+//               (newly discovered vertices, and the few races among them);
+//               new rows are binned as they are found
 //   bottom-up   the frontier is a bitmap; a warp owns one 32-vertex word of
 //               the visited bitmap: each unvisited vertex's lane scans its
 //               neighbours 4 at a time until one is in the frontier bitmap
@@ -34,9 +35,10 @@
 //               vertices, their degree sum, the queue tails) and one host
 //               synchronisation; counters rotate through three slots so the
 //               kernel of level d clears the slot of level d + 1
-// Levels: -1 unreached, 0 the source. Queue tails and new vertices are
-// counted with warp-aggregated atomics; the per-level tallies are summed
-// per block (one atomic per block and counter).
+// Levels: -1 unreached, 0 the source. New short and medium rows are staged
+// per warp in shared memory and appended 224 or more at a time (one atomic
+// on the queue tail per move); the per-level tallies are summed per block
+// (one atomic per block and counter).
 #pragma once
 
 #include "bfs_graphs.hpp"
@@ -48,12 +50,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace tcore::examples::bfs {
 
 using tcore::bitbfs::bfs_stats;
+using tcore::bitbfs::level_trace;
 
 /// A cudaMalloc'd array.
 template <class T>
@@ -144,6 +148,67 @@ __device__ inline void dobfs_emit(bool fresh, int v, int deg, const dobfs_queues
     }
 }
 
+inline constexpr int dobfs_stage = 256;  ///< staged queue entries per warp and degree class
+
+/// A warp's staging of new short and medium rows in shared memory: entries
+/// are gathered there (positions by ballot) and moved to the global queue
+/// 224 or more at a time, one atomic per move instead of one per round.
+/// Counts are warp-uniform; all 32 lanes call every member.
+struct dobfs_stager {
+    int* small_stage;   ///< dobfs_stage entries of shared memory
+    int* medium_stage;  ///< dobfs_stage entries of shared memory
+    unsigned small_count = 0, medium_count = 0;
+
+    /// Moves `count` staged entries to `queue` at a tail taken from `tail`.
+    __device__ static void move(int* stage, unsigned& count, unsigned* tail, int* queue)
+    {
+        const int lane = threadIdx.x & 31;
+        __syncwarp();
+        unsigned base = 0;
+        if (lane == 0) base = atomicAdd(tail, count);
+        base = __shfl_sync(dobfs_full_warp, base, 0);
+        for (unsigned i = lane; i < count; i += 32) queue[base + i] = stage[i];
+        __syncwarp();
+        count = 0;
+    }
+
+    /// As dobfs_emit, with short and medium rows staged.
+    __device__ void emit(bool fresh, int v, int deg, const dobfs_queues& q, dobfs_counts* out)
+    {
+        const int lane = threadIdx.x & 31;
+        const unsigned below = (1u << lane) - 1u;
+        const bool is_small = fresh && deg < dobfs_warp_degree;
+        const bool is_medium = fresh && deg >= dobfs_warp_degree && deg < dobfs_block_degree;
+        const unsigned ms = __ballot_sync(dobfs_full_warp, is_small);
+        const unsigned mm = __ballot_sync(dobfs_full_warp, is_medium);
+        if (is_small) small_stage[small_count + __popc(ms & below)] = v;
+        if (is_medium) medium_stage[medium_count + __popc(mm & below)] = v;
+        small_count += __popc(ms);
+        medium_count += __popc(mm);
+        if (small_count > dobfs_stage - 32) move(small_stage, small_count, &out->small, q.small);
+        if (medium_count > dobfs_stage - 32) move(medium_stage, medium_count, &out->medium, q.medium);
+        if (fresh && deg >= dobfs_block_degree) {
+            const unsigned parts = static_cast<unsigned>((deg + dobfs_chunk - 1) / dobfs_chunk);
+            const unsigned base = atomicAdd(&out->chunks, parts);
+            for (unsigned c = 0; c < parts; ++c) q.chunks[base + c] = make_int2(v, static_cast<int>(c));
+        }
+    }
+
+    /// Moves what is left (at the end of the warp's work).
+    __device__ void finish(const dobfs_queues& q, dobfs_counts* out)
+    {
+        if (small_count) move(small_stage, small_count, &out->small, q.small);
+        if (medium_count) move(medium_stage, medium_count, &out->medium, q.medium);
+    }
+};
+
+/// The calling warp's stager over a block's shared staging arrays.
+__device__ inline dobfs_stager dobfs_warp_stager(int (*stage)[2][dobfs_stage])
+{
+    const int w = threadIdx.x >> 5;
+    return dobfs_stager{stage[w][0], stage[w][1]};
+}
+
 /// Adds the block's tallies (new vertices, degree sum) into `out`: warp
 /// sums, shared-memory sums, one global atomic per counter and block. All
 /// threads of the block must call it.
@@ -204,7 +269,9 @@ __global__ void __launch_bounds__(dobfs_block)
     const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
     unsigned long long found = 0, degrees = 0;
-    // Claims v (valid lanes), records it, appends it to out. Warp-collective.
+    __shared__ int stage[dobfs_block / 32][2][dobfs_stage];
+    dobfs_stager staged = dobfs_warp_stager(stage);
+    // Claims v (valid lanes), records it, stages it for out. Warp-collective.
     auto visit = [&](bool valid, int v) {
         const bool fresh = valid && dobfs_claim(visited, v);
         int deg = 0;
@@ -214,7 +281,7 @@ __global__ void __launch_bounds__(dobfs_block)
             found += 1;
             degrees += static_cast<unsigned long long>(deg);
         }
-        dobfs_emit(fresh, v, deg, out, out_counts);
+        staged.emit(fresh, v, deg, out, out_counts);
     };
     // Long rows: a block per chunk of dobfs_chunk entries (block-uniform loops).
     for (unsigned k = blockIdx.x; k < n_chunks; k += gridDim.x) {
@@ -262,6 +329,7 @@ __global__ void __launch_bounds__(dobfs_block)
             visit(t < total, t < total ? g.col[row + (t - at)] : 0);
         }
     }
+    staged.finish(out, out_counts);
     dobfs_flush(found, degrees, out_counts);
 }
 
@@ -338,6 +406,8 @@ __global__ void __launch_bounds__(dobfs_block)
     const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
     const long long words = (static_cast<long long>(g.n) + 31) / 32;
+    __shared__ int stage[dobfs_block / 32][2][dobfs_stage];
+    dobfs_stager staged = dobfs_warp_stager(stage);
     for (long long base = 32 * warp; base < words; base += 32 * warps) {
         const long long w = base + lane;
         unsigned bits = w < words ? bitmap[w] : 0u;
@@ -349,9 +419,10 @@ __global__ void __launch_bounds__(dobfs_block)
                 bits &= bits - 1u;
                 deg = g.degree[v];
             }
-            dobfs_emit(has, v, deg, out, out_counts);
+            staged.emit(has, v, deg, out, out_counts);
         }
     }
+    staged.finish(out, out_counts);
 }
 
 /// base: the direction-optimizing CSR BFS above. Construct once per graph
@@ -408,6 +479,8 @@ public:
         bool bottom = false;
         bool in_queues = true, in_bitmap = false;  // which forms of the frontier are current
         stats_ = {};
+        traces_.clear();
+        const auto start = std::chrono::steady_clock::now();
         for (int depth = 0;; ++depth) {
             bottom = rule_.bottom_up(bottom, n_, n_f, n_f_before, m_f, m_u);
             const int in_set = (depth + 1) % 2, out_set = depth % 2;
@@ -442,6 +515,14 @@ public:
             TCORE_CHECK(cudaStreamSynchronize(stream));
             stats_.directions += bottom ? 'B' : 'T';
             const long long found = static_cast<long long>(host_counts_->found);
+            if (static_cast<int>(traces_.size()) < trace_levels_) {
+                level_trace t;
+                t.end_ns = static_cast<unsigned long long>(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+                t.frontier = n_f, t.found = found, t.bottom_up = bottom;
+                t.entries = bottom ? 0 : m_f;  // top-down: the frontier's entries expanded
+                traces_.push_back(t);
+            }
             if (found == 0) {
                 stats_.levels = depth + 1;
                 break;
@@ -465,6 +546,12 @@ public:
     const bfs_stats& stats() const { return stats_; }
     /// The direction rule (tests force one direction with extreme alpha/beta).
     void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
+    /// Record up to `levels` levels per run (0: off): host time after each
+    /// level's synchronisation (end_ns, since the run started), frontier,
+    /// new vertices, direction, and for top-down levels the entries expanded.
+    void set_trace(int levels) { trace_levels_ = std::max(0, levels); }
+    std::vector<level_trace> level_traces() const { return traces_; }
+    unsigned grid() const { return step_grid_; }
     /// The graph on the device (CSR and degrees).
     std::size_t device_bytes() const { return row_ptr_.size() * 8 + (col_.size() + degree_.size()) * 4; }
 
@@ -488,6 +575,8 @@ private:
     dobfs_counts* host_counts_ = nullptr;
     std::vector<int> degree_host_;
     bfs_stats stats_;
+    int trace_levels_ = 0;
+    std::vector<level_trace> traces_;
 };
 
 }  // namespace tcore::examples::bfs
