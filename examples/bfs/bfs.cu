@@ -277,7 +277,8 @@ void run(tb::context& ctx)
                         std::to_string(component_edges) + " in the largest component, which holds the " +
                         std::to_string(sources.size()) + " sources); generated in " + fixed(t_graph, 2) +
                         " s, CPU references in " + fixed(t_refs, 2) + " s" +
-                        (slices ? "; hub columns 0.." + std::to_string(hubs - 1) + " sliced: " +
+                        (slices && hubs == 0 ? "; no column dense enough to slice (tc and cc run on CSR alone)"
+                         : slices ? "; hub columns 0.." + std::to_string(hubs - 1) + " sliced: " +
                                       std::to_string(slices->slices()) + " slices (" +
                                       fixed(static_cast<double>(hub_entries(g, hubs)) / std::max(1ll, slices->slices()), 2) +
                                       " entries each, " + fixed(slices->bytes() / 1048576.0, 1) + " MiB) in " +
