@@ -10,7 +10,7 @@
 //             exit, a visited bitmap claimed by atomicOr only for vertices
 //             whose bit reads clear; one kernel and one host
 //             synchronisation per level
-//   base-old  edge_scan_bfs (bfs_kernels.cuh): the earlier base, one thread
+//   base-old  edge_scan_bfs (bfs_edge_scan.cuh): the earlier base, one thread
 //             per frontier edge (cub prefix sum and binary search), several
 //             launches per level
 //   tc        tcore::bitbfs::bit_bfs<tensor_core>
@@ -52,8 +52,9 @@
 // level's synchronisation; CSR entries: the frontier's entries expanded by
 // a top-down level, 0 for bottom-up) and, for graphs of 2^20 vertices or
 // more, tc's time for other hub thresholds.
+#include "bfs_base.cuh"
+#include "bfs_edge_scan.cuh"
 #include "bfs_graphs.hpp"
-#include "bfs_kernels.cuh"
 #include "harness/harness.hpp"
 
 #include <tcore/patterns/device/bfs_search.cuh>

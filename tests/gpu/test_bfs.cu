@@ -3,7 +3,7 @@
 // on the 1-bit MMA), cc (the same on the cuda_core backend), base
 // (examples/bfs/bfs_base.cuh: direction-optimizing CSR BFS with
 // degree-binned top-down and bitmap bottom-up) and base-old
-// (examples/bfs/bfs_kernels.cuh: the earlier edge-parallel CSR BFS).
+// (examples/bfs/bfs_edge_scan.cuh: the earlier edge-parallel CSR BFS).
 //
 // tc and cc run with several hybrid splits (the hub rule's columns, all
 // columns, 200 columns, none sliced), base and base-old once.
@@ -24,7 +24,8 @@
 #include "common/test_util.hpp"
 
 #include "examples/bfs/bfs_graphs.hpp"
-#include "examples/bfs/bfs_kernels.cuh"
+#include "examples/bfs/bfs_base.cuh"
+#include "examples/bfs/bfs_edge_scan.cuh"
 
 #include <tcore/tcore.cuh>
 

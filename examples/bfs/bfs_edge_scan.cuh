@@ -1,4 +1,4 @@
-// examples/bfs/bfs_kernels.cuh - the BFS workload's earlier base opponent,
+// examples/bfs/bfs_edge_scan.cuh - the BFS workload's earlier base opponent,
 // kept as the variant base-old so that the base of bfs_base.cuh can be
 // measured against it in one run (also used by tests/gpu/test_bfs.cu).
 //
