@@ -65,7 +65,9 @@ std::vector<workload_catalog> make_catalog()
          {"base", "base-pitch", "tc", "tc-f16acc", "tc-f64", "cc", "cc-f64", "cce", "cce-f64"}},
         {"pic", {"=N=1M"}, {"tc", "tc-m8n8k4", "cc", "cc-m8n8k4", "cce"}},
         // and the user's graphs (TCORE_BFS_GRAPHS: cases "mtx/<stem>"), which run wherever they are given
-        {"bfs", {"=kron21"}, {"base", "tc", "cc"}, {"mtx/"}},
+        // Kronecker, R-MAT and uniform random graphs of 2^21 vertices; base-old is the
+        // edge-scanning base the direction-optimizing base replaced (its before/after)
+        {"bfs", {"=kron21", "=rmat21", "=urand21"}, {"base", "base-old", "tc", "cc"}, {"mtx/"}},
         // the MMA throughput table is not a README row (its figures are the ceilings line): --full
         {"mma_peak", {}, {"tc", "cc"}},
     };

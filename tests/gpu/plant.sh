@@ -58,6 +58,7 @@ gpu_pairs=(
   "gpu_test_fft:nan_result perturb nan_round_trip"
   "gpu_test_user_gemv:nan_result drop_term unwritten zero_checks"
   "gpu_test_user_spmv_rows:nan_result drop_term unwritten zero_checks"
+  "gpu_test_user_bfs_step:perturb"
 )
 pairs=("${host_pairs[@]}")
 [ $host_only -eq 0 ] && pairs+=("${gpu_pairs[@]}")
