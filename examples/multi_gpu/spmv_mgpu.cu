@@ -9,8 +9,10 @@
 // Variants: tc (tcore::tensor_core), cc (tcore::cuda_core), cce
 // (tcore::spmv_essential), as in the single-GPU workload (no bundles), each
 // with the x gather `allgather` (pieces padded to the longest, one
-// ncclAllGather) and `broadcast` (one ncclBroadcast per piece, grouped); one
-// GPU has no gather ("none"). Time per SpMV = gather + local product, the
+// ncclAllGather), `allgather+overlap` (the same, with the product of the
+// entries in the own x piece running while the gather does, the rest added
+// after it) and `broadcast` (one ncclBroadcast per piece, grouped); one GPU
+// has no gather ("none"). Time per SpMV = gather + local product, the
 // slowest rank per repetition (spmv_mgpu_timing.cuh: the bench/harness
 // protocol); speedup = GFLOP/s over the same variant's on one GPU (strong:
 // t(1) / t(N); weak: the one-GPU case of --weak-nnz entries).
@@ -18,7 +20,8 @@
 // One process drives every GPU (ncclCommInitAll), or one process per GPU:
 //   tcore-mgpu-spmv --rank R --ranks N --id-file PATH [--device D]
 // rank 0 writes the ncclUniqueId to PATH, the others wait for it; the runs
-// on fewer GPUs use ncclCommSplit of the N ranks. Only rank 0 writes output.
+// on fewer GPUs use communicators split off the N ranks (ncclCommSplit), the
+// one-GPU run none. Only rank 0 writes output.
 #include "nccl_check.hpp"
 #include "spmv_mgpu.cuh"
 #include "spmv_mgpu_split.hpp"
@@ -55,6 +58,13 @@ namespace mg = tcore::mgpu;
 namespace gen = tcore::sparse::gen;
 namespace tb = tcore::bench;
 
+/// How x is gathered, and whether the local product overlaps the gather.
+struct gather_mode {
+    mg::x_gather gather;
+    bool overlap;
+    std::string name() const { return std::string(mg::gather_name(gather)) + (overlap ? "+overlap" : ""); }
+};
+
 struct options {
     std::string out = "tcore-mgpu-spmv.csv";
     bool quick = false;
@@ -64,7 +74,9 @@ struct options {
     std::string cls = "fem3d";
     std::string matrix;         ///< a .mtx file instead of a generated class (strong scaling only)
     std::vector<std::string> backends = {"tc", "cc", "cce"};
-    std::vector<mg::x_gather> gathers = {mg::x_gather::allgather, mg::x_gather::broadcast};
+    std::vector<gather_mode> gathers = {{mg::x_gather::allgather, false},
+                                        {mg::x_gather::allgather, true},
+                                        {mg::x_gather::broadcast, false}};
     bool strong = true, weak = true;
     double warmup_s = -1, min_time_s = 0.2;
     int rank = -1, ranks = 0, device = -1;
@@ -83,7 +95,8 @@ void usage()
         "  --class NAME         fem3d (default), lattice4d, dense_blocks, banded, power_law\n"
         "  --matrix FILE.mtx    a Matrix Market file instead (strong scaling only)\n"
         "  --backend LIST       tc,cc,cce (default all)\n"
-        "  --gather LIST        allgather,broadcast (default both)\n"
+        "  --gather LIST        allgather, allgather+overlap, broadcast, broadcast+overlap\n"
+        "                       (default the first three)\n"
         "  --scaling S          strong, weak or both (default)\n"
         "  --warmup S           warm-up seconds per row (default 1, --quick 0.2)\n"
         "  --rank R --ranks N --id-file PATH [--device D]\n"
@@ -150,9 +163,12 @@ options parse(int argc, char** argv)
         } else if (a == "--gather") {
             o.gathers.clear();
             for (const std::string& g : split_list(value())) {
-                tcore::require(g == "allgather" || g == "broadcast", where,
-                               "--gather takes allgather, broadcast; got '" + g + "'");
-                o.gathers.push_back(g == "allgather" ? mg::x_gather::allgather : mg::x_gather::broadcast);
+                const std::size_t plus = g.find('+');
+                const std::string method = g.substr(0, plus), extra = plus == std::string::npos ? "" : g.substr(plus);
+                tcore::require((method == "allgather" || method == "broadcast") && (extra.empty() || extra == "+overlap"),
+                               where, "--gather takes allgather, allgather+overlap, broadcast, broadcast+overlap; got '" + g + "'");
+                o.gathers.push_back({method == "allgather" ? mg::x_gather::allgather : mg::x_gather::broadcast,
+                                     !extra.empty()});
             }
             tcore::require(!o.gathers.empty(), where, "--gather names no method");
         } else if (a == "--scaling") {
@@ -309,11 +325,12 @@ void measure(run_state& st, const mg::rank_set& rs, const matrix_case& m, const 
     const tcore::sparse::csr& a = m.a;
     const int n = rs.ranks();
     const mg::row_split split = mg::split_rows_by_nnz(a, n);
-    std::vector<mg::x_gather> gathers = o.gathers;
-    if (n == 1) gathers.resize(1);  // one GPU gathers nothing
-    for (const mg::x_gather g : gathers) {
+    std::vector<gather_mode> gathers = o.gathers;
+    if (n == 1) gathers = {{mg::x_gather::allgather, false}};  // one GPU gathers nothing
+    for (const gather_mode& gm : gathers) {
+        const mg::x_gather g = gm.gather;
         const auto t0 = std::chrono::steady_clock::now();
-        mg::row_split_spmv s(rs, a, split, g, tcore::sparse::dasp_options{}, m.x);
+        mg::row_split_spmv s(rs, a, split, g, gm.overlap, tcore::sparse::dasp_options{}, m.x);
         const double pack_s = mg::agree_max(rs, seconds_since(t0));
         // Facts of the split, over all ranks.
         std::vector<std::vector<double>> facts;
@@ -322,7 +339,8 @@ void measure(run_state& st, const mg::rank_set& rs, const matrix_case& m, const 
             const double received = g == mg::x_gather::allgather
                                         ? 8.0 * (n - 1) * split.longest_piece()
                                         : 8.0 * (split.col_begin.back() - p.piece);
-            const double footprint = static_cast<double>(p.matrix.device_bytes()) + 8.0 * (s.x_length() + p.rows);
+            const double footprint = static_cast<double>(p.matrix.device_bytes() + p.remote_matrix.device_bytes()) +
+                                     8.0 * (s.x_length() + p.rows);
             facts.push_back({static_cast<double>(p.nnz), n > 1 ? received : 0.0, 8.0 * p.remote.distinct,
                              static_cast<double>(p.remote.distinct), static_cast<double>(p.remote.source_ranks),
                              footprint});
@@ -370,7 +388,7 @@ void measure(run_state& st, const mg::rank_set& rs, const matrix_case& m, const 
             r.case_name = m.name;
             r.variant = b->name;
             r.backend = b->tag;
-            r.gather = n == 1 ? "none" : mg::gather_name(g);
+            r.gather = n == 1 ? "none" : gm.name();
             r.gpus = n;
             r.processes = st.processes == 1 ? 1 : n;
             r.rows = a.rows;
@@ -396,7 +414,7 @@ void measure(run_state& st, const mg::rank_set& rs, const matrix_case& m, const 
             r.make_s = m.make_s;
             r.pack_s = pack_s;
             if (!st.writer) continue;
-            std::printf("%-6s %-16s %-3s %-9s gpus %d: %9.4f ms (comm %.4f ms, %4.1f%%) %8.1f GFLOP/s  %5.2fx"
+            std::printf("%-6s %-16s %-3s %-17s gpus %d: %9.4f ms (comm %.4f ms, %4.1f%%) %8.1f GFLOP/s  %5.2fx"
                         "  err %.2g rel (%g over bound, %g non-finite)  part nnz max %lld, remote cols %g from %g ranks\n",
                         r.scaling.c_str(), r.case_name.c_str(), r.variant.c_str(), r.gather.c_str(), n,
                         r.t.total.median_ms, r.t.comm_ms,
@@ -525,23 +543,30 @@ int run_main(int argc, char** argv)
         ncclComm_t world = nullptr;
         TCORE_NCCL_CHECK(ncclCommInitRank(&world, o.ranks, id, o.rank));
         if (o.rank == 0) std::remove(o.id_file.c_str());  // every rank has joined
+        // The communicators of the runs on fewer GPUs, all made now (ncclCommSplit
+        // is collective over every rank), so that a rank without a part in a run
+        // never waits inside a split while the others measure.
+        std::map<int, ncclComm_t> sub;
         try {
+            for (const int n : counts)
+                if (n > 1 && n < o.ranks) {
+                    ncclComm_t c = nullptr;  // ranks >= n get none
+                    TCORE_NCCL_CHECK(ncclCommSplit(world, o.rank < n ? 0 : NCCL_SPLIT_NOCOLOR, o.rank, &c, nullptr));
+                    sub[n] = c;
+                }
             run_all(st, counts, [&](int n) -> std::unique_ptr<mg::rank_set> {
-                if (n == o.ranks)
-                    return std::make_unique<mg::rank_set>(mg::rank_set::of_communicator(world, o.rank, n, device, false));
-                if (n == 1)
-                    return o.rank == 0 ? std::make_unique<mg::rank_set>(
-                                             mg::rank_set::of_communicator(nullptr, 0, 1, device, false))
-                                       : nullptr;
-                ncclComm_t sub = nullptr;  // every rank calls the split; ranks >= n get none
-                TCORE_NCCL_CHECK(ncclCommSplit(world, o.rank < n ? 0 : NCCL_SPLIT_NOCOLOR, o.rank, &sub, nullptr));
                 if (o.rank >= n) return nullptr;
-                return std::make_unique<mg::rank_set>(mg::rank_set::of_communicator(sub, o.rank, n, device, true));
+                ncclComm_t c = n == 1 ? nullptr : n == o.ranks ? world : sub.at(n);
+                return std::make_unique<mg::rank_set>(mg::rank_set::of_communicator(c, o.rank, n, device, false));
             });
         } catch (...) {
+            for (const auto& [n, c] : sub)
+                if (c) ncclCommAbort(c);
             ncclCommAbort(world);
             throw;
         }
+        for (const auto& [n, c] : sub)
+            if (c) TCORE_NCCL_CHECK(ncclCommDestroy(c));
         TCORE_NCCL_CHECK(ncclCommDestroy(world));
     }
     if (st.writer) std::printf("done in %.1f s; rows in %s\n", seconds_since(t0), o.out.c_str());

@@ -12,6 +12,10 @@
 //                   their GPUs; gather() enqueues the x gather, multiply<B>()
 //                   the local products, run<B>() both. Every local rank's
 //                   stream gets its share; nothing waits on the host.
+//                   With `overlap`, a part is packed as two matrices: the
+//                   entries whose columns lie in the rank's own x piece
+//                   (multiplied while the gather runs on a second stream)
+//                   and the others (added to y once the gather is done).
 //   reduce_over_ranks  max / min / sum of per-rank host values over all ranks
 //                   (ncclAllReduce; the host values of one process' ranks
 //                   first): timings and errors of every rank in one place.
@@ -239,21 +243,25 @@ struct rank_part {
     /// same k products, each within gamma_k sum |a_ij x_j| of the exact sum,
     /// in whatever order (with x_host given).
     std::vector<double> y_tol;
-    dasp_spmv matrix;
+    dasp_spmv matrix;          ///< the part (overlap: its entries in the own x piece)
+    dasp_spmv remote_matrix;   ///< overlap: its entries in other ranks' pieces
     double* x = nullptr;       ///< gathered x (x_length doubles)
     double* y = nullptr;       ///< its rows of y
+    cudaStream_t side = nullptr;                        ///< overlap: the gather's stream
+    cudaEvent_t forked = nullptr, gathered = nullptr;   ///< overlap: stream order
 };
 
 /// The row-split SpMV of one rank_set (see the file comment).
 class row_split_spmv {
 public:
     /// Packs each local rank's part of `a` (rows split by `split`, columns
-    /// placed by `gather`) with `opts` on its own host thread and uploads it.
+    /// placed by `gather`; two matrices with `overlap`) with `opts` on its
+    /// own host thread and uploads it.
     /// `x_host` (a.cols entries, or empty): when given, each rank's FP64 CPU
     /// reference y and error bounds are computed and kept (y_ref, y_tol).
-    row_split_spmv(const rank_set& rs, const sparse::csr& a, const row_split& split, x_gather gather,
+    row_split_spmv(const rank_set& rs, const sparse::csr& a, const row_split& split, x_gather gather, bool overlap,
                    const sparse::dasp_options& opts = {}, const std::vector<double>& x_host = {})
-        : rs_(&rs), split_(split), gather_(gather)
+        : rs_(&rs), split_(split), gather_(gather), overlap_(overlap && rs.ranks() > 1)
     {
         const char* where = "tcore::mgpu::row_split_spmv";
         require(rs.local() >= 1, where, "no local ranks");
@@ -281,6 +289,10 @@ public:
     const rank_set& ranks() const { return *rs_; }
     const row_split& split() const { return split_; }
     x_gather gather_mode() const { return gather_; }
+    /// True where the local products overlap the gather (more than one rank).
+    bool overlapped() const { return overlap_; }
+    /// The stream local rank i's gather runs on (its own stream unless overlapped).
+    cudaStream_t gather_stream(int i) const { return overlap_ ? parts_[i].side : rs_->stream(i); }
     long long x_length() const { return x_length_; }
     int local() const { return static_cast<int>(parts_.size()); }
     const rank_part& part(int i) const { return parts_[i]; }
@@ -327,20 +339,28 @@ public:
     {
         const rank_set& rs = *rs_;
         if (rs.ranks() == 1 || split_.longest_piece() == 0) return;
+        if (overlap_)  // the gather starts after what the rank's stream holds so far
+            for (int i = 0; i < local(); ++i) {
+                rank_part& p = parts_[i];
+                TCORE_CHECK(cudaSetDevice(p.device));
+                TCORE_CHECK(cudaEventRecord(p.forked, rs.stream(i)));
+                TCORE_CHECK(cudaStreamWaitEvent(p.side, p.forked, 0));
+            }
         TCORE_NCCL_CHECK(ncclGroupStart());
         try {
             for (int i = 0; i < local(); ++i) {
                 rank_part& p = parts_[i];
+                const cudaStream_t st = gather_stream(i);
                 if (gather_ == x_gather::allgather) {
                     const std::size_t L = static_cast<std::size_t>(split_.longest_piece());
                     TCORE_NCCL_CHECK(ncclAllGather(p.x + static_cast<std::size_t>(p.rank) * L, p.x, L, ncclDouble,
-                                                   rs.comm(i), rs.stream(i)));
+                                                   rs.comm(i), st));
                 } else {
                     for (int q = 0; q < split_.parts(); ++q)
                         if (split_.piece_of(q) > 0)
                             TCORE_NCCL_CHECK(ncclBroadcast(p.x + split_.col_begin[q], p.x + split_.col_begin[q],
                                                            static_cast<std::size_t>(split_.piece_of(q)), ncclDouble, q,
-                                                           rs.comm(i), rs.stream(i)));
+                                                           rs.comm(i), st));
                 }
             }
         } catch (...) {
@@ -348,9 +368,16 @@ public:
             throw;
         }
         TCORE_NCCL_CHECK(ncclGroupEnd());
+        if (overlap_)
+            for (int i = 0; i < local(); ++i) {
+                TCORE_CHECK(cudaSetDevice(parts_[i].device));
+                TCORE_CHECK(cudaEventRecord(parts_[i].gathered, parts_[i].side));
+            }
     }
 
-    /// Enqueues every local rank's product y_part = A_part x on its stream.
+    /// Enqueues every local rank's product y_part = A_part x on its stream
+    /// (overlapped: the own-piece entries, then, once the gather is done,
+    /// y_part += the other entries' product).
     template <class Backend>
     void multiply()
     {
@@ -358,6 +385,13 @@ public:
             rank_part& p = parts_[i];
             TCORE_CHECK(cudaSetDevice(p.device));
             p.matrix.run<Backend>(p.x, p.y, rs_->stream(i));
+        }
+        if (!overlap_) return;
+        for (int i = 0; i < local(); ++i) {
+            rank_part& p = parts_[i];
+            TCORE_CHECK(cudaSetDevice(p.device));
+            TCORE_CHECK(cudaStreamWaitEvent(rs_->stream(i), p.gathered, 0));
+            p.remote_matrix.run<Backend>(p.x, p.y, rs_->stream(i), true);
         }
     }
 
@@ -373,6 +407,7 @@ private:
     const rank_set* rs_;
     row_split split_;
     x_gather gather_;
+    bool overlap_ = false;
     long long x_length_ = 0;
     std::vector<rank_part> parts_;
 
@@ -413,6 +448,20 @@ private:
                 TCORE_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, p.device));
                 o.resident_warps = 32 * sms;
             }
+            if (overlap_) {
+                const int lo = p.piece_offset, hi = p.piece_offset + p.piece;
+                p.remote_matrix = dasp_spmv(sparse::filter_entries(part, [lo, hi](int c, double) { return c < lo || c >= hi; }),
+                                            o, rs.stream(i));
+                part = sparse::filter_entries(part, [lo, hi](int c, double) { return c >= lo && c < hi; });
+                // The gather's stream gets the highest priority: when the gather and the
+                // local product become ready together, the product's blocks must not
+                // take every SM before the gather's kernel starts.
+                int least = 0, greatest = 0;
+                TCORE_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+                TCORE_CHECK(cudaStreamCreateWithPriority(&p.side, cudaStreamNonBlocking, greatest));
+                TCORE_CHECK(cudaEventCreateWithFlags(&p.forked, cudaEventDisableTiming));
+                TCORE_CHECK(cudaEventCreateWithFlags(&p.gathered, cudaEventDisableTiming));
+            }
             p.matrix = dasp_spmv(part, o, rs.stream(i));
             TCORE_CHECK(cudaMalloc(&p.x, static_cast<std::size_t>(std::max<long long>(x_length_, 1)) * sizeof(double)));
             TCORE_CHECK(cudaMalloc(&p.y, static_cast<std::size_t>(std::max(p.rows, 1)) * sizeof(double)));
@@ -424,10 +473,17 @@ private:
     {
         for (rank_part& p : parts_) {
             cudaSetDevice(p.device);
+            if (p.side) cudaStreamSynchronize(p.side);
             p.matrix = dasp_spmv();
+            p.remote_matrix = dasp_spmv();
             cudaFree(p.x);
             cudaFree(p.y);
             p.x = p.y = nullptr;
+            if (p.side) cudaStreamDestroy(p.side);
+            if (p.forked) cudaEventDestroy(p.forked);
+            if (p.gathered) cudaEventDestroy(p.gathered);
+            p.side = nullptr;
+            p.forked = p.gathered = nullptr;
         }
     }
 };

@@ -8,9 +8,11 @@
 // One repetition = gather + local product on every rank. Its time is the
 // longest of the ranks' event times (start before the gather, stop after the
 // product); its communication time is the shortest of the ranks' gather
-// times (start to the event after the gather): a rank that waited for a
-// slower one at the collective counts that wait as communication, the
-// slowest rank waits least, so the minimum is the transfer itself.
+// times (start to the event after the gather, on the gather's stream): a
+// rank that waited for a slower one at the collective counts that wait as
+// communication, the slowest rank waits least, so the minimum is the
+// transfer itself. Where the gather overlaps the local product, it is the
+// time the gather was in flight, not time added to the product.
 //
 // Every decision that changes the number of collectives (calibration,
 // warm-up length, repetitions) is taken on values agreed over all ranks
@@ -161,18 +163,18 @@ spmv_timing time_spmv(row_split_spmv& s, double warmup_s, const tb::rep_policy& 
         for (int done = 0; done < reps;) {
             const int m = std::min(chunk_reps, reps - done);
             if (hold) holder.arm(rs);
-            auto record = [&](std::vector<std::vector<cudaEvent_t>>& ev, int k) {
+            auto record = [&](std::vector<std::vector<cudaEvent_t>>& ev, int k, bool on_gather_stream) {
                 for (int i = 0; i < L; ++i) {
                     TCORE_CHECK(cudaSetDevice(rs.device(i)));
-                    TCORE_CHECK(cudaEventRecord(ev[i][k], rs.stream(i)));
+                    TCORE_CHECK(cudaEventRecord(ev[i][k], on_gather_stream ? s.gather_stream(i) : rs.stream(i)));
                 }
             };
             for (int k = 0; k < m; ++k) {
-                record(ev_start, k);
+                record(ev_start, k, false);
                 s.gather();
-                record(ev_mid, k);
+                record(ev_mid, k, true);
                 s.multiply<Backend>();
-                record(ev_stop, k);
+                record(ev_stop, k, false);
             }
             holder.release();
             for (int i = 0; i < L; ++i) {
@@ -183,7 +185,7 @@ spmv_timing time_spmv(row_split_spmv& s, double warmup_s, const tb::rep_policy& 
                     TCORE_CHECK(cudaEventElapsedTime(&t_all, ev_start[i][k], ev_stop[i][k]));
                     TCORE_CHECK(cudaEventElapsedTime(&t_comm, ev_start[i][k], ev_mid[i][k]));
                     total[i].push_back(t_all);
-                    comm[i].push_back(t_comm);
+                    comm[i].push_back(rs.ranks() > 1 ? t_comm : 0.0);  // one rank gathers nothing
                 }
             }
             if (hold && holder.timed_out()) hold = false;  // enqueueing waited on the GPU itself

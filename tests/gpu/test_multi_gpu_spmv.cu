@@ -2,7 +2,8 @@
 // tests/gpu/test_multi_gpu_spmv.cu - the row-split multi-GPU SpMV of
 // examples/multi_gpu (spmv_mgpu.cuh, spmv_mgpu_split.hpp) on 1 and 2 GPUs
 // and on every count present up to 4 (one process, ncclCommInitAll): for
-// each backend (tc, cc, cce) and x gather (allgather, broadcast), y of the
+// each backend (tc, cc, cce) and x gather (allgather, broadcast, each with
+// and without the local product overlapping the gather), y of the
 // multi-GPU product against y of the single-GPU tcore::dasp_spmv of the same
 // backend on the whole matrix, and against the FP64 CPU reference, element
 // by element. A count needing more GPUs than present is skipped with a
@@ -11,7 +12,8 @@
 // Tolerance: a row of k entries is the sum of the same k products a_ij x_j
 // in every version, only in another order (the part is packed on its own, so
 // its rows fall into other groups, widths and pieces than in the whole
-// matrix). Any order of k FP64 products and sums lies within
+// matrix; overlapped, a row is the sum of its own-piece and its remote
+// entries' partial sums). Any order of k FP64 products and sums lies within
 // gamma_k S_r of the exact sum, S_r = sum_j |a_ij x_j|, gamma_k = k u /
 // (1 - k u), u = 2^-53; two such results lie within 2 gamma_k S_r of each
 // other. That is the bound checked against both the single-GPU y and the
@@ -149,10 +151,11 @@ void check_backend(tally& t, const char* bname, const test_matrix& m, const std:
         if (first_one.empty()) first_one = f;
     }
     const char* g = mg::gather_name(s.gather_mode());
-    t.check(bad_ref == 0, "%s, %s, %d GPUs, %s: %d rows off the FP64 reference, first %s", m.name.c_str(), bname,
-            s.ranks().ranks(), g, bad_ref, first_ref.c_str());
-    t.check(bad_one == 0, "%s, %s, %d GPUs, %s: %d rows off the single-GPU y, first %s", m.name.c_str(), bname,
-            s.ranks().ranks(), g, bad_one, first_one.c_str());
+    const char* ov = s.overlapped() ? " (overlapped)" : "";
+    t.check(bad_ref == 0, "%s, %s, %d GPUs, %s%s: %d rows off the FP64 reference, first %s", m.name.c_str(), bname,
+            s.ranks().ranks(), g, ov, bad_ref, first_ref.c_str());
+    t.check(bad_one == 0, "%s, %s, %d GPUs, %s%s: %d rows off the single-GPU y, first %s", m.name.c_str(), bname,
+            s.ranks().ranks(), g, ov, bad_one, first_one.c_str());
 }
 
 void check_errors(tally& t, int present)
@@ -164,23 +167,23 @@ void check_errors(tally& t, int present)
                    [&] { (void)mg::rank_set::of_communicator(nullptr, 0, 2, 0, false); }, "communicator");
     const mg::rank_set one = mg::rank_set::all_local(1);
     t.expect_error("a split of 2 parts on 1 rank",
-                   [&] { mg::row_split_spmv s(one, a, mg::split_rows_by_nnz(a, 2), mg::x_gather::allgather); },
+                   [&] { mg::row_split_spmv s(one, a, mg::split_rows_by_nnz(a, 2), mg::x_gather::allgather, false); },
                    "parts for");
     t.expect_error("x of the wrong length",
                    [&] {
-                       mg::row_split_spmv s(one, a, mg::split_rows_by_nnz(a, 1), mg::x_gather::allgather, {},
+                       mg::row_split_spmv s(one, a, mg::split_rows_by_nnz(a, 1), mg::x_gather::allgather, false, {},
                                             std::vector<double>(49, 1.0));
                    },
                    "x has");
     csr unsorted = a;
     std::swap(unsorted.col_idx[unsorted.row_ptr[3]], unsorted.col_idx[unsorted.row_ptr[3] + 1]);
     t.expect_error("unsorted columns",
-                   [&] { mg::row_split_spmv s(one, unsorted, mg::split_rows_by_nnz(unsorted, 1), mg::x_gather::allgather); },
+                   [&] { mg::row_split_spmv s(one, unsorted, mg::split_rows_by_nnz(unsorted, 1), mg::x_gather::allgather, false); },
                    "not sorted");
     mg::row_split bad = mg::split_rows_by_nnz(a, 1);
     bad.row_begin.back() = 49;
     t.expect_error("a split that misses rows",
-                   [&] { mg::row_split_spmv s(one, a, bad, mg::x_gather::allgather); }, "cover rows");
+                   [&] { mg::row_split_spmv s(one, a, bad, mg::x_gather::allgather, false); }, "cover rows");
 }
 
 }  // namespace
@@ -220,9 +223,13 @@ int main()
                 const test_matrix& m = ms[k];
                 const mg::row_split split = mg::split_rows_by_nnz(m.a, n);
                 check_split(t, m, split, n);
-                for (const mg::x_gather g : {mg::x_gather::allgather, mg::x_gather::broadcast}) {
-                    if (n == 1 && g == mg::x_gather::broadcast) continue;
-                    mg::row_split_spmv s(rs, m.a, split, g, {}, xs[k]);
+                for (int mode = 0; mode < 4; ++mode) {  // allgather, broadcast; each plain, then overlapped
+                    const mg::x_gather g = mode % 2 == 0 ? mg::x_gather::allgather : mg::x_gather::broadcast;
+                    const bool overlap = mode >= 2;
+                    if (n == 1 && mode > 0) continue;  // one GPU gathers nothing
+                    mg::row_split_spmv s(rs, m.a, split, g, overlap, {}, xs[k]);
+                    t.check(s.overlapped() == (overlap && n > 1), "%s, %d GPUs: overlapped() is %d", m.name.c_str(), n,
+                            static_cast<int>(s.overlapped()));
                     check_backend<tcore::tensor_core>(t, "tc", m, xs[k], refs[k], one_gpu[k]["tc"], s);
                     check_backend<tcore::cuda_core>(t, "cc", m, xs[k], refs[k], one_gpu[k]["cc"], s);
                     check_backend<tcore::spmv_essential>(t, "cce", m, xs[k], refs[k], one_gpu[k]["cce"], s);
