@@ -7,7 +7,8 @@
 //   tc     symbolic (tile expansion, CUB sort, mask OR) + numeric with tile
 //          pairs on f64 m8n8k4, mBSR in, mBSR out
 //   cc     tc on the cuda_core backend
-//   cce    tc's data, each 4x4 tile product as 64 FMAs (essential)
+//   cce    tc's data, each 4x4 tile product as 64 FMAs (essential;
+//          spgemm_cce.cuh, through tcore::spgemm_with)
 //   tc-e2e CSR in, CSR out: A (and B) CSR -> mBSR on the device, tc's
 //          product, C mBSR -> CSR on the device
 //          (tcore/sparse/mbsr_convert.cuh), timed as one sequence
@@ -35,6 +36,8 @@
 #include "../spmv/cusparse_baseline.cuh"
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
+
+#include "spgemm_cce.cuh"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/device/spgemm.cuh>
@@ -337,14 +340,14 @@ void run(tb::context& ctx)
         const tcore::mbsr_device& db = a.rows == a.cols ? da : db_own;
         const double upload_ms = elapsed_ms(t1);
         ctx.summary("preprocess " + cs.name + ": CSR -> mBSR + upload ms", fixed(pack_ms + upload_ms, 2));
-        auto run_variant = [&](const char* name, auto mode, tb::peak compute, const char* what) {
-            using Backend = decltype(mode);
+        // product(a, b, stream, stats): the variant's C = A B
+        auto run_variant = [&](const char* name, auto product, tb::peak compute, const char* what) {
             if (!ctx.want_variant(name)) return;
             std::string problem;
             tb::accuracy err;
             tcore::spgemm_stats st;
             {
-                const tcore::mbsr_device c = tcore::spgemm<Backend>(da, db, ctx.stream(), &st);
+                const tcore::mbsr_device c = product(da, db, ctx.stream(), &st);
                 err = accuracy_csr(ref, tcore::sparse::mbsr_to_csr(c.download(ctx.stream())), problem);
             }
             char layout[200];
@@ -357,12 +360,15 @@ void run(tb::context& ctx)
             spec.compute = compute; spec.mma_shape = tb::tc_shape_of(name, "m8n8k4"); spec.host_sync = true;
             spec.note = std::string(what) + "; " + layout + "; " + shape +
                         (problem.empty() ? "" : "; STRUCTURE DIFFERS: " + problem);
-            record(name, ctx.measure(spec, [&](cudaStream_t s) { const tcore::mbsr_device c = tcore::spgemm<Backend>(da, db, s); },
+            record(name, ctx.measure(spec, [&](cudaStream_t s) { const tcore::mbsr_device c = product(da, db, s, nullptr); },
                                      err));
         };
-        run_variant("tc", tcore::tensor_core{}, tb::peak::fp64_tc, "mBSR 4x4 tiles, tile pairs on f64 m8n8k4");
-        run_variant("cc", tcore::cuda_core{}, tb::peak::fp64_cc, "tc on the cuda_core backend");
-        run_variant("cce", tcore::spgemm_essential{}, tb::peak::fp64_cc, "tile products as 64 FMAs (essential)");
+        run_variant("tc", [](const auto&... p) { return tcore::spgemm<tcore::tensor_core>(p...); }, tb::peak::fp64_tc,
+                    "mBSR 4x4 tiles, tile pairs on f64 m8n8k4");
+        run_variant("cc", [](const auto&... p) { return tcore::spgemm<tcore::cuda_core>(p...); }, tb::peak::fp64_cc,
+                    "tc on the cuda_core backend");
+        run_variant("cce", [](const auto&... p) { return tcore::examples::spgemm::spgemm_cce(p...); },
+                    tb::peak::fp64_cc, "tile products as 64 FMAs (essential)");
     }
 
     for (const std::string cls : {"generated", "real", "user"}) {

@@ -2,8 +2,9 @@
 // tests/gpu/test_spgemm.cu - every SpGEMM variant against the FP64 CPU
 // reference (tcore::sparse::spgemm_reference, the structural product).
 //
-// Variants: tc (m8n8k4 tile pairs), cc (cuda_core backend), cce
-// (spgemm_essential), and cuSPARSE SpGEMM. The structure of C must be
+// Variants: tc (m8n8k4 tile pairs), cc (cuda_core backend), cce (the
+// workload's opponent, examples/spgemm/spgemm_cce.cuh, run by spgemm_with),
+// and cuSPARSE SpGEMM. The structure of C must be
 // identical to the reference's (explicit zeros kept by both), and also after
 // dropping exact zeros from both. Values: entry (i, j) of C is a sum of at
 // most len_i = (nonzeros of row i of A) products a_ik b_kj; the tile MMAs
@@ -42,6 +43,7 @@
 // entry made NaN), drop_term (an entry lacks one product), zero_checks,
 // device_error.
 #include "common/test_util.hpp"
+#include "examples/spgemm/spgemm_cce.cuh"
 
 #include "examples/spmv/cusparse_baseline.cuh"
 
@@ -178,17 +180,18 @@ void compare(const std::string& what, const sparse::csr& got_in, const sparse::c
     t.check(bad == 0, "%s: %d values wrong", what.c_str(), bad);
 }
 
-template <class Backend>
-void run_tcore(const char* mode, const product& pr, const sparse::csr& ref, const sparse::csr& mag,
+/// multiply(a, b, stream, stats): the variant's C = A B.
+template <class Multiply>
+void run_tcore(const char* mode, Multiply multiply, const product& pr, const sparse::csr& ref, const sparse::csr& mag,
                const std::vector<int>& a_len, const term& planted)
 {
     const std::string what = pr.name + " [" + mode + "]";
     try {
         const mbsr_device da(sparse::csr_to_mbsr(pr.a), nullptr), db(sparse::csr_to_mbsr(pr.b), nullptr);
         spgemm_stats st;
-        const mbsr_device c1 = spgemm<Backend>(da, db, nullptr, &st);
+        const mbsr_device c1 = multiply(da, db, nullptr, &st);
         const sparse::mbsr_matrix h1 = c1.download(nullptr);
-        const mbsr_device c2 = spgemm<Backend>(da, db, nullptr);
+        const mbsr_device c2 = multiply(da, db, nullptr, nullptr);
         const sparse::mbsr_matrix h2 = c2.download(nullptr);
         TCORE_CHECK(cudaDeviceSynchronize());
         t.check(h1.tile_val.size() == h2.tile_val.size() &&
@@ -272,9 +275,10 @@ void test_product(const product& pr)
     std::vector<int> a_len(static_cast<std::size_t>(pr.a.rows));
     for (int r = 0; r < pr.a.rows; ++r) a_len[static_cast<std::size_t>(r)] = pr.a.row_length(r);
     const term planted = first_term(pr);
-    run_tcore<tensor_core>("tc", pr, ref, mag, a_len, planted);
-    run_tcore<cuda_core>("cc", pr, ref, mag, a_len, planted);
-    run_tcore<spgemm_essential>("cce", pr, ref, mag, a_len, planted);
+    run_tcore("tc", [](const auto&... p) { return spgemm<tensor_core>(p...); }, pr, ref, mag, a_len, planted);
+    run_tcore("cc", [](const auto&... p) { return spgemm<cuda_core>(p...); }, pr, ref, mag, a_len, planted);
+    run_tcore("cce", [](const auto&... p) { return examples::spgemm::spgemm_cce(p...); }, pr, ref, mag, a_len,
+              planted);
     try {  // end to end: CSR in and out, both conversions on the device (the benchmark's tc-e2e)
         const base::device_csr da(pr.a), db(pr.b);
         const mbsr_device ga = csr_to_mbsr_device(view_of(da), nullptr), gb = csr_to_mbsr_device(view_of(db), nullptr);

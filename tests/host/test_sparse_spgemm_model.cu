@@ -8,11 +8,14 @@
 // Numeric: the warp of the numeric kernel, 32 simulated lanes per C tile,
 // with the building blocks of tcore/patterns/spgemm.cuh that the kernel
 // uses (spgemm_pair_first/second, spgemm_pair_a, spgemm_pair_b,
-// spgemm_pair_writer, spgemm_pair_partner, spgemm_pair_element,
-// spgemm_essential_term) and the CUDA-core MMA model (tcore::mma_emulated): a C tile's tile products, in the order
-// the stable sort leaves them, are taken two at a time as the kernel does.
-// The values must match the reference; tc/cc and cce are both modelled.
+// spgemm_pair_writer, spgemm_pair_partner, spgemm_pair_element) and the
+// CUDA-core MMA model (tcore::mma_emulated), and the cce opponent's
+// spgemm_essential_term (examples/spgemm/spgemm_cce.cuh): a C tile's tile
+// products, in the order the stable sort leaves them, are taken two at a
+// time as the kernel does. The values must match the reference; tc/cc and
+// cce are both modelled.
 #include "common/test_util.hpp"
+#include "examples/spgemm/spgemm_cce.cuh"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/spgemm.cuh>
@@ -26,6 +29,7 @@
 #include <vector>
 
 using namespace tcore;
+using tcore::examples::spgemm::spgemm_essential_term;
 using tcore::test::tally;
 
 namespace {

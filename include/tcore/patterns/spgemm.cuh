@@ -19,13 +19,13 @@
 //   spgemm_store_tile   C's 16 values from that accumulator (warp-collective)
 //   spgemm_pair_a, spgemm_pair_b, spgemm_pair_writer, spgemm_pair_partner,
 //   spgemm_pair_element the per-lane operand and result maps behind them
-//   spgemm_essential_term, spgemm_essential
-//                       the `cce` mode: 16 lanes per tile product, 4 FMAs
-//                       each (64 FMAs per tile pair, not the MMA's 256)
 //   tile_mask_product, tile_cols_used, tile_rows_used, tiles_meet
 //                       4x4 mask algebra (C's structure, the symbolic filter)
 //   spgemm_pair_first, spgemm_pair_second
 //                       a tile product packed as (A tile << 32) | B tile
+// The plain CUDA-core opponent (cce: only the tile products' FMAs) is the
+// benchmark's, not the kit's: examples/spgemm/spgemm_cce.cuh (a numeric step
+// run after the launcher's symbolic phase through tcore::spgemm_with).
 //
 // Preconditions (not checked): tile p of a value array is the 16 doubles at
 // val + 16 p (8-byte alignment; scalar loads through the generic path);
@@ -40,11 +40,6 @@
 #include <type_traits>
 
 namespace tcore {
-
-/// The `cce` mode of the SpGEMM kernel: CUDA cores, only the tile products' FMAs.
-struct spgemm_essential {
-    static constexpr const char* name() { return "essential"; }
-};
 
 /// Boolean product of two 4x4 masks (bit 4r + c), host and device: for each
 /// k, (a >> k) & 0x1111 has bit 4i set where A(i, k) is, and times row k of
@@ -103,18 +98,6 @@ __host__ __device__ constexpr int spgemm_pair_partner(int lane) { return (lane +
 __host__ __device__ constexpr int spgemm_pair_element(int lane, int i)
 {
     return 4 * (lane >> 2) + 2 * (lane & 3) + i;
-}
-
-/// cce: lane's share of one tile product: element lane % 16 (row-major) of
-/// A tile pa times B tile pb, 4 FMAs added to `acc`.
-__host__ __device__ inline double spgemm_essential_term(const double* a_val, const double* b_val, int pa, int pb,
-                                                        int lane, double acc)
-{
-    const int e = lane & 15;
-    const double* ar = a_val + 16LL * pa + 4 * (e >> 2);
-    const double* bc = b_val + 16LL * pb + (e & 3);
-    for (int k = 0; k < 4; ++k) acc = fma(ar[k], bc[4 * k], acc);
-    return acc;
 }
 
 /// The A and B operands of one paired MMA: tile products A tile pa1 x B

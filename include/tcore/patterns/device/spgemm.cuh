@@ -20,7 +20,30 @@
 // it several times.
 // Numeric phase: one warp per C tile, two tile products per m8n8k4 MMA
 // (patterns/spgemm.cuh). Backends: tensor_core (`tc`), cuda_core (`cc`,
-// same data flow), spgemm_essential (`cce`).
+// same data flow).
+//
+// Provides (namespace tcore)
+//   spgemm<Backend>(a, b, stream, stats): C = A B (mbsr_device).
+//   spgemm_with<Numeric>(a, b, stream, stats, where): the same symbolic
+//       phase and kernel with the caller's per-warp numeric step in place of
+//       the MMAs (the benchmark's CUDA-core opponent,
+//       examples/spgemm/spgemm_cce.cuh, is one); Numeric tensor_core or
+//       cuda_core is spgemm's own step. Errors name `where`.
+//   spgemm_stats: tile products and C tiles of the last product.
+// Numeric, a type whose members all 32 lanes of the warp of one C tile call
+// together (converged):
+//   min_blocks        static constexpr int: resident blocks of 128 threads
+//                     the kernel is compiled for (__launch_bounds__)
+//   Numeric(lane)     (__device__) C tile = 0; lane = lane_id()
+//   add(a_val, b_val, mine, n, lane)
+//                     adds n tile products (1 <= n <= 32, the same on every
+//                     lane): lane l < n holds product l as mine = (A tile
+//                     << 32) | B tile (spgemm_pair_first / second), other
+//                     lanes 0; tile p of A is the 16 doubles (row-major) at
+//                     a_val + 16 p, of B at b_val + 16 p. A C tile's
+//                     products come in the sort's order, 32 a call.
+//   store(c_tile, lane)  writes C's 16 values (row-major) at c_tile
+// The kernel forms C's tile masks itself.
 //
 // Device memory comes from the stream-ordered allocator (cudaMallocAsync),
 // so repeated products reuse the pool; the result owns its arrays.
@@ -130,12 +153,23 @@ struct spgemm_operands {
 };
 
 inline constexpr int spgemm_chunk_products = 32;  ///< numeric: tile products whose indices a warp loads at once
-/// numeric: resident blocks asked of the compiler (registers <= 40 for tc and
-/// cce: the kernel is latency bound and most C tiles have one or two
-/// products, so occupancy matters more than a deeper batch; cc's emulated
-/// MMA needs more registers).
-template <class Backend>
-inline constexpr int spgemm_numeric_min_blocks = std::is_same_v<Backend, cuda_core> ? 8 : 12;
+/// numeric: resident blocks asked of the compiler (registers <= 40 for tc:
+/// the kernel is latency bound and most C tiles have one or two products,
+/// so occupancy matters more than a deeper batch; cc's emulated MMA needs
+/// more registers); a caller's step gives its own.
+template <class Mode>
+constexpr int spgemm_numeric_min_blocks()
+{
+    if constexpr (std::is_same_v<Mode, cuda_core>) return 8;
+    else if constexpr (std::is_same_v<Mode, tensor_core>) return 12;
+    else return Mode::min_blocks;
+}
+
+/// The numeric state of spgemm's own step (the MMA accumulator is the
+/// kernel's), standing in for a caller's Numeric: nothing.
+struct spgemm_mma_step {
+    __device__ explicit spgemm_mma_step(int) {}
+};
 
 /// One warp per C tile: C(i, j) = sum over its tile products A(i, k) B(k, j)
 /// (run_off[tile] .. run_off[tile + 1] of the sorted pairs). The warp loads
@@ -143,9 +177,12 @@ inline constexpr int spgemm_numeric_min_blocks = std::is_same_v<Backend, cuda_co
 /// of 2 MMAs (4 products) before the MMAs themselves: a C tile with
 /// thousands of products waits for a memory latency per 4 products, not per
 /// pair, and the kernel keeps the registers, and so the occupancy, that the
-/// most common C tiles (one or two products) need.
-template <class Backend>
-__global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Backend>)
+/// most common C tiles (one or two products) need. Mode: tensor_core or
+/// cuda_core (those MMAs, written in the kernel body so that the compiler
+/// unrolls and schedules them with the chunk loop), or a caller's Numeric
+/// (its add and store).
+template <class Mode>
+__global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Mode>())
     spgemm_numeric(long long c_tiles, const int* __restrict__ run_off, double* __restrict__ c_val,
                    std::uint16_t* __restrict__ c_mask, spgemm_operands op)
 {
@@ -153,13 +190,12 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Back
     if (tile >= c_tiles) return;  // whole warps
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int first = run_off[tile], count = run_off[tile + 1] - first;
-    constexpr bool use_mma = std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>;
+    constexpr bool use_mma = is_backend_v<Mode>;
     constexpr int batch = 2;  // MMAs whose operands are loaded together (few registers: occupancy)
     frag_c<f64_m8n8k4> acc;
     fill(acc, 0.0);
-    double ess = 0.0;
-    unsigned mask = 0;           // C(i, j)'s structure: the OR of its products' boolean products
-    const int half = lane >> 4;  // cce: lanes 0-15 take the first product of a pair, 16-31 the second
+    std::conditional_t<use_mma, spgemm_mma_step, Mode> numeric(lane);  // a caller's step
+    unsigned mask = 0;  // C(i, j)'s structure: the OR of its products' boolean products
     for (int base = 0; base < count; base += spgemm_chunk_products) {
         const int n = min(spgemm_chunk_products, count - base);  // warp-uniform
         const unsigned long long mine = lane < n ? op.pairs[first + base + lane] : 0ull;
@@ -180,16 +216,10 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Back
                     }
 #pragma unroll
                 for (int s = s0; s < s0 + batch; ++s)
-                    if (2 * s < n) spgemm_pair_mma<Backend>(acc, a[s - s0], b[s - s0]);
+                    if (2 * s < n) spgemm_pair_mma<Mode>(acc, a[s - s0], b[s - s0]);
             }
         } else {
-#pragma unroll 4
-            for (int s = 0; 2 * s < n; ++s) {
-                const unsigned long long v = __shfl_sync(0xffffffffu, mine, 2 * s + half);
-                if (half == 0 || 2 * s + 1 < n)
-                    ess = spgemm_essential_term(op.a_val, op.b_val, spgemm_pair_first(v), spgemm_pair_second(v),
-                                                lane, ess);
-            }
+            numeric.add(op.a_val, op.b_val, mine, n, lane);
         }
     }
     mask = __reduce_or_sync(0xffffffffu, mask);
@@ -197,8 +227,7 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Back
     if constexpr (use_mma) {
         spgemm_store_tile(c_val + 16LL * tile, acc, lane);
     } else {
-        const double v = ess + __shfl_xor_sync(0xffffffffu, ess, 16);
-        if (half == 0) c_val[16LL * tile + (lane & 15)] = v;
+        numeric.store(c_val + 16LL * tile, lane);
     }
 }
 
@@ -210,20 +239,16 @@ struct spgemm_stats {
     long long c_tiles = 0;        ///< tiles of C (non-empty masks)
 };
 
-/// C = A B. A is m x k, B is k x n, both mBSR on the device; C is returned
-/// in mBSR with its exact structure. Backend: tensor_core (`tc`), cuda_core
-/// (`cc`) or spgemm_essential (`cce`). Runs on `stream`; the host waits
-/// twice (for the product and tile counts, to size the arrays).
-/// Throws tcore::error on bad input.
-template <class Backend = default_backend>
-mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stream = nullptr,
-                   spgemm_stats* stats = nullptr)
+/// C = A B with the numeric step Numeric (the interface in the header
+/// comment) after spgemm's symbolic phase: C's structure, tile_ptr and
+/// masks as spgemm gives them, its values as Numeric stores them. Numeric
+/// tensor_core or cuda_core: spgemm's own step. Runs on `stream`; the host
+/// waits twice. Throws tcore::error on bad input, naming `where`.
+template <class Numeric>
+mbsr_device spgemm_with(const mbsr_device& a, const mbsr_device& b, cudaStream_t stream = nullptr,
+                        spgemm_stats* stats = nullptr, const char* where = "tcore::spgemm_with")
 {
-    static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> ||
-                      std::is_same_v<Backend, spgemm_essential>,
-                  "Backend is tcore::tensor_core, tcore::cuda_core or tcore::spgemm_essential");
     namespace d = detail;
-    const char* where = "tcore::spgemm";
     require(a.cols == b.rows, where,
             "inner dimensions differ: A is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", B is " +
                 std::to_string(b.rows) + " x " + std::to_string(b.cols));
@@ -321,10 +346,23 @@ mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stre
     // -- numeric (and C's masks) ------------------------------------------------------------
     const d::spgemm_operands op{a.tile_val.get(), b.tile_val.get(), a.tile_mask.get(), b.tile_mask.get(),
                                 pairs_sorted.get()};
-    d::spgemm_numeric<Backend><<<tcore::grid_of(32LL * tiles, th, where), th, 0, stream>>>(
+    d::spgemm_numeric<Numeric><<<tcore::grid_of(32LL * tiles, th, where), th, 0, stream>>>(
         tiles, run_off.get(), c.tile_val.get(), c.tile_mask.get(), op);
     TCORE_CHECK_LAUNCH();
     return c;
+}
+
+/// C = A B. A is m x k, B is k x n, both mBSR on the device; C is returned
+/// in mBSR with its exact structure. Backend: tensor_core (`tc`) or
+/// cuda_core (`cc`). Runs on `stream`; the host waits twice (for the
+/// product and tile counts, to size the arrays). Throws tcore::error on bad
+/// input.
+template <class Backend = default_backend>
+mbsr_device spgemm(const mbsr_device& a, const mbsr_device& b, cudaStream_t stream = nullptr,
+                   spgemm_stats* stats = nullptr)
+{
+    static_assert(is_backend_v<Backend>, "Backend is tcore::tensor_core or tcore::cuda_core");
+    return spgemm_with<Backend>(a, b, stream, stats, "tcore::spgemm");
 }
 
 }  // namespace tcore
