@@ -220,6 +220,7 @@ struct matrix_case {
     tcore::sparse::csr a;
     std::vector<double> x;
     double make_s = 0;
+    bool announced = false;
 };
 
 std::shared_ptr<matrix_case> make_case(const options& o, long long target)
@@ -254,7 +255,7 @@ struct result {
     long long rows = 0, cols = 0, nnz = 0, max_part_nnz = 0;
     mg::spmv_timing t;
     double gflops = 0, gbs = 0, speedup = 0, efficiency = 0;
-    double gather_mb = 0, halo_mb = 0, remote_cols = 0, remote_ranks = 0;
+    double gather_mb = 0, halo_mb = 0, remote_cols = 0, remote_ranks = 0, footprint_mb = 0;
     double max_rel = 0, max_abs = 0, over_bound = 0, mismatched = 0;
     double make_s = 0, pack_s = 0;
     std::string cache;
@@ -263,7 +264,7 @@ struct result {
 const char* const csv_header =
     "workload,scaling,case,variant,backend,gather,gpus,processes,rows,cols,nnz,nnz_per_gpu,max_part_nnz,cache,"
     "median_ms,min_ms,max_ms,reps,comm_ms,comm_fraction,gflops,gbs,speedup,efficiency,gather_mb_per_gpu,"
-    "halo_mb_per_gpu,remote_cols_max,remote_ranks_max,max_rel_err,max_abs_err,over_bound,mismatched,make_s,pack_s,"
+    "halo_mb_per_gpu,remote_cols_max,remote_ranks_max,footprint_mb_per_gpu,max_rel_err,max_abs_err,over_bound,mismatched,make_s,pack_s,"
     "device";
 
 std::string csv_line(const result& r, const std::string& device)
@@ -271,12 +272,12 @@ std::string csv_line(const result& r, const std::string& device)
     char buf[1024];
     std::snprintf(buf, sizeof buf,
                   "mgpu-spmv,%s,%s,%s,%s,%s,%d,%d,%lld,%lld,%lld,%lld,%lld,%s,%.6f,%.6f,%.6f,%d,%.6f,%.4f,%.2f,%.2f,%.3f,"
-                  "%.3f,%.3f,%.3f,%.0f,%.0f,%.3g,%.3g,%.0f,%.0f,%.2f,%.2f,%s",
+                  "%.3f,%.3f,%.3f,%.0f,%.0f,%.1f,%.3g,%.3g,%.0f,%.0f,%.2f,%.2f,%s",
                   r.scaling.c_str(), r.case_name.c_str(), r.variant.c_str(), r.backend.c_str(), r.gather.c_str(), r.gpus,
                   r.processes, r.rows, r.cols, r.nnz, r.nnz / std::max(1, r.gpus), r.max_part_nnz, r.cache.c_str(),
                   r.t.total.median_ms, r.t.total.min_ms, r.t.total.max_ms, r.t.total.repetitions, r.t.comm_ms,
                   r.t.total.median_ms > 0 ? r.t.comm_ms / r.t.total.median_ms : 0.0, r.gflops, r.gbs, r.speedup,
-                  r.efficiency, r.gather_mb, r.halo_mb, r.remote_cols, r.remote_ranks, r.max_rel, r.max_abs,
+                  r.efficiency, r.gather_mb, r.halo_mb, r.remote_cols, r.remote_ranks, r.footprint_mb, r.max_rel, r.max_abs,
                   r.over_bound, r.mismatched, r.make_s, r.pack_s, device.c_str());
     return buf;
 }
@@ -407,6 +408,7 @@ void measure(run_state& st, const mg::rank_set& rs, const matrix_case& m, const 
             r.halo_mb = n > 1 ? fmax[2] / 1e6 : 0;
             r.remote_cols = fmax[3];
             r.remote_ranks = fmax[4];
+            r.footprint_mb = fmax[5] / 1e6;
             r.max_rel = emax[0];
             r.max_abs = emax[1];
             r.over_bound = esum[0];
@@ -464,10 +466,21 @@ void run_all(run_state& st, const std::vector<int>& counts,
             if (is_strong ? !o.strong : !o.weak) continue;
             const long long target = is_strong ? o.nnz : o.weak_nnz * n;
             const std::shared_ptr<matrix_case> m = cache.get(o, is_strong, target);
-            if (st.writer && n == counts.front())
+            if (st.writer && !m->announced)
                 std::printf("%s %s: %d x %d, %lld nonzeros, made in %.2f s\n", is_strong ? "strong" : "weak",
                             m->name.c_str(), m->a.rows, m->a.cols, m->a.nnz(), m->make_s);
-            measure(st, *rs, *m, is_strong ? "strong" : "weak");
+            m->announced = true;
+            try {
+                measure(st, *rs, *m, is_strong ? "strong" : "weak");
+            } catch (const tcore::error& e) {
+                // One process: nothing of this run is in flight on other ranks (packing
+                // and upload come before any collective), so the next run can go on.
+                // Ranks in other processes could not follow: there the error ends the run.
+                if (st.processes > 1) throw;
+                std::printf("%s %s on %d GPUs: skipped: %s\n", is_strong ? "strong" : "weak", m->name.c_str(), n,
+                            e.what());
+                cudaGetLastError();  // clear the error state a failed allocation leaves
+            }
         }
     }
 }
