@@ -297,29 +297,34 @@ public:
     int local() const { return static_cast<int>(parts_.size()); }
     const rank_part& part(int i) const { return parts_[i]; }
 
-    /// Copies local rank i's x piece (its `piece` entries, host memory) into place.
+    /// Copies local rank i's x piece (its `piece` entries, host memory) into
+    /// place, in order on the rank's stream (returns when it is done).
     void set_x_piece(int i, const double* piece_host)
     {
         const rank_part& p = parts_[i];
         if (p.piece == 0) return;
         TCORE_CHECK(cudaSetDevice(p.device));
-        TCORE_CHECK(cudaMemcpy(p.x + p.piece_offset, piece_host, static_cast<std::size_t>(p.piece) * sizeof(double),
-                               cudaMemcpyHostToDevice));
+        TCORE_CHECK(cudaMemcpyAsync(p.x + p.piece_offset, piece_host, static_cast<std::size_t>(p.piece) * sizeof(double),
+                                    cudaMemcpyHostToDevice, rs_->stream(i)));
+        TCORE_CHECK(cudaStreamSynchronize(rs_->stream(i)));
     }
-    /// Fills every local rank's whole gathered x with NaN (what gather must overwrite).
+    /// Fills every local rank's whole gathered x with NaN (what gather must
+    /// overwrite), in order on the ranks' streams.
     void poison_x()
     {
         for (int i = 0; i < local(); ++i) {
             TCORE_CHECK(cudaSetDevice(parts_[i].device));
-            TCORE_CHECK(cudaMemset(parts_[i].x, 0xFF, static_cast<std::size_t>(x_length_) * sizeof(double)));
+            TCORE_CHECK(cudaMemsetAsync(parts_[i].x, 0xFF, static_cast<std::size_t>(x_length_) * sizeof(double),
+                                        rs_->stream(i)));
         }
     }
-    /// Fills every local rank's y with NaN.
+    /// Fills every local rank's y with NaN, in order on the ranks' streams.
     void poison_y()
     {
         for (int i = 0; i < local(); ++i) {
             TCORE_CHECK(cudaSetDevice(parts_[i].device));
-            TCORE_CHECK(cudaMemset(parts_[i].y, 0xFF, static_cast<std::size_t>(parts_[i].rows) * sizeof(double)));
+            TCORE_CHECK(cudaMemsetAsync(parts_[i].y, 0xFF, static_cast<std::size_t>(parts_[i].rows) * sizeof(double),
+                                        rs_->stream(i)));
         }
     }
     /// Local rank i's rows of y, copied to the host (synchronises its stream).
