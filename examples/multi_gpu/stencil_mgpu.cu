@@ -75,7 +75,7 @@ struct options {
     std::vector<std::string> boundaries{"dirichlet"};
     std::vector<std::string> backends{"tc", "cc", "cce"};
     std::vector<std::string> scalings{"weak", "strong"};
-    std::vector<std::string> schedules{"overlap"};
+    std::vector<std::string> schedules{"serial", "overlap"};
     bool check = true;
     double warmup_s = 0.25, min_time_s = 0.1;
     int min_reps = 20;
@@ -93,7 +93,7 @@ const char* const usage =
     "  --boundary LIST      dirichlet,periodic (default dirichlet)\n"
     "  --backend LIST       tc,cc,cce (default all three)\n"
     "  --scaling LIST       weak,strong (default both)\n"
-    "  --schedule LIST      overlap,serial (default overlap)\n"
+    "  --schedule LIST      serial,overlap (default both)\n"
     "  --no-check           skip the comparison with one GPU\n"
     "  --warmup S --min-time S --min-reps N   timing (default 0.25 s, 0.1 s, 20; --quick 0.05, 0.02, 10)\n"
     "  --rank R --ranks N --id-file PATH [--device D]   one process per GPU (rank 0 writes the NCCL id to PATH)\n";
@@ -155,7 +155,7 @@ std::string parse(int argc, char** argv, options& o, bool& help)
             } else if (a == "--boundary") o.boundaries = list({"dirichlet", "periodic"});
             else if (a == "--backend") o.backends = list({"tc", "cc", "cce"});
             else if (a == "--scaling") o.scalings = list({"weak", "strong"});
-            else if (a == "--schedule") o.schedules = list({"overlap", "serial"});
+            else if (a == "--schedule") o.schedules = list({"serial", "overlap"});
             else if (a == "--no-check") o.check = false;
             else if (a == "--warmup") o.warmup_s = number(value(), 0), timing_given[0] = true;
             else if (a == "--min-time") o.min_time_s = number(value(), 0), timing_given[1] = true;
