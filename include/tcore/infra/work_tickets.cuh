@@ -16,7 +16,7 @@
 // sets it back to zero (every block's last take precedes its done count, so
 // no take can follow the reset). Launches on one stream run one after the
 // other and share a counter; each (device, stream) pair gets its own, made
-// on first use (16 bytes, kept for the life of the process) and zeroed by a
+// on first use (16 bytes, kept until the process exits) and zeroed by a
 // memset queued on that stream. A stream being captured into a CUDA graph
 // cannot allocate: there stream_tickets returns a counter made before the
 // capture, else none (the kernels then take their items in grid-stride
@@ -40,10 +40,28 @@ struct work_tickets {
 };
 
 /// The counter for launches on `stream` (current device).
+namespace detail {
+
+/// The counters of stream_tickets, freed when the process exits (before the
+/// CUDA runtime's own teardown, which was registered earlier; errors are
+/// ignored there, as the runtime may already be unloading).
+struct ticket_counters {
+    std::map<std::pair<int, cudaStream_t>, unsigned long long*> by_stream;
+    ~ticket_counters()
+    {
+        for (const auto& entry : by_stream) {
+            if (cudaSetDevice(entry.first.first) == cudaSuccess) cudaFree(entry.second);
+        }
+    }
+};
+
+}  // namespace detail
+
 inline work_tickets stream_tickets(cudaStream_t stream)
 {
     static std::mutex lock;
-    static std::map<std::pair<int, cudaStream_t>, unsigned long long*> counters;
+    static detail::ticket_counters tickets;
+    auto& counters = tickets.by_stream;
     int dev = 0;
     TCORE_CHECK(cudaGetDevice(&dev));
     const std::lock_guard<std::mutex> hold(lock);

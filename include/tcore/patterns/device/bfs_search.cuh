@@ -43,7 +43,8 @@ namespace detail {
 
 inline constexpr int bfs_block = 256;
 
-/// A cudaMalloc'd array.
+/// A cudaMalloc'd array, zero-filled on allocation (the host copies back
+/// whole records of which a run writes only part).
 template <class T>
 class dev_array {
 public:
@@ -52,17 +53,18 @@ public:
     ~dev_array() { cudaFree(ptr_); }
     dev_array(const dev_array&) = delete;
     dev_array& operator=(const dev_array&) = delete;
-    void resize(std::size_t n)
+    void resize(std::size_t n, bool zero = true)
     {
         cudaFree(ptr_);
         ptr_ = nullptr;
         n_ = n;
         if (n) TCORE_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
+        if (n && zero) TCORE_CHECK(cudaMemset(ptr_, 0, n * sizeof(T)));
     }
     void upload(const std::vector<T>& h) { upload(h.data(), h.size()); }
     void upload(const T* h, std::size_t n)
     {
-        resize(n);
+        resize(n, false);
         if (n_) TCORE_CHECK(cudaMemcpy(ptr_, h, n_ * sizeof(T), cudaMemcpyHostToDevice));
     }
     T* get() const { return ptr_; }
