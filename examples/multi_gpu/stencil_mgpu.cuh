@@ -22,6 +22,15 @@
 //            exchange, into scratch arrays) and their kept layers copied over
 //            the interior's output. Slabs thinner than 2 r T + 1 layers use
 //            the whole-slab plan.
+//            The overlap needs NCCL's kernel to start before the interior's
+//            persistent blocks fill the SMs: run the program with
+//            CUDA_DEVICE_MAX_CONNECTIONS=1 (set before the CUDA runtime
+//            starts; kernels then start in launch order, and run() launches
+//            the exchange first). Otherwise NCCL's kernel can wait for SMs on
+//            one GPU while it holds some on its peer, and kernels whose
+//            blocks own fixed items (the 3D tiled kernel, the warp streaming
+//            kernel) finish the blocks that started late after all others:
+//            up to twice the compute time (examples/multi_gpu/README.md).
 //   serial   the exchange, then the whole slab.
 // exchange = false skips the communication (the result is then wrong next
 // to the ghosts): the run's time without it, to measure what was not hidden.
@@ -171,15 +180,16 @@ public:
         for (part& p : parts_) {
             TCORE_CHECK(cudaSetDevice(p.device));
             const slab_layout& s = p.slab;
-            TCORE_CHECK(cudaMemset(p.in, 0, bytes(s.array_layers())));
-            TCORE_CHECK(cudaMemset(p.in + hl * unit_, 0xFF, bytes(s.ext_layers())));  // ghosts NaN
+            TCORE_CHECK(cudaMemsetAsync(p.in, 0, bytes(s.array_layers()), p.compute));
+            TCORE_CHECK(cudaMemsetAsync(p.in + hl * unit_, 0xFF, bytes(s.ext_layers()), p.compute));  // ghosts NaN
             // owned layers, plus the array's halo where the slab meets the border
             long long first = s.ghost_lo + hl, last = s.ghost_lo + s.count + hl;  // local array layers
             if (s.ghost_lo == 0) first -= hl;
             if (s.ghost_hi == 0) last += hl;
             const long long global_first = s.begin - s.ghost_lo + first;  // Dirichlet: array layer; periodic: grid layer
-            TCORE_CHECK(cudaMemcpy(p.in + first * unit_, host_array + global_first * unit_, bytes(last - first),
-                                   cudaMemcpyHostToDevice));
+            TCORE_CHECK(cudaMemcpyAsync(p.in + first * unit_, host_array + global_first * unit_, bytes(last - first),
+                                        cudaMemcpyHostToDevice, p.compute));
+            TCORE_CHECK(cudaStreamSynchronize(p.compute));  // the host array may go once load returns
         }
         prepare();
     }
@@ -203,7 +213,7 @@ public:
     {
         for (part& p : parts_) {
             TCORE_CHECK(cudaSetDevice(p.device));
-            TCORE_CHECK(cudaMemset(p.out, 0xFF, bytes(p.slab.array_layers())));
+            TCORE_CHECK(cudaMemsetAsync(p.out, 0xFF, bytes(p.slab.array_layers()), p.compute));
         }
         synchronize();
     }

@@ -35,6 +35,7 @@ namespace {
 
 test::tally tally_;
 int devices_ = 0;
+std::vector<nccl_world> worlds_;  ///< worlds_[n - 1]: n GPUs in this process (made once: NCCL set-up is slow)
 
 /// The interior points (Dirichlet: not the halo) of two whole-grid arrays
 /// that differ in their bits; reports the first.
@@ -95,7 +96,7 @@ void run_case(const stencil_grid& g, std::uint64_t salt)
             continue;
         }
         if (layers < static_cast<long long>(gpus) * S::radius * T) continue;  // thinner than r t: refused (host checks)
-        nccl_world world = nccl_world::single_process(gpus);
+        const nccl_world& world = worlds_[gpus - 1];
         slab_stencil st(world, op, g);
         st.load(input.data());
         TCORE_CHECK(cudaSetDevice(0));
@@ -177,6 +178,7 @@ int main()
     devices_ = device_count();
     std::printf("%d GPUs present; counts 1..%d tested\n", devices_, devices_ < 4 ? devices_ : 4);
     host_checks();
+    for (int n = 1; n <= devices_ && n <= 4; ++n) worlds_.push_back(nccl_world::single_process(n));
     // 2D: 203 columns (no tile width), 157 rows (prime: slabs of 157 / n for
     // every n, overlapped plan at 4 GPUs and t = 3) and 13 rows (thin slabs:
     // the whole-slab plan, and at 4 GPUs and t = 3 slabs of exactly r t).
@@ -189,5 +191,6 @@ int main()
     // t = 3) and 13 planes (thin)
     run_shape<star3d1r>({37, 29, 41}, 400);
     run_shape<star3d1r>({37, 29, 13}, 500);
+    worlds_.clear();
     return tally_.finish();
 }
