@@ -60,6 +60,7 @@ gpu_pairs=(
   "gpu_test_user_spmv_rows:nan_result drop_term unwritten zero_checks"
   "gpu_test_user_bfs_step:perturb"
   "gpu_test_multi_gpu_spmv:mgpu_spmv_perturb zero_checks"
+  "gpu_test_multi_gpu_stencil:perturb zero_checks"
 )
 pairs=("${host_pairs[@]}")
 [ $host_only -eq 0 ] && pairs+=("${gpu_pairs[@]}")
