@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(bfs_block, 4)  // 64 registers: 4 blocks per S
 /// (bit_slices of the graph, usually limited to its hub columns by
 /// hub_columns()) cover the columns below s.columns; the graph's CSR covers
 /// the rest. Construct once per graph (uploads both), run() per source.
-template <class Backend>
+template <class Backend = default_backend>
 class bit_bfs {
 public:
     /// top_down_mma_ratio: see tcore::bitbfs::top_down_thresholds (1: slices

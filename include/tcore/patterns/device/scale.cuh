@@ -113,7 +113,7 @@ inline void check_scale_args(const char* where, const double* b, const double* a
 /// a = b*(qI) on the FP64 MMA `Shape` (f64_m16n8k8, f64_m16n8k4 or
 /// f64_m8n8k4) with `Backend`. a and b must be 16-byte aligned (cudaMalloc
 /// memory is). Throws tcore::error on bad arguments or a failed launch.
-template <class Shape, class Backend>
+template <class Shape, class Backend = default_backend>
 void scale_mma(const double* b, double* a, double q, long long n, cudaStream_t stream = nullptr)
 {
     check_scale_args("scale_mma", b, a, n);
