@@ -157,16 +157,16 @@ inline constexpr int spgemm_chunk_products = 32;  ///< numeric: tile products wh
 /// the kernel is latency bound and most C tiles have one or two products,
 /// so occupancy matters more than a deeper batch; cc's emulated MMA needs
 /// more registers); a caller's step gives its own.
-template <class Mode>
+template <class Numeric>
 constexpr int spgemm_numeric_min_blocks()
 {
-    if constexpr (std::is_same_v<Mode, cuda_core>) return 8;
-    else if constexpr (std::is_same_v<Mode, tensor_core>) return 12;
-    else return Mode::min_blocks;
+    if constexpr (std::is_same_v<Numeric, cuda_core>) return 8;
+    else if constexpr (std::is_same_v<Numeric, tensor_core>) return 12;
+    else return Numeric::min_blocks;
 }
 
 /// The numeric state of spgemm's own step (the MMA accumulator is the
-/// kernel's), standing in for a caller's Numeric: nothing.
+/// kernel's), standing in for a caller's step: nothing.
 struct spgemm_mma_step {
     __device__ explicit spgemm_mma_step(int) {}
 };
@@ -177,12 +177,12 @@ struct spgemm_mma_step {
 /// of 2 MMAs (4 products) before the MMAs themselves: a C tile with
 /// thousands of products waits for a memory latency per 4 products, not per
 /// pair, and the kernel keeps the registers, and so the occupancy, that the
-/// most common C tiles (one or two products) need. Mode: tensor_core or
+/// most common C tiles (one or two products) need. Numeric: tensor_core or
 /// cuda_core (those MMAs, written in the kernel body so that the compiler
 /// unrolls and schedules them with the chunk loop), or a caller's Numeric
 /// (its add and store).
-template <class Mode>
-__global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Mode>())
+template <class Numeric>
+__global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Numeric>())
     spgemm_numeric(long long c_tiles, const int* __restrict__ run_off, double* __restrict__ c_val,
                    std::uint16_t* __restrict__ c_mask, spgemm_operands op)
 {
@@ -190,11 +190,11 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Mode
     if (tile >= c_tiles) return;  // whole warps
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int first = run_off[tile], count = run_off[tile + 1] - first;
-    constexpr bool use_mma = is_backend_v<Mode>;
+    constexpr bool use_mma = is_backend_v<Numeric>;
     constexpr int batch = 2;  // MMAs whose operands are loaded together (few registers: occupancy)
     frag_c<f64_m8n8k4> acc;
     fill(acc, 0.0);
-    std::conditional_t<use_mma, spgemm_mma_step, Mode> numeric(lane);  // a caller's step
+    std::conditional_t<use_mma, spgemm_mma_step, Numeric> numeric(lane);  // a caller's step
     unsigned mask = 0;  // C(i, j)'s structure: the OR of its products' boolean products
     for (int base = 0; base < count; base += spgemm_chunk_products) {
         const int n = min(spgemm_chunk_products, count - base);  // warp-uniform
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(spgemm_threads, spgemm_numeric_min_blocks<Mode
                     }
 #pragma unroll
                 for (int s = s0; s < s0 + batch; ++s)
-                    if (2 * s < n) spgemm_pair_mma<Mode>(acc, a[s - s0], b[s - s0]);
+                    if (2 * s < n) spgemm_pair_mma<Numeric>(acc, a[s - s0], b[s - s0]);
             }
         } else {
             numeric.add(op.a_val, op.b_val, mine, n, lane);
