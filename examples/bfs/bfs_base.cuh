@@ -44,6 +44,7 @@
 #include "bfs_graphs.hpp"
 
 #include <tcore/check.cuh>
+#include <tcore/infra/device_array.cuh>
 #include <tcore/infra/launch.cuh>
 #include <tcore/patterns/device/bfs_search.cuh>
 
@@ -59,34 +60,6 @@ namespace tcore::examples::bfs {
 using tcore::bitbfs::bfs_stats;
 using tcore::bitbfs::level_trace;
 
-/// A cudaMalloc'd array.
-template <class T>
-class dev_array {
-public:
-    dev_array() = default;
-    explicit dev_array(std::size_t n) { resize(n); }
-    ~dev_array() { cudaFree(ptr_); }
-    dev_array(const dev_array&) = delete;
-    dev_array& operator=(const dev_array&) = delete;
-    void resize(std::size_t n)
-    {
-        cudaFree(ptr_);
-        ptr_ = nullptr;
-        n_ = n;
-        if (n) TCORE_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
-    }
-    void upload(const std::vector<T>& h)
-    {
-        resize(h.size());
-        if (n_) TCORE_CHECK(cudaMemcpy(ptr_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    T* get() const { return ptr_; }
-    std::size_t size() const { return n_; }
-
-private:
-    T* ptr_ = nullptr;
-    std::size_t n_ = 0;
-};
 
 inline constexpr int dobfs_block = 256;        ///< threads per block of every kernel
 inline constexpr int dobfs_warp_degree = 32;   ///< top-down: rows of >= 32 entries get a warp ...
@@ -567,11 +540,11 @@ private:
     unsigned step_grid_ = 1, convert_grid_ = 1;
     tcore::bitbfs::direction_rule rule_;
     dobfs_graph view_;
-    dev_array<long long> row_ptr_;
-    dev_array<int> col_, degree_, level_, small_[2], medium_[2];
-    dev_array<int2> chunks_[2];
-    dev_array<unsigned> visited_, bitmap_[2];
-    dev_array<dobfs_counts> counts_;
+    tcore::device_array<long long> row_ptr_;
+    tcore::device_array<int> col_, degree_, level_, small_[2], medium_[2];
+    tcore::device_array<int2> chunks_[2];
+    tcore::device_array<unsigned> visited_, bitmap_[2];
+    tcore::device_array<dobfs_counts> counts_;
     dobfs_counts* host_counts_ = nullptr;
     std::vector<int> degree_host_;
     bfs_stats stats_;

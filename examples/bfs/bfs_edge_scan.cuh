@@ -265,11 +265,11 @@ private:
     std::size_t words_ = 0, scan_bytes_ = 0;
     int resident_blocks_ = 1;
     tcore::bitbfs::direction_rule rule_;
-    dev_array<long long> row_ptr_, qdeg_, qoff_;
-    dev_array<int> col_, degree_, level_, queue_a_, queue_b_;
-    dev_array<unsigned> visited_, frontier_, next_;
-    dev_array<unsigned long long> counters_;
-    dev_array<unsigned char> scan_temp_;
+    tcore::device_array<long long> row_ptr_, qdeg_, qoff_;
+    tcore::device_array<int> col_, degree_, level_, queue_a_, queue_b_;
+    tcore::device_array<unsigned> visited_, frontier_, next_;
+    tcore::device_array<unsigned long long> counters_;
+    tcore::device_array<unsigned char> scan_temp_;
     std::vector<int> degree_host_;
     pinned_counters host_;
     bfs_stats stats_;

@@ -25,6 +25,7 @@
 #pragma once
 
 #include "../../check.cuh"
+#include "../../infra/device_array.cuh"
 #include "../../infra/launch.cuh"
 #include "../bitbfs.cuh"
 #include "bfs.cuh"
@@ -43,37 +44,6 @@ namespace detail {
 
 inline constexpr int bfs_block = 256;
 
-/// A cudaMalloc'd array, zero-filled on allocation (the host copies back
-/// whole records of which a run writes only part).
-template <class T>
-class dev_array {
-public:
-    dev_array() = default;
-    explicit dev_array(std::size_t n) { resize(n); }
-    ~dev_array() { cudaFree(ptr_); }
-    dev_array(const dev_array&) = delete;
-    dev_array& operator=(const dev_array&) = delete;
-    void resize(std::size_t n, bool zero = true)
-    {
-        cudaFree(ptr_);
-        ptr_ = nullptr;
-        n_ = n;
-        if (n) TCORE_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
-        if (n && zero) TCORE_CHECK(cudaMemset(ptr_, 0, n * sizeof(T)));
-    }
-    void upload(const std::vector<T>& h) { upload(h.data(), h.size()); }
-    void upload(const T* h, std::size_t n)
-    {
-        resize(n, false);
-        if (n_) TCORE_CHECK(cudaMemcpy(ptr_, h, n_ * sizeof(T), cudaMemcpyHostToDevice));
-    }
-    T* get() const { return ptr_; }
-    std::size_t size() const { return n_; }
-
-private:
-    T* ptr_ = nullptr;
-    std::size_t n_ = 0;
-};
 
 }  // namespace detail
 
@@ -370,13 +340,13 @@ private:
     tcore::bitbfs::slices_view view_;
     tcore::bitbfs::csr_view csr_;
     tcore::bitbfs::direction_rule rule_;
-    detail::dev_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
-    detail::dev_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
-    detail::dev_array<unsigned> slice_meta_, bits_, never_, visited_, ring_;
-    detail::dev_array<unsigned long long> counters_;
-    detail::dev_array<detail::bfs_run_info> info_;
-    detail::dev_array<char> directions_;
-    detail::dev_array<level_trace> trace_;
+    tcore::device_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
+    tcore::device_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
+    tcore::device_array<unsigned> slice_meta_, bits_, never_, visited_, ring_;
+    tcore::device_array<unsigned long long> counters_;
+    tcore::device_array<detail::bfs_run_info> info_;
+    tcore::device_array<char> directions_;
+    tcore::device_array<level_trace> trace_;
     detail::bfs_run_info* host_info_ = nullptr;
     bfs_stats stats_;
 };
