@@ -510,12 +510,7 @@ public:
         return stats_;
     }
 
-    std::vector<int> levels() const
-    {
-        std::vector<int> h(static_cast<std::size_t>(n_));
-        TCORE_CHECK(cudaMemcpy(h.data(), level_.get(), h.size() * sizeof(int), cudaMemcpyDeviceToHost));
-        return h;
-    }
+    std::vector<int> levels() const { return level_.download(); }
     const bfs_stats& stats() const { return stats_; }
     /// The direction rule (tests force one direction with extreme alpha/beta).
     void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }

@@ -249,12 +249,7 @@ public:
         return stats_;
     }
 
-    std::vector<int> levels() const
-    {
-        std::vector<int> h(static_cast<std::size_t>(n_));
-        TCORE_CHECK(cudaMemcpy(h.data(), level_.get(), h.size() * sizeof(int), cudaMemcpyDeviceToHost));
-        return h;
-    }
+    std::vector<int> levels() const { return level_.download(); }
     const bfs_stats& stats() const { return stats_; }
     void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
     std::size_t device_bytes() const { return row_ptr_.size() * 8 + col_.size() * 4; }

@@ -1,7 +1,7 @@
 // tcore/infra/device_array.cuh - a device array from cudaMalloc, zero-filled
 // when it is allocated (so that a host copy of a record a kernel wrote only
-// in part reads zeros, not uninitialized memory), with an upload from the
-// host. For arrays made once and used on any stream; async_array.cuh has the
+// in part reads zeros, not uninitialized memory), with an upload from and
+// a download to the host. For arrays made once and used on any stream; async_array.cuh has the
 // stream-ordered kind for results of data-dependent size.
 //
 // Preconditions: the current device when it is made is the one it is used
@@ -36,6 +36,13 @@ public:
         if (n_) TCORE_CHECK(cudaMemcpy(ptr_, h, n_ * sizeof(T), cudaMemcpyHostToDevice));
     }
     void upload(const std::vector<T>& h) { upload(h.data(), h.size()); }
+    /// The whole array on the host.
+    std::vector<T> download() const
+    {
+        std::vector<T> h(n_);
+        if (n_) TCORE_CHECK(cudaMemcpy(h.data(), ptr_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+        return h;
+    }
     T* get() const { return ptr_; }
     std::size_t size() const { return n_; }
 
