@@ -6,8 +6,9 @@
 // GPUs, backend, gather) with a `gpus` column. README.md (## SpMV) has the
 // options, the commands and the measurements.
 //
-// Variants: tc (tcore::tensor_core), cc (tcore::cuda_core), cce
-// (tcore::spmv_essential), as in the single-GPU workload (no bundles), each
+// Variants: tc (tcore::tensor_core), cc (tcore::cuda_core), cce (the policy
+// tcore::examples::spmv::spmv_cce of examples/spmv/spmv_cce.cuh through
+// dasp_spmv::run_with), as in the single-GPU workload (no bundles), each
 // with the x gather `allgather` (pieces padded to the longest, one
 // ncclAllGather), `allgather+overlap` (the same, with the product of the
 // entries in the own x piece running while the gather does, the rest added
@@ -22,6 +23,7 @@
 // rank 0 writes the ncclUniqueId to PATH, the others wait for it; the runs
 // on fewer GPUs use communicators split off the N ranks (ncclCommSplit), the
 // one-GPU run none. Only rank 0 writes output.
+#include "../spmv/spmv_cce.cuh"
 #include "nccl_check.hpp"
 #include "spmv_mgpu.cuh"
 #include "spmv_mgpu_split.hpp"
@@ -282,7 +284,7 @@ std::string csv_line(const result& r, const std::string& device)
     return buf;
 }
 
-/// A backend: its name, tag name, and the two calls the run needs.
+/// A backend (or the cce policy): its name, type name, and the two calls the run needs.
 struct backend_entry {
     const char* name;
     const char* tag;
@@ -290,22 +292,22 @@ struct backend_entry {
     mg::spmv_timing (*time)(mg::row_split_spmv&, double, const tb::rep_policy&);
 };
 
-template <class Backend>
+template <class Mode>
 void run_once(mg::row_split_spmv& s)
 {
-    s.run<Backend>();
+    s.run<Mode>();
 }
 
-template <class Backend>
+template <class Mode>
 mg::spmv_timing time_it(mg::row_split_spmv& s, double warmup_s, const tb::rep_policy& p)
 {
-    return mg::time_spmv<Backend>(s, warmup_s, p);
+    return mg::time_spmv<Mode>(s, warmup_s, p);
 }
 
 const backend_entry backends[] = {
     {"tc", "tensor_core", run_once<tcore::tensor_core>, time_it<tcore::tensor_core>},
     {"cc", "cuda_core", run_once<tcore::cuda_core>, time_it<tcore::cuda_core>},
-    {"cce", "spmv_essential", run_once<tcore::spmv_essential>, time_it<tcore::spmv_essential>},
+    {"cce", "spmv_cce", run_once<tcore::examples::spmv::spmv_cce>, time_it<tcore::examples::spmv::spmv_cce>},
 };
 
 /// Everything measured so far (rank 0 prints and writes them).

@@ -9,8 +9,9 @@
 //                   rank of a communicator made elsewhere (ncclCommInitRank
 //                   with an id passed between processes, or ncclCommSplit).
 //   row_split_spmv  the parts of the ranks of a rank_set, packed and held on
-//                   their GPUs; gather() enqueues the x gather, multiply<B>()
-//                   the local products, run<B>() both. Every local rank's
+//                   their GPUs; gather() enqueues the x gather, multiply<M>()
+//                   the local products, run<M>() both (M: a backend or a
+//                   policy of dasp_spmv::run_with). Every local rank's
 //                   stream gets its share; nothing waits on the host.
 //                   With `overlap`, a part is packed as two matrices: the
 //                   entries whose columns lie in the rank's own x piece
@@ -383,29 +384,29 @@ public:
     /// Enqueues every local rank's product y_part = A_part x on its stream
     /// (overlapped: the own-piece entries, then, once the gather is done,
     /// y_part += the other entries' product).
-    template <class Backend>
+    template <class Mode>
     void multiply()
     {
         for (int i = 0; i < local(); ++i) {
             rank_part& p = parts_[i];
             TCORE_CHECK(cudaSetDevice(p.device));
-            p.matrix.run<Backend>(p.x, p.y, rs_->stream(i));
+            p.matrix.run_with<Mode>(p.x, p.y, rs_->stream(i));
         }
         if (!overlap_) return;
         for (int i = 0; i < local(); ++i) {
             rank_part& p = parts_[i];
             TCORE_CHECK(cudaSetDevice(p.device));
             TCORE_CHECK(cudaStreamWaitEvent(rs_->stream(i), p.gathered, 0));
-            p.remote_matrix.run<Backend>(p.x, p.y, rs_->stream(i), true);
+            p.remote_matrix.run_with<Mode>(p.x, p.y, rs_->stream(i), true);
         }
     }
 
-    /// gather() then multiply<Backend>().
-    template <class Backend>
+    /// gather() then multiply<Mode>().
+    template <class Mode>
     void run()
     {
         gather();
-        multiply<Backend>();
+        multiply<Mode>();
     }
 
 private:

@@ -22,7 +22,8 @@
 //   tc-m16n8k16   the same packing, 4 blocks per sm_90 m16n8k16 MMA
 //   cc, cc-m16n8k8
 //                 tc / tc-m16n8k8 on the cuda_core backend (same data flow)
-//   cce           the same packed data, one FMA per stored slot (essential)
+//   cce           the same packed data, one FMA per stored slot (essential;
+//                 spmv_cce.cuh, through tcore::dasp_spmv::run_with)
 //   tc-bundle     tcore's extension: consecutive rows with identical columns
 //                 (FEM node unknowns, lattice colours, dense blocks) packed
 //                 as bundles sharing one column index and x gather per slot,
@@ -61,6 +62,7 @@
 #include "cusparse_spmv.cuh"
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
+#include "spmv_cce.cuh"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/device/spmv.cuh>
@@ -96,10 +98,10 @@ struct tc_variant {
     bool bundled = false;  ///< runs on the packing with bundles of identical rows
 };
 
-template <class Backend, class Shape>
+template <class Mode, class Shape>
 void run_dasp(const tcore::dasp_spmv& s, const double* x, double* y, cudaStream_t st)
 {
-    s.run<Backend, Shape>(x, y, st);
+    s.run_with<Mode, Shape>(x, y, st);
 }
 
 const tc_variant tc_variants[] = {
@@ -111,13 +113,13 @@ const tc_variant tc_variants[] = {
     {"cc", run_dasp<tcore::cuda_core, tcore::f64_m8n8k4>, tb::peak::fp64_cc, "tc's kernel on the cuda_core backend"},
     {"cc-m16n8k8", run_dasp<tcore::cuda_core, tcore::f64_m16n8k8>, tb::peak::fp64_cc,
      "tc-m16n8k8's kernel on the cuda_core backend"},
-    {"cce", run_dasp<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+    {"cce", run_dasp<tcore::examples::spmv::spmv_cce, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
      "same packed data, one FMA per slot (essential)"},
     {"tc-bundle", run_dasp<tcore::tensor_core, tcore::f64_m8n8k4>, tb::peak::fp64_tc,
      "bundles of identical rows on f64 m16n8k4 (shared index and x gather), rest as tc", true},
     {"cc-bundle", run_dasp<tcore::cuda_core, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
      "tc-bundle's kernel on the cuda_core backend", true},
-    {"cce-bundle", run_dasp<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+    {"cce-bundle", run_dasp<tcore::examples::spmv::spmv_cce, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
      "tc-bundle's packed data, one FMA per value (essential)", true},
 };
 
@@ -129,10 +131,10 @@ struct panel_variant {
     const char* note;
 };
 
-template <class Backend, class Shape>
+template <class Mode, class Shape>
 void run_panels(const tcore::dasp_spmv_panels& s, const double* x, double* y, cudaStream_t st)
 {
-    s.run<Backend, Shape>(x, y, st);
+    s.run_with<Mode, Shape>(x, y, st);
 }
 
 const panel_variant panel_variants[] = {
@@ -140,7 +142,7 @@ const panel_variant panel_variants[] = {
      "tc on column panels of x bytes <= L2 / 2 (the first writes y, the rest add)"},
     {"cc-panels", run_panels<tcore::cuda_core, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
      "tc-panels' kernels on the cuda_core backend"},
-    {"cce-panels", run_panels<tcore::spmv_essential, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
+    {"cce-panels", run_panels<tcore::examples::spmv::spmv_cce, tcore::f64_m8n8k4>, tb::peak::fp64_cc,
      "tc-panels' packed data, one FMA per slot (essential)"},
 };
 

@@ -25,6 +25,7 @@
 // matrix (x pieces split apart from the rows), empty rows and one long row,
 // fewer rows than GPUs (empty parts), a fem3d grid and a banded matrix.
 #include "common/test_util.hpp"
+#include "examples/spmv/spmv_cce.cuh"
 #include "spmv_mgpu.cuh"
 
 #include <tcore/patterns/device/spmv.cuh>
@@ -40,6 +41,7 @@ namespace {
 
 namespace mg = tcore::mgpu;
 namespace gen = tcore::sparse::gen;
+using tcore::examples::spmv::spmv_cce;
 using tcore::sparse::csr;
 using tcore::test::tally;
 
@@ -113,7 +115,7 @@ int count_bad(const std::vector<double>& y, const std::vector<double>& want, con
     return bad;
 }
 
-template <class Backend>
+template <class Mode>
 std::vector<double> single_gpu_y(const csr& a, const std::vector<double>& x)
 {
     TCORE_CHECK(cudaSetDevice(0));
@@ -121,12 +123,12 @@ std::vector<double> single_gpu_y(const csr& a, const std::vector<double>& x)
     tcore::test::device_buffer<double> dx(x.size()), dy(static_cast<std::size_t>(a.rows));
     dx.upload(x);
     dy.poison();
-    s.run<Backend>(dx.ptr, dy.ptr);
+    s.run_with<Mode>(dx.ptr, dy.ptr);
     TCORE_CHECK(cudaDeviceSynchronize());
     return dy.download();
 }
 
-template <class Backend>
+template <class Mode>
 void check_backend(tally& t, const char* bname, const test_matrix& m, const std::vector<double>& x,
                    const std::vector<double>& ref, const std::vector<double>& one_gpu, mg::row_split_spmv& s)
 {
@@ -135,7 +137,7 @@ void check_backend(tally& t, const char* bname, const test_matrix& m, const std:
     s.poison_y();
     for (int i = 0; i < s.local(); ++i)
         s.set_x_piece(i, x.data() + split.col_begin[s.part(i).rank]);
-    s.run<Backend>();
+    s.run<Mode>();
     s.ranks().synchronize();
     int bad_ref = 0, bad_one = 0;
     std::string first_ref, first_one;
@@ -210,7 +212,7 @@ int main()
         for (std::size_t k = 0; k < ms.size(); ++k) {
             one_gpu[k]["tc"] = single_gpu_y<tcore::tensor_core>(ms[k].a, xs[k]);
             one_gpu[k]["cc"] = single_gpu_y<tcore::cuda_core>(ms[k].a, xs[k]);
-            one_gpu[k]["cce"] = single_gpu_y<tcore::spmv_essential>(ms[k].a, xs[k]);
+            one_gpu[k]["cce"] = single_gpu_y<spmv_cce>(ms[k].a, xs[k]);
         }
         for (const int n : {1, 2, 3, 4}) {
             if (n > present) {
@@ -232,7 +234,7 @@ int main()
                             static_cast<int>(s.overlapped()));
                     check_backend<tcore::tensor_core>(t, "tc", m, xs[k], refs[k], one_gpu[k]["tc"], s);
                     check_backend<tcore::cuda_core>(t, "cc", m, xs[k], refs[k], one_gpu[k]["cc"], s);
-                    check_backend<tcore::spmv_essential>(t, "cce", m, xs[k], refs[k], one_gpu[k]["cce"], s);
+                    check_backend<spmv_cce>(t, "cce", m, xs[k], refs[k], one_gpu[k]["cce"], s);
                     if (n > 1 && m.name.rfind("banded", 0) == 0) {
                         // Banded rows reach at most 2 x 64 columns away: only neighbouring parts' entries.
                         int most = 0;

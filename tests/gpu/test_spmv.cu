@@ -2,9 +2,10 @@
 // tests/gpu/test_spmv.cu - every SpMV variant against the FP64 CPU reference.
 //
 // Variants: tc and cc (f64_m8n8k4, f64_m16n8k8, f64_m16n8k16 layouts on the
-// tensor_core and cuda_core backends), cce (spmv_essential), and the
-// cuSPARSE baselines: CSR ALG1 with and without cusparseSpMV_preprocess,
-// and the other forms of the benchmark (CSR ALG2; BSR converted on the
+// tensor_core and cuda_core backends), cce (the policy spmv_cce of
+// examples/spmv/spmv_cce.cuh through run_with), and the cuSPARSE baselines:
+// CSR ALG1 with and without cusparseSpMV_preprocess, and the other forms of
+// the benchmark (CSR ALG2; BSR converted on the
 // device at blocks 2, 3, 4, 8 and the automatic choice; SELL-32 converted on
 // the device; x and y padded by the largest block). Matrices:
 // every test matrix (tests/data/matrices, and
@@ -38,6 +39,7 @@
 
 #include "examples/spmv/cusparse_baseline.cuh"
 #include "examples/spmv/cusparse_spmv.cuh"
+#include "examples/spmv/spmv_cce.cuh"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/device/spmv.cuh>
@@ -56,6 +58,7 @@ using namespace tcore;
 using tcore::test::device_buffer;
 using tcore::test::tally;
 namespace base = tcore::examples::sparse_base;
+using tcore::examples::spmv::spmv_cce;
 
 namespace {
 
@@ -138,7 +141,7 @@ const variant variants[] = {
     {"cc m8n8k4", [](const dasp_spmv& s, const double* x, double* y) { s.run<cuda_core, f64_m8n8k4>(x, y); }},
     {"cc m16n8k8", [](const dasp_spmv& s, const double* x, double* y) { s.run<cuda_core, f64_m16n8k8>(x, y); }},
     {"cc m16n8k16", [](const dasp_spmv& s, const double* x, double* y) { s.run<cuda_core, f64_m16n8k16>(x, y); }},
-    {"cce", [](const dasp_spmv& s, const double* x, double* y) { s.run<spmv_essential, f64_m8n8k4>(x, y); }},
+    {"cce", [](const dasp_spmv& s, const double* x, double* y) { s.run_with<spmv_cce, f64_m8n8k4>(x, y); }},
 };
 
 /// Compares y with the reference row by row; returns the number of bad rows.
@@ -227,7 +230,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
                 {"cc m8n8k4", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<cuda_core>(x, y); }},
                 {"cc m16n8k16",
                  [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<cuda_core, f64_m16n8k16>(x, y); }},
-                {"cce", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<spmv_essential>(x, y); }}};
+                {"cce", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run_with<spmv_cce>(x, y); }}};
             for (const auto& [name, run] : runs) {
                 const std::string what = m.name + " [" + name + ", " + std::to_string(s.panels()) + " column panels]";
                 dy.poison();

@@ -22,9 +22,11 @@
 // spmv_accumulate on each: the second run either continues into the first
 // one's accumulator or fills a second one, whose row sums are then added.
 // Row g's sum is diag_of(acc) on the MMA backends and the quad sum of ess
-// (the 4 lanes of row g, two __shfl_xor_sync) on spmv_essential. Backends
-// tensor_core and cuda_core (f64_m16n8k8: 2 blocks per MMA, 4 per step) and
-// spmv_essential (2 blocks per step).
+// (the 4 lanes of row g, two __shfl_xor_sync) with a row-block policy in
+// place of the backend. Backends tensor_core and cuda_core (f64_m16n8k8: 2
+// blocks per MMA, 4 per step) and the policy spmv_cce of the SpMV
+// example's cce (examples/spmv/spmv_cce.cuh: one FMA per slot, 2 blocks per
+// step).
 // y is poisoned with NaN before every run (all kernels and cuSPARSE).
 //
 // Tolerance (FP64, u = 2^-53). Row i is an inner product of its n entries,
@@ -49,6 +51,7 @@
 // run), drop_term (y[0] lacks its first entry's product), unwritten (the
 // user kernels not launched: y keeps its NaN poison), zero_checks.
 #include "common/test_util.hpp"
+#include "examples/spmv/spmv_cce.cuh"
 
 #include <tcore/patterns/spmv.cuh>
 
@@ -59,10 +62,10 @@
 #include <cstdio>
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 using namespace tcore;
+using tcore::examples::spmv::spmv_cce;
 using tcore::test::device_buffer;
 using tcore::test::tally;
 
@@ -93,8 +96,8 @@ __global__ void user_spmv_rows(const double* val, const int* col, const int* blo
 /// first run to an empty second one occurs). `two_acc` = 0: the second
 /// spmv_accumulate continues into the first's accumulator; 1: it starts a
 /// second one and the two rows' sums are added. Row g's sum: diag_of on the
-/// MMA backends, the quad sum of ess (4 lanes of row g) for spmv_essential.
-template <class Backend, class Shape>
+/// MMA backends, the quad sum of ess (4 lanes of row g) for a policy.
+template <class Mode, class Shape>
 __global__ void user_spmv_split(const double* val, const int* col, const int* block_ptr, int row_blocks, int rows,
                                 const double* x, double* y, int two_acc)
 {
@@ -108,12 +111,12 @@ __global__ void user_spmv_split(const double* val, const int* col, const int* bl
     fill(acc[0], 0.0);
     fill(acc[1], 0.0);
     double ess[2] = {0.0, 0.0};
-    spmv_accumulate<Backend, Shape>(acc[0], ess[0], val, col, base, 0, h, x, lane);
-    if (two_acc) spmv_accumulate<Backend, Shape>(acc[1], ess[1], val, col, base, h, nblk, x, lane);  // warp-uniform
-    else spmv_accumulate<Backend, Shape>(acc[0], ess[0], val, col, base, h, nblk, x, lane);
+    spmv_accumulate<Mode, Shape>(acc[0], ess[0], val, col, base, 0, h, x, lane);
+    if (two_acc) spmv_accumulate<Mode, Shape>(acc[1], ess[1], val, col, base, h, nblk, x, lane);  // warp-uniform
+    else spmv_accumulate<Mode, Shape>(acc[0], ess[0], val, col, base, h, nblk, x, lane);
     double sum[2];
     for (int a = 0; a < 2; ++a) {
-        if constexpr (std::is_same_v<Backend, spmv_essential>) {
+        if constexpr (!is_backend_v<Mode>) {
             double s = ess[a];  // the lane's products of row g; add the quad's
             s += __shfl_xor_sync(0xffffffffu, s, 1);
             s += __shfl_xor_sync(0xffffffffu, s, 2);
@@ -230,7 +233,7 @@ enum class user_kernel { rows, split };
 
 /// The user kernel on the packed rows: once (rows), or twice (split: one
 /// accumulator, then two); y poisoned before each run.
-template <class Backend, class Shape, user_kernel K = user_kernel::rows>
+template <class Mode, class Shape, user_kernel K = user_kernel::rows>
 void run_user(const char* what, const csr_matrix& a, const row_blocks& p, const std::vector<double>& x,
               const device_buffer<double>& dx)
 {
@@ -245,10 +248,10 @@ void run_user(const char* what, const csr_matrix& a, const row_blocks& p, const 
         y.poison();
         if (!tcore::test::planted("unwritten")) {
             if constexpr (K == user_kernel::rows)
-                user_spmv_rows<Backend, Shape><<<grid, 32 * warps_per_block>>>(val.ptr, col.ptr, ptr.ptr,
-                                                                                blocks_of_rows, a.rows, dx.ptr, y.ptr);
+                user_spmv_rows<Mode, Shape><<<grid, 32 * warps_per_block>>>(val.ptr, col.ptr, ptr.ptr,
+                                                                             blocks_of_rows, a.rows, dx.ptr, y.ptr);
             else
-                user_spmv_split<Backend, Shape><<<grid, 32 * warps_per_block>>>(
+                user_spmv_split<Mode, Shape><<<grid, 32 * warps_per_block>>>(
                     val.ptr, col.ptr, ptr.ptr, blocks_of_rows, a.rows, dx.ptr, y.ptr, two_acc);
             TCORE_CHECK(cudaGetLastError());
         }
@@ -314,7 +317,7 @@ int main()
         run_user<cuda_core, f64_m8n8k4>("cuda_core m8n8k4", a, p, x, dx);
         run_user<tensor_core, f64_m16n8k8, user_kernel::split>("tensor_core m16n8k8", a, p, x, dx);
         run_user<cuda_core, f64_m16n8k8, user_kernel::split>("cuda_core m16n8k8", a, p, x, dx);
-        run_user<spmv_essential, f64_m8n8k4, user_kernel::split>("spmv_essential", a, p, x, dx);
+        run_user<spmv_cce, f64_m8n8k4, user_kernel::split>("spmv_cce", a, p, x, dx);
         run_cusparse(a, x, dx);
     }
     return t.finish();

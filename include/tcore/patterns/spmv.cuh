@@ -24,12 +24,19 @@
 //                      short tiles (up to 4 rows per 4-slot line)
 //   spmv_bundle_a, spmv_bundle_diag
 //                      bundles of identical rows on m16n8k4 (rows g, g + 8)
-//   spmv_essential     a third backend tag: the same data flow with only the
-//                      essential FMAs (one per slot, a 4-lane sum per row)
+//
+// Mode (the first template argument of spmv_step_blocks, spmv_use_step,
+// spmv_accumulate, spmv_block_rows): tensor_core or cuda_core (the MMAs
+// above), or a row-block policy: the same data flow with the caller's
+// per-lane arithmetic in place of the MMAs, each lane adding its slots'
+// products to its running sum `ess` and row g's sum the quad sum of `ess`
+// over lanes 4g .. 4g + 3. Its interface (step_blocks, add, product) is
+// documented in patterns/device/spmv.cuh; the benchmark's plain CUDA-core
+// opponent (one FMA per slot) is one: examples/spmv/spmv_cce.cuh.
 //
 // Preconditions common to the device functions (none checked): called by
 // all 32 lanes of one warp, converged (warp-collective: mma.sync, or
-// __shfl_sync on cuda_core and spmv_essential); `lane` is lane_id(). Each
+// __shfl_sync on cuda_core and a policy); `lane` is lane_id(). Each
 // lane passes the same block range. Values and x are FP64, columns int:
 // element alignment only (scalar loads). A padding slot has value 0 and
 // column -1 (no x load, so no 0 * inf). Values and columns are read with
@@ -47,16 +54,7 @@
 
 namespace tcore {
 
-/// The `cce` mode of the SpMV kernels: CUDA cores, only the essential FMAs.
-struct spmv_essential {
-    static constexpr const char* name() { return "essential"; }
-};
-
 namespace detail {
-
-/// True for the backends that run the MMA data flow (tensor_core, cuda_core).
-template <class Backend>
-inline constexpr bool spmv_uses_mma_v = std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core>;
 
 __host__ __device__ inline int spmv_popcount32(unsigned v)
 {
@@ -136,12 +134,21 @@ __host__ __device__ inline spmv_short_lane spmv_short_lane_info(unsigned mask, i
             detail::spmv_popcount32(mask & ((1u << (4 * g)) - 1u))};
 }
 
-/// 32-blocks a lane loads before it uses any: whole MMAs, at least 4; the
-/// essential mode takes 2, which keeps it at 32-40 registers (12-16 blocks
-/// per SM, not 10) and fits the 2-block groups of rows of 8-11 entries.
-template <class Backend, class Shape>
-inline constexpr int spmv_step_blocks =
-    detail::spmv_uses_mma_v<Backend> ? (Shape::k / 4 >= 4 ? Shape::k / 4 : 4) : 2;
+namespace detail {
+
+template <class Mode, class Shape>
+constexpr int spmv_step_blocks_of()
+{
+    if constexpr (is_backend_v<Mode>) return Shape::k / 4 >= 4 ? Shape::k / 4 : 4;
+    else return Mode::step_blocks;
+}
+
+}  // namespace detail
+
+/// 32-blocks a lane loads before it uses any: tensor_core and cuda_core
+/// whole MMAs, at least 4; a policy its step_blocks.
+template <class Mode, class Shape>
+inline constexpr int spmv_step_blocks = detail::spmv_step_blocks_of<Mode, Shape>();
 
 /// A lane's slot of `N` consecutive 32-blocks: values and columns (-1: none).
 template <int N>
@@ -167,12 +174,12 @@ __device__ __forceinline__ void spmv_load_step(spmv_step<N>& s, const double* __
     }
 }
 
-/// Gathers x for a loaded step and adds its products: MMA modes into `acc`
-/// (diagonal products), the essential mode into `ess` (the lane's FMAs).
-/// `side_v` x[`side_c`] (one more entry of the lane; column -1: none) is
-/// gathered with the step's x and added to `ess` in every mode.
-/// N is a multiple of Shape::k / 4 (spmv_step_blocks is).
-template <class Backend, class Shape, int N>
+/// Gathers x for a loaded step and adds its products: tensor_core and
+/// cuda_core into `acc` (diagonal products), a policy into `ess` (its add,
+/// slot by slot). `side_v` x[`side_c`] (one more entry of the lane; column
+/// -1: none) is gathered with the step's x and added to `ess` by an FMA in
+/// every mode. N is a multiple of Shape::k / 4 (spmv_step_blocks is).
+template <class Mode, class Shape, int N>
 __device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, const spmv_step<N>& s,
                                               const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
 {
@@ -180,35 +187,35 @@ __device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, c
 #pragma unroll
     for (int j = 0; j < N; ++j) xv[j] = s.c[j] >= 0 ? __ldg(x + s.c[j]) : 0.0;
     if (side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
-    if constexpr (detail::spmv_uses_mma_v<Backend>) {
+    if constexpr (is_backend_v<Mode>) {
         constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
 #pragma unroll
         for (int m = 0; m < N / kb; ++m) {
             frag_a<Shape> a;
             frag_b<Shape> b;
             diag_operands<Shape>(a, b, s.v + m * kb, xv + m * kb);
-            mma<Backend>(acc, a, b, acc);
+            mma<Mode>(acc, a, b, acc);
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < N; ++j) ess = fma(s.v[j], xv[j], ess);
+        for (int j = 0; j < N; ++j) ess = Mode::add(ess, s.v[j], xv[j]);
     }
 }
 
 /// The blocks of a run from `b0` on, a step at a time: tensor_core and
-/// cuda_core add into `acc` (row g's sum lands in D(g,g): diag_of), the
-/// essential mode adds the lane's products into `ess` (row g's sum is the
-/// sum of `ess` over the quad of g).
-template <class Backend, class Shape>
+/// cuda_core add into `acc` (row g's sum lands in D(g,g): diag_of), a
+/// policy adds the lane's products into `ess` (row g's sum is the sum of
+/// `ess` over the quad of g).
+template <class Mode, class Shape>
 __device__ __forceinline__ void spmv_accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
                                                 const int* __restrict__ col, long long base, int b0, int nblk,
                                                 const double* __restrict__ x, int lane)
 {
-    constexpr int n = spmv_step_blocks<Backend, Shape>;
+    constexpr int n = spmv_step_blocks<Mode, Shape>;
     for (; b0 < nblk; b0 += n) {
         spmv_step<n> s;
         spmv_load_step(s, val, col, base, b0, nblk, lane);
-        spmv_use_step<Backend, Shape>(acc, ess, s, x);
+        spmv_use_step<Mode, Shape>(acc, ess, s, x);
     }
 }
 
@@ -216,21 +223,21 @@ __device__ __forceinline__ void spmv_accumulate(frag_c<Shape>& acc, double& ess,
 /// slot 32 b + 4 g + t holding one entry of row g (each entry once, in any
 /// block and t; padding value 0, column -1). Returns sum_j A(g, j) x[j] on
 /// the lane with holds_diag(lane), for g = lane / 4, and 0 on the other
-/// lanes. Backend: tensor_core, cuda_core (Shape f64_m8n8k4, f64_m16n8k8 or
+/// lanes. Mode: tensor_core, cuda_core (Shape f64_m8n8k4, f64_m16n8k8 or
 /// f64_m16n8k16; the m16 shapes issue their own DMMA on sm_90 and run as m8n8k4 pairs on sm_80) or
-/// spmv_essential. Warp-collective; every lane passes the same base and
-/// nblk (>= 0). A row of more entries than 4 nblk, or more than 8 rows, is
-/// split by the caller into several row blocks or calls whose results it
-/// adds.
-template <class Backend = default_backend, class Shape = f64_m8n8k4>
+/// a row-block policy (the quad sum of its lanes' `ess`). Warp-collective;
+/// every lane passes the same base and nblk (>= 0). A row of more entries
+/// than 4 nblk, or more than 8 rows, is split by the caller into several
+/// row blocks or calls whose results it adds.
+template <class Mode = default_backend, class Shape = f64_m8n8k4>
 __device__ __forceinline__ double spmv_block_rows(const double* __restrict__ val, const int* __restrict__ col,
                                                   long long base, int nblk, const double* __restrict__ x, int lane)
 {
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double ess = 0.0;
-    spmv_accumulate<Backend, Shape>(acc, ess, val, col, base, 0, nblk, x, lane);
-    if constexpr (detail::spmv_uses_mma_v<Backend>) {
+    spmv_accumulate<Mode, Shape>(acc, ess, val, col, base, 0, nblk, x, lane);
+    if constexpr (is_backend_v<Mode>) {
         return diag_of(acc, lane);
     } else {
         const double s = detail::spmv_quad_sum(ess);

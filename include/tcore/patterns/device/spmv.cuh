@@ -4,12 +4,32 @@
 // dasp_spmv_panels (A's columns cut into panels whose share of x stays in
 // L2, the first panel writing y, the others adding).
 //
-// Backends (template argument Backend of run):
-//   tensor_core    mma.sync (the `tc` variant)
-//   cuda_core      the same data flow with tcore's CUDA-core MMA (`cc`)
-//   spmv_essential the same data structure, only the essential products:
-//                  one FMA per stored slot, a 4-lane sum per row (`cce`)
-// The building blocks (one row block on the MMA) are in patterns/spmv.cuh.
+// Provides (namespace tcore)
+//   dasp_spmv::run<Backend, Shape>(x, y, stream, accumulate): y = A x on
+//       tensor_core (mma.sync, the `tc` variant) or cuda_core (the same
+//       data flow with tcore's CUDA-core MMA, `cc`).
+//   dasp_spmv::run_with<Policy, Shape>(x, y, stream, accumulate): the same
+//       packed data and kernel with the caller's per-lane arithmetic in
+//       place of the MMAs (the benchmark's plain CUDA-core opponent, one
+//       FMA per stored slot, examples/spmv/spmv_cce.cuh, is one); Policy
+//       tensor_core or cuda_core is run's own MMA path.
+//   dasp_spmv_panels::run, run_with: the same, panel by panel.
+// Policy, a type with static __device__ members; every lane of the warp of
+// one row block (lanes 4g .. 4g + 3: row g) runs them on its own slots:
+//   step_blocks       static constexpr int (>= 1): 32-blocks a lane loads
+//                     before it uses any (spmv_step_blocks)
+//   add(sum, v, xv) -> double
+//                     the lane's running sum plus one slot's product:
+//                     value v, xv = x[column] (padding: 0 and 0)
+//   product(v, xv) -> double
+//                     one slot's product alone (short tiles: one slot per
+//                     lane, summed per row segment)
+// The kernel does the rest for every mode: loads, irregular entries (an
+// FMA into the same running sum), the row finish (row g's sum is the quad
+// sum of the running sums of lanes 4g .. 4g + 3; a long row's piece the
+// warp sum), stores. A policy's kernels get no __launch_bounds__ blocks
+// bound (as cuda_core's). The building blocks (one row block) are in
+// patterns/spmv.cuh.
 #pragma once
 
 #include "../../check.cuh"
@@ -94,22 +114,43 @@ public:
     int bundle_groups() const { return view_.bgroup_count; }
     const dasp_view& view() const { return view_; }
 
-    /// y = A x on `Backend` (tensor_core, cuda_core or spmv_essential) with
-    /// `Shape` (f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16; the m16 shapes
-    /// need sm_90 for their own instructions and run as m8n8k4 pairs on
-    /// sm_80). x: cols() doubles, y: rows() doubles, device memory, 8-byte
-    /// aligned, not overlapping. Asynchronous on `stream`. `accumulate`:
-    /// y += A x instead (rows without entries keep their y).
+    /// y = A x on `Backend` (tensor_core or cuda_core) with `Shape`
+    /// (f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16; the m16 shapes need sm_90
+    /// for their own instructions and run as m8n8k4 pairs on sm_80). x:
+    /// cols() doubles, y: rows() doubles, device memory, 8-byte aligned, not
+    /// overlapping. Asynchronous on `stream`. `accumulate`: y += A x instead
+    /// (rows without entries keep their y). Throws tcore::error on bad input.
     template <class Backend = default_backend, class Shape = f64_m8n8k4>
     void run(const double* x, double* y, cudaStream_t stream = nullptr, bool accumulate = false) const
     {
-        static_assert(std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> ||
-                          std::is_same_v<Backend, spmv_essential>,
-                      "Backend is tcore::tensor_core, tcore::cuda_core or tcore::spmv_essential");
+        static_assert(is_backend_v<Backend>, "Backend is tcore::tensor_core or tcore::cuda_core");
+        launch<Backend, Shape>(x, y, stream, accumulate, "tcore::dasp_spmv::run");
+    }
+
+    /// y = A x as run does, with the per-lane arithmetic of `Policy` (the
+    /// interface in the header comment; tensor_core or cuda_core: run's
+    /// own). Shape: the MMA shape of tensor_core and cuda_core; a policy's
+    /// kernels hold it only in their names (f64_m8n8k4 is the usual one).
+    template <class Policy, class Shape = f64_m8n8k4>
+    void run_with(const double* x, double* y, cudaStream_t stream = nullptr, bool accumulate = false) const
+    {
+        launch<Policy, Shape>(x, y, stream, accumulate, "tcore::dasp_spmv::run_with");
+    }
+
+private:
+    void* arena_ = nullptr;
+    dasp_view view_;
+    long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
+    std::size_t bytes_ = 0;
+    double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
+
+    template <class Mode, class Shape>
+    void launch(const double* x, double* y, cudaStream_t stream, bool accumulate, const char* where) const
+    {
         static_assert(std::is_same_v<Shape, f64_m8n8k4> || std::is_same_v<Shape, f64_m16n8k8> ||
                           std::is_same_v<Shape, f64_m16n8k16>,
                       "Shape is f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16");
-        const char* where = "tcore::dasp_spmv::run";
+        static_assert(spmv_step_blocks<Mode, Shape> >= 1, "a policy's step_blocks is at least 1");
         require(arena_ != nullptr || view_.rows == 0, where, "the matrix is empty (default-constructed or moved from)");
         if (view_.rows == 0) return;
         if (view_.cols > 0) tcore::require_pointer(x, where, "x");
@@ -121,22 +162,15 @@ public:
         dasp_view v = view_;
         v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
-        case 1: detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 2: detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 3: detail::dasp_kernel<Backend, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 4: detail::dasp_kernel<Backend, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 8: detail::dasp_kernel<Backend, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 1: detail::dasp_kernel<Mode, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 2: detail::dasp_kernel<Mode, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 3: detail::dasp_kernel<Mode, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 4: detail::dasp_kernel<Mode, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 8: detail::dasp_kernel<Mode, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
         default: require(false, where, "unsupported bundle size " + std::to_string(view_.bundle));
         }
         TCORE_CHECK_LAUNCH();
     }
-
-private:
-    void* arena_ = nullptr;
-    dasp_view view_;
-    long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
-    std::size_t bytes_ = 0;
-    double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
 
     long long grid_blocks() const
     {
@@ -311,6 +345,13 @@ public:
     {
         require(!panels_.empty(), "tcore::dasp_spmv_panels::run", "no panels (default-constructed)");
         for (std::size_t p = 0; p < panels_.size(); ++p) panels_[p].run<Backend, Shape>(x, y, stream, p > 0);
+    }
+    /// The same with a caller's Policy (see dasp_spmv::run_with).
+    template <class Policy, class Shape = f64_m8n8k4>
+    void run_with(const double* x, double* y, cudaStream_t stream = nullptr) const
+    {
+        require(!panels_.empty(), "tcore::dasp_spmv_panels::run_with", "no panels (default-constructed)");
+        for (std::size_t p = 0; p < panels_.size(); ++p) panels_[p].run_with<Policy, Shape>(x, y, stream, p > 0);
     }
 
 private:
