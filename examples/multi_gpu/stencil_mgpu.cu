@@ -8,7 +8,7 @@
 // options, commands and measurements.
 //
 // Variants: tc (tcore::tensor_core), cc (tcore::cuda_core), cce
-// (tcore::stencil_cce), t = 1 and 3 steps fused per run, Dirichlet or
+// (tcore::examples::stencil::stencil_cce, examples/stencil), t = 1 and 3 steps fused per run, Dirichlet or
 // periodic, schedule overlap (interior while exchanging) or serial
 // (exchange, then the whole slab).
 //
@@ -242,7 +242,7 @@ stencil_op op_for_backend(const std::string& b, int t, boundary bc, unsigned lon
 {
     if (b == "tc") return op_for_steps<S, tensor_core>(t, bc, seed);
     if (b == "cc") return op_for_steps<S, cuda_core>(t, bc, seed);
-    if (b == "cce") return op_for_steps<S, stencil_cce>(t, bc, seed);
+    if (b == "cce") return op_for_steps<S, examples::stencil::stencil_cce>(t, bc, seed);
     throw tcore::error("tcore-mgpu-stencil: unknown backend " + b);
 }
 

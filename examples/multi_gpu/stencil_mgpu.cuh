@@ -1,6 +1,8 @@
 // examples/multi_gpu/stencil_mgpu.cuh - an iterative stencil split into
 // slabs over the GPUs of an NCCL world (stencil_mgpu_world.hpp), each slab
-// computed by tcore::stencil_apply.
+// computed by tcore::stencil_apply (tc, cc) or by the stencil workload's cce
+// (examples/stencil/stencil_cce.cuh), both through
+// tcore::examples::stencil::stencil_run.
 //
 //   stencil_op op = make_stencil_op<S, Backend, T, BC>(weights);
 //   slab_stencil st(world, op, grid);     // allocates every local rank's slab
@@ -43,13 +45,15 @@
 // neighbour's last layers, then upper ghost <- its first layers.
 //
 // Preconditions: in and out of a rank are separate arrays; the world's
-// devices can run stencil_apply<S, Backend, T, BC> (shared memory of
-// stencil_smem_bytes). Not thread-safe (one host thread drives the world).
+// devices can run stencil_run<S, Backend, T, BC> (shared memory of
+// tcore::stencil_smem_bytes, or the cce's). Not thread-safe (one host thread drives the world).
 #pragma once
 
 #include "nccl_check.hpp"
 #include "stencil_mgpu_slab.hpp"
 #include "stencil_mgpu_world.hpp"
+
+#include "../stencil/stencil_cce.cuh"
 
 #include <tcore/patterns/device/stencil.cuh>
 
@@ -65,7 +69,7 @@
 
 namespace tcore::mgpu {
 
-/// One stencil variant, its type erased: `apply` runs stencil_apply of the
+/// One stencil variant, its type erased: `apply` runs stencil_run of the
 /// shape, backend, fused steps and boundary it was made for.
 struct stencil_op {
     std::string shape, backend;
@@ -85,7 +89,7 @@ stencil_op make_stencil_op(const stencil_weights<S>& w)
     op.steps = T;
     op.bc = BC;
     op.apply = [w](const double* in, double* out, const stencil_grid& g, cudaStream_t s) {
-        stencil_apply<S, Backend, T, BC>(in, out, g, w, s);
+        examples::stencil::stencil_run<S, Backend, T, BC>(in, out, g, w, s);
     };
     return op;
 }

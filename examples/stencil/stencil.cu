@@ -35,6 +35,8 @@
 #include "harness/harness.hpp"
 #include "harness/inputs.hpp"
 
+#include "stencil_cce.cuh"
+
 #include <tcore/patterns/device/stencil.cuh>
 
 #include <cuda_runtime.h>
@@ -55,6 +57,7 @@
 namespace {
 
 namespace tb = tcore::bench;
+namespace ex = tcore::examples::stencil;
 using tcore::boundary;
 using tcore::stencil_grid;
 
@@ -170,7 +173,7 @@ template <class S, class M, int T, boundary BC>
 void launch(const double* in, double* out, const stencil_grid& g, const tcore::stencil_weights<S>& w,
             cudaStream_t s)
 {
-    tcore::stencil_apply<S, M, T, BC>(in, out, g, w, s);
+    ex::stencil_run<S, M, T, BC>(in, out, g, w, s);
 }
 
 template <class S>
@@ -197,7 +200,7 @@ std::string cce_layout()
         return std::to_string(C::tile_x) + "x" + std::to_string(C::tile_y) + " tiles, " + std::to_string(C::strip) +
                "-row register strips, " + std::to_string(C::buffers) + " region buffers";
     } else if constexpr (S::dims == 2) {
-        using C = tcore::stencil_tiled2d_default<S, T, tcore::stencil_cce>;
+        using C = tcore::stencil_tiled2d_default<S, T, ex::stencil_cce>;
         return std::to_string(C::strip) + "-row register strips, " + std::to_string(C::threads) + " threads";
     } else {
         return std::to_string(tcore::stencil_cce_strip<S>()) + "-row register strips";
@@ -213,7 +216,7 @@ std::vector<variant<S>> variants()
     return {
         {"tc", launch<S, tcore::tensor_core, T, BC>, tb::peak::fp64_tc, "tensor cores, " + layout},
         {"cc", launch<S, tcore::cuda_core, T, BC>, tb::peak::fp64_cc, "tc's kernel on the cuda_core backend"},
-        {"cce", launch<S, tcore::stencil_cce, T, BC>, tb::peak::fp64_cc, "plain CUDA-core, " + cce_layout<S, T>()},
+        {"cce", launch<S, ex::stencil_cce, T, BC>, tb::peak::fp64_cc, "plain CUDA-core, " + cce_layout<S, T>()},
     };
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "common/test_util.hpp"
+#include "examples/stencil/stencil_cce.cuh"
 
 #include <tcore/patterns/device/stencil.cuh>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 using namespace tcore;
+using namespace tcore::examples::stencil;  // the cce method (stencil_cce, stencil_run, the warp streaming kernel)
 using tcore::test::device_buffer;
 
 namespace {
@@ -101,7 +103,8 @@ comparison compare(const std::vector<double>& got, const std::vector<double>& re
     return c;
 }
 
-/// How run_case launches: stencil_apply; the warp streaming kernel itself
+/// How run_case launches: stencil_run (tcore::stencil_apply for tc and cc,
+/// stencil_apply_cce for cce); the warp streaming kernel itself
 /// (2D stars, cce, Dirichlet), whatever stencil_apply would pick; or the
 /// kernel stencil_apply picks with its items in grid-stride order instead
 /// of tickets (the 2D tiled and t = 1 kernels, the 3D t = 1 kernel).
@@ -114,7 +117,7 @@ void launch(route how, const double* in, double* out, const stencil_grid& g, con
 {
     constexpr stencil_schedule grid_stride{false, 0};
     if (how == route::apply) {
-        stencil_apply<S, M, T, BC>(in, out, g, w, stream);
+        stencil_run<S, M, T, BC>(in, out, g, w, stream);
         return;
     }
     if (how == route::warp_stream) {

@@ -31,6 +31,7 @@
 
 using namespace tcore;
 using namespace tcore::mgpu;
+using tcore::examples::stencil::stencil_cce;
 using tcore::test::device_buffer;
 
 namespace {
@@ -82,10 +83,10 @@ void run_case(const stencil_grid& g, std::uint64_t salt)
         device_buffer<double> a(count), b(count);
         a.upload(input);
         b.upload(input);  // the Dirichlet halo of the output
-        stencil_apply<S, Backend, T, BC>(a.ptr, b.ptr, g, w);
+        examples::stencil::stencil_run<S, Backend, T, BC>(a.ptr, b.ptr, g, w);
         TCORE_CHECK(cudaDeviceSynchronize());
         ref1 = b.download();
-        stencil_apply<S, Backend, T, BC>(b.ptr, a.ptr, g, w);
+        examples::stencil::stencil_run<S, Backend, T, BC>(b.ptr, a.ptr, g, w);
         TCORE_CHECK(cudaDeviceSynchronize());
         ref2 = a.download();
     }

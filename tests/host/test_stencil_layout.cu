@@ -1,7 +1,8 @@
 // tests/host/test_stencil_layout.cu - CPU checks of the stencil-to-MMA
 // layout (tcore/patterns/stencil.cuh) and of the tiling arithmetic of
 // tcore/patterns/stencil_tile.cuh and
-// tcore/patterns/device/stencil*.cuh:
+// tcore/patterns/device/stencil*.cuh, and of the cce method's kernels
+// (examples/stencil/stencil_cce*.cuh):
 //   * slot and chunk tables: counts as documented, chunks tile the slots,
 //     each chunk reads one plane, padding only at the end of a plane;
 //   * every (point of the shape, output column) pair meets exactly one slot,
@@ -30,6 +31,7 @@
 //     resident blocks in one wave;
 //   * the CPU reference on a hand-checked case and its periodic wrap.
 #include "common/test_util.hpp"
+#include "examples/stencil/stencil_cce.cuh"
 
 #include <tcore/patterns/stencil.cuh>
 #include <tcore/patterns/device/stencil.cuh>
@@ -42,6 +44,7 @@
 #include <vector>
 
 using namespace tcore;
+using namespace tcore::examples::stencil;  // the cce method and its kernels (examples/stencil)
 
 namespace {
 
@@ -475,10 +478,10 @@ void check_apply_arguments()
         stencil_apply<star2d1r, tensor_core, 1, boundary::periodic>(in, out, {1LL << 32, 1LL << 32, 1}, w2);
     }, "grid too large");
     T.expect_error("a 2^41 x 1 grid", [&] {
-        stencil_apply<star2d1r, stencil_cce, 1, boundary::dirichlet>(in, out, {1LL << 41, 1, 1}, w2);
+        stencil_apply_cce<star2d1r, 1, boundary::dirichlet>(in, out, {1LL << 41, 1, 1}, w2);
     }, "grid too large");
     T.expect_error("3D t = 1 cce rows of 2^31 + 2 elements", [&] {
-        stencil_apply<star3d1r, stencil_cce, 1, boundary::dirichlet>(in, out, {1LL << 31, 1, 1}, w3);
+        stencil_apply_cce<star3d1r, 1, boundary::dirichlet>(in, out, {1LL << 31, 1, 1}, w3);
     }, "2^31 - 1");
 }
 

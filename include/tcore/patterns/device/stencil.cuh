@@ -31,10 +31,6 @@
 // fetched by bulk copies (cp.async.bulk) where the arrays allow.
 // t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
 // regions with no work buffer. Both t = 1 kernels store with st.global.cs.
-// t = 2 or 3, cce, star2d3r (and star2d1r on devices with fast DRAM for
-// their SMs, stencil_warp_stream_preferred), Dirichlet (even row pitch, aligned
-// arrays, large grids): warps stream down the rows in registers instead
-// (device/stencil_warp_stream.cuh).
 //
 // Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
 // allocation) where the arrays allow it (stencil_pair_loads_apply: Dirichlet, even
@@ -73,11 +69,12 @@
 // (conflict-free 8-byte A gathers: lanes g = 0..3 of a half-warp hit word
 // offsets {0, 12, 8, 4} (+t) modulo 16).
 //
-// The kernels are in device/stencil_tiled.cuh (2D and 3D tiled),
-// device/stencil_t1.cuh (t = 1, cce) and device/stencil_warp_stream.cuh;
-// the tile building blocks they share in stencil_tile.cuh. This header holds
-// the launchers: stencil_apply, and stencil_launch_* for one kernel with a
-// given configuration and work order (stencil_schedule).
+// The kernels are in device/stencil_tiled.cuh (2D and 3D tiled) and
+// device/stencil_t1.cuh (t = 1, cce); the tile building blocks they share
+// in stencil_tile.cuh. This header holds the launchers: stencil_apply,
+// stencil_launch_* for one kernel with a given configuration and work order
+// (stencil_schedule), and stencil_require_arguments (stencil_apply's checks,
+// for a caller's own launcher).
 #pragma once
 
 #include "../../check.cuh"
@@ -85,7 +82,6 @@
 #include "../../infra/work_tickets.cuh"
 #include "stencil_t1.cuh"
 #include "stencil_tiled.cuh"
-#include "stencil_warp_stream.cuh"
 
 #include <cuda_runtime.h>
 
@@ -122,16 +118,6 @@ inline int stencil_prepare_kernel(Kernel kernel, std::size_t smem, int threads)
 
 template <class S, class Backend, int T, boundary BC, class C>
 struct stencil_kernel_tag {};
-
-/// Where stencil_apply may take the warp streaming kernel: cce, star2d1r
-/// and star2d3r, T = 2 or 3, Dirichlet (at run time: stencil_warp_stream_fits and
-/// stencil_warp_stream_preferred).
-template <class S, class Backend, int T, boundary BC>
-constexpr bool stencil_warp_stream_shape()
-{
-    return std::is_same_v<Backend, stencil_cce> && stencil_warp_stream_star<S> && (T == 2 || T == 3) &&
-           BC == boundary::dirichlet;
-}
 
 template <class S, boundary BC, class C>
 struct stencil_t1_tag {};
@@ -256,20 +242,6 @@ void stencil_launch_tiled(const double* in, double* out, const stencil_grid& gri
     }
 }
 
-/// Does the warp streaming kernel beat the tiled one on this device?
-/// star2d3r: everywhere measured, by a wide margin on large grids.
-/// star2d1r: where the DRAM is fast for the SMs, as the warps (which read
-/// 5% more, and hold no barrier) follow the bandwidth and the tiled kernel,
-/// since it takes tickets, its SMs. The threshold, 30 GB/s of peak DRAM
-/// bandwidth per SM (dram_gbs_per_sm), lies between a device where the
-/// tiled kernel measured ahead and one where the warps did
-/// (examples/stencil/README.md).
-template <class S>
-inline bool stencil_warp_stream_preferred()
-{
-    return S::radius == 3 || tcore::dram_gbs_per_sm() >= 30.0;
-}
-
 /// z planes per item of the 3D streaming kernel when items are taken from
 /// tickets: about 64, and fewer where that leaves less than two items a
 /// block (down to 16), split evenly over the z range. Chunks of 32 to 128
@@ -346,16 +318,14 @@ constexpr std::size_t stencil_smem_bytes()
     else return stencil_tiled3d_default<S, T>::smem_bytes;
 }
 
-/// out = T steps of stencil S on `in` (see the top of this file). Arrays as
-/// in stencil_grid (Dirichlet: with a halo of r, which this never writes:
-/// give out the same halo as in). in and out must not overlap.
-template <class S, class Backend, int T, boundary BC>
-void stencil_apply(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                   cudaStream_t stream = 0)
+/// stencil_apply's checks of its arguments (a caller's own launcher makes
+/// them too): non-null, aligned pointers, grid sizes >= 1 (nz == 1 in 2D),
+/// arrays of at most 2^40 elements, in and out apart. Returns the arrays'
+/// extent. Throws tcore::error naming `where`.
+template <class S, boundary BC>
+stencil_extent stencil_require_arguments(const double* in, const double* out, const stencil_grid& grid,
+                                         const char* where)
 {
-    static_assert(is_stencil_backend_v<Backend>, "Backend: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
-    static_assert(T >= 1 && T <= 8, "T (fused steps) must be 1..8");
-    constexpr const char* where = "stencil_apply";
     tcore::require_pointer(in, where, "in");
     tcore::require_pointer(out, where, "out");
     require(grid.nx >= 1 && grid.ny >= 1 && grid.nz >= 1, where,
@@ -372,7 +342,20 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
             too_large);
     const long long count = e.count();
     require(out + count <= in || in + count <= out, where, "in and out overlap (the kernel is out-of-place)");
+    return e;
+}
 
+/// out = T steps of stencil S on `in` (see the top of this file). Arrays as
+/// in stencil_grid (Dirichlet: with a halo of r, which this never writes:
+/// give out the same halo as in). in and out must not overlap.
+template <class S, class Backend, int T, boundary BC>
+void stencil_apply(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                   cudaStream_t stream = 0)
+{
+    static_assert(is_stencil_backend_v<Backend>, "Backend: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
+    static_assert(T >= 1 && T <= 8, "T (fused steps) must be 1..8");
+    constexpr const char* where = "stencil_apply";
+    [[maybe_unused]] const stencil_extent e = stencil_require_arguments<S, BC>(in, out, grid, where);
     if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1 && S::dims == 3) {
         // the streaming kernel keeps a row's column offsets in 32-bit ints
         require(e.ex <= INT_MAX, where,
@@ -381,11 +364,6 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
         stencil_launch_stream<S, BC, stencil_stream_default<S>>(in, out, grid, w, stream);
     } else if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1) {
         stencil_launch_t1_tiles<S, BC, stencil_t1_tile_default<S>>(in, out, grid, w, stream);
-    } else if constexpr (detail::stencil_warp_stream_shape<S, Backend, T, BC>()) {
-        if (stencil_warp_stream_preferred<S>() && stencil_warp_stream_fits<S, T>(in, out, grid))
-            stencil_launch_warp_stream<S, T>(in, out, grid, w, stream);
-        else
-            stencil_launch_tiled<S, Backend, T, BC>(in, out, grid, w, stream);
     } else {
         stencil_launch_tiled<S, Backend, T, BC>(in, out, grid, w, stream);
     }
