@@ -292,16 +292,16 @@ struct backend_entry {
     mg::spmv_timing (*time)(mg::row_split_spmv&, double, const tb::rep_policy&);
 };
 
-template <class Mode>
+template <class Backend>
 void run_once(mg::row_split_spmv& s)
 {
-    s.run<Mode>();
+    s.run<Backend>();
 }
 
-template <class Mode>
+template <class Backend>
 mg::spmv_timing time_it(mg::row_split_spmv& s, double warmup_s, const tb::rep_policy& p)
 {
-    return mg::time_spmv<Mode>(s, warmup_s, p);
+    return mg::time_spmv<Backend>(s, warmup_s, p);
 }
 
 const backend_entry backends[] = {

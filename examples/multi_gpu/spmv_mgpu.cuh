@@ -384,29 +384,29 @@ public:
     /// Enqueues every local rank's product y_part = A_part x on its stream
     /// (overlapped: the own-piece entries, then, once the gather is done,
     /// y_part += the other entries' product).
-    template <class Mode>
+    template <class Backend>
     void multiply()
     {
         for (int i = 0; i < local(); ++i) {
             rank_part& p = parts_[i];
             TCORE_CHECK(cudaSetDevice(p.device));
-            p.matrix.run_with<Mode>(p.x, p.y, rs_->stream(i));
+            p.matrix.run_with<Backend>(p.x, p.y, rs_->stream(i));
         }
         if (!overlap_) return;
         for (int i = 0; i < local(); ++i) {
             rank_part& p = parts_[i];
             TCORE_CHECK(cudaSetDevice(p.device));
             TCORE_CHECK(cudaStreamWaitEvent(rs_->stream(i), p.gathered, 0));
-            p.remote_matrix.run_with<Mode>(p.x, p.y, rs_->stream(i), true);
+            p.remote_matrix.run_with<Backend>(p.x, p.y, rs_->stream(i), true);
         }
     }
 
-    /// gather() then multiply<Mode>().
-    template <class Mode>
+    /// gather() then multiply<Backend>().
+    template <class Backend>
     void run()
     {
         gather();
-        multiply<Mode>();
+        multiply<Backend>();
     }
 
 private:

@@ -112,8 +112,8 @@ inline double agree_max(const rank_set& rs, double v)
                              ncclMax)[0];
 }
 
-/// Times s.run<Mode>() under the protocol (see the file comment).
-template <class Mode>
+/// Times s.run<Backend>() under the protocol (see the file comment).
+template <class Backend>
 spmv_timing time_spmv(row_split_spmv& s, double warmup_s, const tb::rep_policy& policy)
 {
     using clock = std::chrono::steady_clock;
@@ -121,7 +121,7 @@ spmv_timing time_spmv(row_split_spmv& s, double warmup_s, const tb::rep_policy& 
     auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
     auto batch = [&](long long n) {  // n SpMVs back to back, then wait for all; wall seconds
         const auto t = clock::now();
-        for (long long k = 0; k < n; ++k) s.run<Mode>();
+        for (long long k = 0; k < n; ++k) s.run<Backend>();
         rs.synchronize();
         return seconds_since(t);
     };
@@ -173,7 +173,7 @@ spmv_timing time_spmv(row_split_spmv& s, double warmup_s, const tb::rep_policy& 
                 record(ev_start, k, false);
                 s.gather();
                 record(ev_mid, k, true);
-                s.multiply<Mode>();
+                s.multiply<Backend>();
                 record(ev_stop, k, false);
             }
             holder.release();

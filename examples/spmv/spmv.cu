@@ -98,10 +98,10 @@ struct tc_variant {
     bool bundled = false;  ///< runs on the packing with bundles of identical rows
 };
 
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 void run_dasp(const tcore::dasp_spmv& s, const double* x, double* y, cudaStream_t st)
 {
-    s.run_with<Mode, Shape>(x, y, st);
+    s.run_with<Backend, Shape>(x, y, st);
 }
 
 const tc_variant tc_variants[] = {
@@ -131,10 +131,10 @@ struct panel_variant {
     const char* note;
 };
 
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 void run_panels(const tcore::dasp_spmv_panels& s, const double* x, double* y, cudaStream_t st)
 {
-    s.run_with<Mode, Shape>(x, y, st);
+    s.run_with<Backend, Shape>(x, y, st);
 }
 
 const panel_variant panel_variants[] = {

@@ -115,7 +115,7 @@ int count_bad(const std::vector<double>& y, const std::vector<double>& want, con
     return bad;
 }
 
-template <class Mode>
+template <class Backend>
 std::vector<double> single_gpu_y(const csr& a, const std::vector<double>& x)
 {
     TCORE_CHECK(cudaSetDevice(0));
@@ -123,12 +123,12 @@ std::vector<double> single_gpu_y(const csr& a, const std::vector<double>& x)
     tcore::test::device_buffer<double> dx(x.size()), dy(static_cast<std::size_t>(a.rows));
     dx.upload(x);
     dy.poison();
-    s.run_with<Mode>(dx.ptr, dy.ptr);
+    s.run_with<Backend>(dx.ptr, dy.ptr);
     TCORE_CHECK(cudaDeviceSynchronize());
     return dy.download();
 }
 
-template <class Mode>
+template <class Backend>
 void check_backend(tally& t, const char* bname, const test_matrix& m, const std::vector<double>& x,
                    const std::vector<double>& ref, const std::vector<double>& one_gpu, mg::row_split_spmv& s)
 {
@@ -137,7 +137,7 @@ void check_backend(tally& t, const char* bname, const test_matrix& m, const std:
     s.poison_y();
     for (int i = 0; i < s.local(); ++i)
         s.set_x_piece(i, x.data() + split.col_begin[s.part(i).rank]);
-    s.run<Mode>();
+    s.run<Backend>();
     s.ranks().synchronize();
     int bad_ref = 0, bad_one = 0;
     std::string first_ref, first_one;

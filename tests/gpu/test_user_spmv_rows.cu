@@ -97,7 +97,7 @@ __global__ void user_spmv_rows(const double* val, const int* col, const int* blo
 /// spmv_accumulate continues into the first's accumulator; 1: it starts a
 /// second one and the two rows' sums are added. Row g's sum: diag_of on the
 /// MMA backends, the quad sum of ess (4 lanes of row g) for a policy.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __global__ void user_spmv_split(const double* val, const int* col, const int* block_ptr, int row_blocks, int rows,
                                 const double* x, double* y, int two_acc)
 {
@@ -111,12 +111,12 @@ __global__ void user_spmv_split(const double* val, const int* col, const int* bl
     fill(acc[0], 0.0);
     fill(acc[1], 0.0);
     double ess[2] = {0.0, 0.0};
-    spmv_accumulate<Mode, Shape>(acc[0], ess[0], val, col, base, 0, h, x, lane);
-    if (two_acc) spmv_accumulate<Mode, Shape>(acc[1], ess[1], val, col, base, h, nblk, x, lane);  // warp-uniform
-    else spmv_accumulate<Mode, Shape>(acc[0], ess[0], val, col, base, h, nblk, x, lane);
+    spmv_accumulate<Backend, Shape>(acc[0], ess[0], val, col, base, 0, h, x, lane);
+    if (two_acc) spmv_accumulate<Backend, Shape>(acc[1], ess[1], val, col, base, h, nblk, x, lane);  // warp-uniform
+    else spmv_accumulate<Backend, Shape>(acc[0], ess[0], val, col, base, h, nblk, x, lane);
     double sum[2];
     for (int a = 0; a < 2; ++a) {
-        if constexpr (!is_backend_v<Mode>) {
+        if constexpr (!is_backend_v<Backend>) {
             double s = ess[a];  // the lane's products of row g; add the quad's
             s += __shfl_xor_sync(0xffffffffu, s, 1);
             s += __shfl_xor_sync(0xffffffffu, s, 2);
@@ -233,7 +233,7 @@ enum class user_kernel { rows, split };
 
 /// The user kernel on the packed rows: once (rows), or twice (split: one
 /// accumulator, then two); y poisoned before each run.
-template <class Mode, class Shape, user_kernel K = user_kernel::rows>
+template <class Backend, class Shape, user_kernel K = user_kernel::rows>
 void run_user(const char* what, const csr_matrix& a, const row_blocks& p, const std::vector<double>& x,
               const device_buffer<double>& dx)
 {
@@ -248,10 +248,10 @@ void run_user(const char* what, const csr_matrix& a, const row_blocks& p, const 
         y.poison();
         if (!tcore::test::planted("unwritten")) {
             if constexpr (K == user_kernel::rows)
-                user_spmv_rows<Mode, Shape><<<grid, 32 * warps_per_block>>>(val.ptr, col.ptr, ptr.ptr,
+                user_spmv_rows<Backend, Shape><<<grid, 32 * warps_per_block>>>(val.ptr, col.ptr, ptr.ptr,
                                                                              blocks_of_rows, a.rows, dx.ptr, y.ptr);
             else
-                user_spmv_split<Mode, Shape><<<grid, 32 * warps_per_block>>>(
+                user_spmv_split<Backend, Shape><<<grid, 32 * warps_per_block>>>(
                     val.ptr, col.ptr, ptr.ptr, blocks_of_rows, a.rows, dx.ptr, y.ptr, two_acc);
             TCORE_CHECK(cudaGetLastError());
         }

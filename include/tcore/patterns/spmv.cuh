@@ -25,9 +25,10 @@
 //   spmv_bundle_a, spmv_bundle_diag
 //                      bundles of identical rows on m16n8k4 (rows g, g + 8)
 //
-// Mode (the first template argument of spmv_step_blocks, spmv_use_step,
+// Backend (the first template argument of spmv_step_blocks, spmv_use_step,
 // spmv_accumulate, spmv_block_rows): tensor_core or cuda_core (the MMAs
-// above), or a row-block policy: the same data flow with the caller's
+// above), or a row-block policy, a CUDA-core backend of the caller's own:
+// the same data flow with the caller's
 // per-lane arithmetic in place of the MMAs, each lane adding its slots'
 // products to its running sum `ess` and row g's sum the quad sum of `ess`
 // over lanes 4g .. 4g + 3. Its interface (step_blocks, add, product) is
@@ -136,19 +137,19 @@ __host__ __device__ inline spmv_short_lane spmv_short_lane_info(unsigned mask, i
 
 namespace detail {
 
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 constexpr int spmv_step_blocks_of()
 {
-    if constexpr (is_backend_v<Mode>) return Shape::k / 4 >= 4 ? Shape::k / 4 : 4;
-    else return Mode::step_blocks;
+    if constexpr (is_backend_v<Backend>) return Shape::k / 4 >= 4 ? Shape::k / 4 : 4;
+    else return Backend::step_blocks;
 }
 
 }  // namespace detail
 
 /// 32-blocks a lane loads before it uses any: tensor_core and cuda_core
 /// whole MMAs, at least 4; a policy its step_blocks.
-template <class Mode, class Shape>
-inline constexpr int spmv_step_blocks = detail::spmv_step_blocks_of<Mode, Shape>();
+template <class Backend, class Shape>
+inline constexpr int spmv_step_blocks = detail::spmv_step_blocks_of<Backend, Shape>();
 
 /// A lane's slot of `N` consecutive 32-blocks: values and columns (-1: none).
 template <int N>
@@ -179,7 +180,7 @@ __device__ __forceinline__ void spmv_load_step(spmv_step<N>& s, const double* __
 /// slot by slot). `side_v` x[`side_c`] (one more entry of the lane; column
 /// -1: none) is gathered with the step's x and added to `ess` by an FMA in
 /// every mode. N is a multiple of Shape::k / 4 (spmv_step_blocks is).
-template <class Mode, class Shape, int N>
+template <class Backend, class Shape, int N>
 __device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, const spmv_step<N>& s,
                                               const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
 {
@@ -187,18 +188,18 @@ __device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, c
 #pragma unroll
     for (int j = 0; j < N; ++j) xv[j] = s.c[j] >= 0 ? __ldg(x + s.c[j]) : 0.0;
     if (side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
-    if constexpr (is_backend_v<Mode>) {
+    if constexpr (is_backend_v<Backend>) {
         constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
 #pragma unroll
         for (int m = 0; m < N / kb; ++m) {
             frag_a<Shape> a;
             frag_b<Shape> b;
             diag_operands<Shape>(a, b, s.v + m * kb, xv + m * kb);
-            mma<Mode>(acc, a, b, acc);
+            mma<Backend>(acc, a, b, acc);
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < N; ++j) ess = Mode::add(ess, s.v[j], xv[j]);
+        for (int j = 0; j < N; ++j) ess = Backend::add(ess, s.v[j], xv[j]);
     }
 }
 
@@ -206,16 +207,16 @@ __device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, c
 /// cuda_core add into `acc` (row g's sum lands in D(g,g): diag_of), a
 /// policy adds the lane's products into `ess` (row g's sum is the sum of
 /// `ess` over the quad of g).
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ __forceinline__ void spmv_accumulate(frag_c<Shape>& acc, double& ess, const double* __restrict__ val,
                                                 const int* __restrict__ col, long long base, int b0, int nblk,
                                                 const double* __restrict__ x, int lane)
 {
-    constexpr int n = spmv_step_blocks<Mode, Shape>;
+    constexpr int n = spmv_step_blocks<Backend, Shape>;
     for (; b0 < nblk; b0 += n) {
         spmv_step<n> s;
         spmv_load_step(s, val, col, base, b0, nblk, lane);
-        spmv_use_step<Mode, Shape>(acc, ess, s, x);
+        spmv_use_step<Backend, Shape>(acc, ess, s, x);
     }
 }
 
@@ -223,21 +224,21 @@ __device__ __forceinline__ void spmv_accumulate(frag_c<Shape>& acc, double& ess,
 /// slot 32 b + 4 g + t holding one entry of row g (each entry once, in any
 /// block and t; padding value 0, column -1). Returns sum_j A(g, j) x[j] on
 /// the lane with holds_diag(lane), for g = lane / 4, and 0 on the other
-/// lanes. Mode: tensor_core, cuda_core (Shape f64_m8n8k4, f64_m16n8k8 or
+/// lanes. Backend: tensor_core, cuda_core (Shape f64_m8n8k4, f64_m16n8k8 or
 /// f64_m16n8k16; the m16 shapes issue their own DMMA on sm_90 and run as m8n8k4 pairs on sm_80) or
 /// a row-block policy (the quad sum of its lanes' `ess`). Warp-collective;
 /// every lane passes the same base and nblk (>= 0). A row of more entries
 /// than 4 nblk, or more than 8 rows, is split by the caller into several
 /// row blocks or calls whose results it adds.
-template <class Mode = default_backend, class Shape = f64_m8n8k4>
+template <class Backend = default_backend, class Shape = f64_m8n8k4>
 __device__ __forceinline__ double spmv_block_rows(const double* __restrict__ val, const int* __restrict__ col,
                                                   long long base, int nblk, const double* __restrict__ x, int lane)
 {
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double ess = 0.0;
-    spmv_accumulate<Mode, Shape>(acc, ess, val, col, base, 0, nblk, x, lane);
-    if constexpr (is_backend_v<Mode>) {
+    spmv_accumulate<Backend, Shape>(acc, ess, val, col, base, 0, nblk, x, lane);
+    if constexpr (is_backend_v<Backend>) {
         return diag_of(acc, lane);
     } else {
         const double s = detail::spmv_quad_sum(ess);

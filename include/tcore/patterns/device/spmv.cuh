@@ -144,13 +144,13 @@ private:
     std::size_t bytes_ = 0;
     double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
 
-    template <class Mode, class Shape>
+    template <class Backend, class Shape>
     void launch(const double* x, double* y, cudaStream_t stream, bool accumulate, const char* where) const
     {
         static_assert(std::is_same_v<Shape, f64_m8n8k4> || std::is_same_v<Shape, f64_m16n8k8> ||
                           std::is_same_v<Shape, f64_m16n8k16>,
                       "Shape is f64_m8n8k4, f64_m16n8k8 or f64_m16n8k16");
-        static_assert(spmv_step_blocks<Mode, Shape> >= 1, "a policy's step_blocks is at least 1");
+        static_assert(spmv_step_blocks<Backend, Shape> >= 1, "a policy's step_blocks is at least 1");
         require(arena_ != nullptr || view_.rows == 0, where, "the matrix is empty (default-constructed or moved from)");
         if (view_.rows == 0) return;
         if (view_.cols > 0) tcore::require_pointer(x, where, "x");
@@ -162,11 +162,11 @@ private:
         dasp_view v = view_;
         v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
-        case 1: detail::dasp_kernel<Mode, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 2: detail::dasp_kernel<Mode, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 3: detail::dasp_kernel<Mode, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 4: detail::dasp_kernel<Mode, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
-        case 8: detail::dasp_kernel<Mode, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 1: detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 2: detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 3: detail::dasp_kernel<Backend, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 4: detail::dasp_kernel<Backend, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 8: detail::dasp_kernel<Backend, Shape, 8><<<blocks, th, 0, stream>>>(v, x, y); break;
         default: require(false, where, "unsupported bundle size " + std::to_string(view_.bundle));
         }
         TCORE_CHECK_LAUNCH();

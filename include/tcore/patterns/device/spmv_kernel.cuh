@@ -17,7 +17,7 @@
 // against the same B column (ceil(P/2) MMAs per block, B loaded once), so
 // D(g, g) and D(g + 8, g) are both results. Index traffic per value falls
 // from 4 to 4/P bytes.
-// Mode: tensor_core or cuda_core (the MMAs, in the routines' bodies), or a
+// Backend: tensor_core or cuda_core (the MMAs, in the routines' bodies), or a
 // row-block policy (interface: patterns/device/spmv.cuh), whose add and
 // product take the MMAs' place; everything else (loads, irregular entries,
 // quad and warp sums, stores) is the same code for every mode.
@@ -85,17 +85,17 @@ __device__ __forceinline__ void spmv_store_y(const dasp_view& m, double* __restr
 }
 
 /// One piece of a long row per warp; the row's last warp writes y.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ void spmv_long_piece(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int piece,
                                 int lane)
 {
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double ess = 0.0;
-    spmv_accumulate<Mode, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, 0,
+    spmv_accumulate<Backend, Shape>(acc, ess, m.long_val, m.long_col, static_cast<long long>(piece) * m.long_piece, 0,
                                  m.long_piece / 32, x, lane);
     double sum;
-    if constexpr (is_backend_v<Mode>) sum = spmv_warp_sum(diag_of(acc, lane));
+    if constexpr (is_backend_v<Backend>) sum = spmv_warp_sum(diag_of(acc, lane));
     else sum = spmv_warp_sum(ess);
     const int lr = m.piece_row[piece];
     const int first = m.long_piece_ptr[lr], last = m.long_piece_ptr[lr + 1];
@@ -138,18 +138,18 @@ __device__ __forceinline__ spmv_medium_refs spmv_medium_refs_of(const dasp_view&
     return r;
 }
 
-/// One group of 8 medium rows: regular blocks on `Mode`, the irregular
+/// One group of 8 medium rows: regular blocks on `Backend`, the irregular
 /// remainder on CUDA cores (4 lanes per row), then one store per row. The
 /// lane's first irregular entry (of at most irregular_cap / 4; usually 0 or
 /// 1) is loaded with the first step of blocks and its x gathered with
 /// theirs, so with its refs loaded ahead a group of up to one step and one
 /// irregular entry per lane costs two dependent round trips (values and
 /// columns, then x), not the six of a straight-line order.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
                                   const spmv_medium_refs& r, int lane)
 {
-    constexpr int n = spmv_step_blocks<Mode, Shape>;
+    constexpr int n = spmv_step_blocks<Backend, Shape>;
     spmv_step<n> first;
     spmv_load_step(first, m.reg_val, m.reg_col, r.base, 0, r.nblk, lane);
     const bool has_irr = r.p0 < r.p1;
@@ -158,13 +158,13 @@ __device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double s = 0.0;
-    spmv_use_step<Mode, Shape>(acc, s, first, x, irr_v, irr_c);
-    spmv_accumulate<Mode, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
+    spmv_use_step<Backend, Shape>(acc, s, first, x, irr_v, irr_c);
+    spmv_accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
 #pragma unroll 4
     for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
     s = spmv_quad_sum(s);
     if (holds_diag(lane)) {
-        if constexpr (is_backend_v<Mode>) s += diag_of(acc, lane);
+        if constexpr (is_backend_v<Backend>) s += diag_of(acc, lane);
         if (r.row >= 0) spmv_store_y(m, y, r.row, s);
     }
 }
@@ -187,7 +187,7 @@ __device__ __forceinline__ spmv_short_head spmv_short_head_of(const dasp_view& m
 /// One short tile: up to 4 MMAs (one per segment position), B masked to
 /// the segment; D_j(g, g) is row j of line g. A policy: the lane's product,
 /// quad sums masked to each segment.
-template <class Mode, class Shape>
+template <class Backend, class Shape>
 __device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int tile,
                                 int lane)
 {
@@ -204,7 +204,7 @@ __device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x
     most = max(most, __shfl_xor_sync(0xffffffffu, most, 16));
     const int out = h.row0 + info.out;
     const bool writer = holds_diag(lane);
-    if constexpr (is_backend_v<Mode>) {
+    if constexpr (is_backend_v<Backend>) {
         frag_a<S> a;
         double vs[1] = {v};
         for (int j = 0; j < most; ++j) {
@@ -213,11 +213,11 @@ __device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x
             diag_operands<S>(a, b, vs, xs);
             frag_c<S> d;
             fill(d, 0.0);
-            mma<Mode>(d, a, b, d);
+            mma<Backend>(d, a, b, d);
             if (writer && j < nseg) spmv_store_y(m, y, m.short_rows[out + j], diag_of(d, lane));
         }
     } else {
-        const double p = Mode::product(v, xv);
+        const double p = Backend::product(v, xv);
         for (int j = 0; j < most; ++j) {
             const double s = spmv_quad_sum(seg == j ? p : 0.0);
             if (writer && j < nseg) spmv_store_y(m, y, m.short_rows[out + j], s);
@@ -228,7 +228,7 @@ __device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x
 /// One group of 8 bundles of P identical rows: per 32-block one column
 /// index and one x gather per lane, ceil(P / 2) m16n8k4 MMAs (B shared);
 /// a policy adds each row's products into its own `ess`.
-template <class Mode, int P>
+template <class Backend, int P>
 __device__ void spmv_bundle_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int group,
                                   int lane)
 {
@@ -259,27 +259,27 @@ __device__ void spmv_bundle_group(const dasp_view& m, const double* __restrict__
         for (int j = 0; j < per_iter; ++j) xv[j] = c[j] >= 0 ? __ldg(x + c[j]) : 0.0;
 #pragma unroll
         for (int j = 0; j < per_iter; ++j) {
-            if constexpr (is_backend_v<Mode>) {
+            if constexpr (is_backend_v<Backend>) {
                 frag_b<S> b;
                 b.x[0] = xv[j];
 #pragma unroll
-                for (int q = 0; q < Q; ++q) mma<Mode>(acc[q], spmv_bundle_a<P>(v[j], q), b, acc[q]);
+                for (int q = 0; q < Q; ++q) mma<Backend>(acc[q], spmv_bundle_a<P>(v[j], q), b, acc[q]);
             } else {
 #pragma unroll
-                for (int p = 0; p < P; ++p) ess[p] = Mode::add(ess[p], v[j][p], xv[j]);
+                for (int p = 0; p < P; ++p) ess[p] = Backend::add(ess[p], v[j][p], xv[j]);
             }
         }
     }
 #pragma unroll
     for (int p = 0; p < P; ++p) {
         const int row_index = (8 * group + g) * P + p;
-        double s = is_backend_v<Mode> ? 0.0 : ess[p];
+        double s = is_backend_v<Backend> ? 0.0 : ess[p];
         const int k1 = m.birr_ptr[row_index + 1];
         for (int k = m.birr_ptr[row_index] + t; k < k1; k += 4)
             s = fma(__ldcs(m.birr_val + k), __ldg(x + __ldcs(m.birr_col + k)), s);
         s = spmv_quad_sum(s);
         if (holds_diag(lane)) {
-            if constexpr (is_backend_v<Mode>) s += spmv_bundle_diag(acc[p / 2], (p & 1) != 0, lane);
+            if constexpr (is_backend_v<Backend>) s += spmv_bundle_diag(acc[p / 2], (p & 1) != 0, lane);
             const int row = m.bun_rows[row_index];
             if (row >= 0) spmv_store_y(m, y, row, s);
         }
@@ -293,11 +293,11 @@ __device__ void spmv_bundle_group(const dasp_view& m, const double* __restrict__
 /// gives them fewer registers unbounded than under a bound of 8 (40-48, not
 /// 64), and a bound of 16 (32 registers) spills or, for the DMMA of the
 /// bundles, fails.
-template <class Mode, class Shape>
-inline constexpr int spmv_min_blocks = std::is_same_v<Mode, tensor_core> && Shape::k >= 8 ? 8 : 0;
+template <class Backend, class Shape>
+inline constexpr int spmv_min_blocks = std::is_same_v<Backend, tensor_core> && Shape::k >= 8 ? 8 : 0;
 
-template <class Mode, class Shape, int P>
-__global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Mode, Shape>))
+template <class Backend, class Shape, int P>
+__global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>))
     dasp_kernel(dasp_view m, const double* __restrict__ x, double* __restrict__ y)
 {
     const int block = static_cast<int>(blockIdx.x);
@@ -305,11 +305,11 @@ __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Mode, Shape>))
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     if (block < m.long_end) {
         const int piece = block * spmv_warps + warp;
-        if (piece < m.piece_count) spmv_long_piece<Mode, Shape>(m, x, y, piece, lane);
+        if (piece < m.piece_count) spmv_long_piece<Backend, Shape>(m, x, y, piece, lane);
     } else if (block < m.bun_end) {
         if constexpr (P > 1) {
             const int group = (block - m.long_end) * spmv_warps + warp;
-            if (group < m.bgroup_count) spmv_bundle_group<Mode, P>(m, x, y, group, lane);
+            if (group < m.bgroup_count) spmv_bundle_group<Backend, P>(m, x, y, group, lane);
         }
     } else if (block < m.med_end) {
         // Groups w, w + med_warps, ...: the longest groups (sorted first) go
@@ -323,13 +323,13 @@ __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Mode, Shape>))
         for (int group = first; group < end; group += m.med_warps) {
             const spmv_medium_refs cur = next;
             if (group + m.med_warps < end) next = spmv_medium_refs_of(m, group + m.med_warps, lane);
-            spmv_medium_group<Mode, Shape>(m, x, y, cur, lane);
+            spmv_medium_group<Backend, Shape>(m, x, y, cur, lane);
         }
     } else if (block < m.short_end) {
         const int first = (block - m.med_end) * spmv_warps + warp;
         if (first < m.short_warps)
             for (int tile = first; tile < m.tile_count; tile += m.short_warps)
-                spmv_short_tile<Mode, Shape>(m, x, y, tile, lane);
+                spmv_short_tile<Backend, Shape>(m, x, y, tile, lane);
     } else {
         const int i = (block - m.short_end) * spmv_threads + static_cast<int>(threadIdx.x);
         if (i < m.empty_count && !m.accumulate) y[m.empty_rows[i]] = 0.0;
