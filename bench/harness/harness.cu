@@ -360,16 +360,16 @@ struct event_pairs {
 
 /// Pinned flags for hold_kernel; release() also runs on scope exit so an
 /// exception while a chunk is being enqueued never leaves the GPU spinning.
-struct launch_hold {
+struct hold_guard {
     int* host = nullptr;
     int* device = nullptr;
     bool armed = false;
-    launch_hold()
+    hold_guard()
     {
         TCORE_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host), 2 * sizeof(int), cudaHostAllocMapped));
         TCORE_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device), host, 0));
     }
-    ~launch_hold()
+    ~hold_guard()
     {
         release();
         if (host) {
@@ -377,15 +377,14 @@ struct launch_hold {
             cudaFreeHost(host);
         }
     }
-    launch_hold(const launch_hold&) = delete;
-    launch_hold& operator=(const launch_hold&) = delete;
+    hold_guard(const hold_guard&) = delete;
+    hold_guard& operator=(const hold_guard&) = delete;
     void arm(cudaStream_t s)
     {
         volatile int* flags = host;
         flags[0] = 0;
         flags[1] = 0;
-        hold_kernel<<<1, 1, 0, s>>>(reinterpret_cast<volatile int*>(device), 50ull * 1000 * 1000);
-        TCORE_CHECK(cudaGetLastError());
+        launch_hold(reinterpret_cast<volatile int*>(device), 50ull * 1000 * 1000, s);
         armed = true;
     }
     void release()
@@ -398,6 +397,12 @@ struct launch_hold {
 };
 
 }  // namespace
+
+void launch_hold(volatile int* device_flags, unsigned long long timeout_ns, cudaStream_t s)
+{
+    hold_kernel<<<1, 1, 0, s>>>(device_flags, timeout_ns);
+    TCORE_CHECK(cudaGetLastError());
+}
 
 // -- protocol ----------------------------------------------------------------
 
@@ -459,8 +464,8 @@ timing time_repetitions(cudaStream_t s, const launch_fn& launch, int reps, const
 {
     constexpr int chunk = 32;
     event_pairs events(chunk);
-    std::unique_ptr<launch_hold> holder;
-    if (hold) holder = std::make_unique<launch_hold>();
+    std::unique_ptr<hold_guard> holder;
+    if (hold) holder = std::make_unique<hold_guard>();
     std::vector<double> samples;
     samples.reserve(reps);
     for (int done = 0; done < reps;) {

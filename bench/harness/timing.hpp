@@ -50,6 +50,12 @@ int repetitions_for(double per_launch_s, const rep_policy& p);
 /// overhead does not leak into the events of short kernels.
 timing time_repetitions(cudaStream_t s, const launch_fn& launch, int reps, const launch_fn& before, bool hold);
 
+/// The hold of time_repetitions, for a timer of its own (e.g. one per GPU):
+/// launches on `s` one thread that spins until the host sets flags[0] or
+/// `timeout_ns` pass (then it sets flags[1] = 1). `device_flags`: the
+/// device address of two ints of mapped pinned host memory.
+void launch_hold(volatile int* device_flags, unsigned long long timeout_ns, cudaStream_t s);
+
 /// Launches back to back for at least `seconds` while NVML samples board
 /// power; returns the average in W, or -1 without NVML or samples.
 double average_power_w(cudaStream_t s, const launch_fn& launch, double per_launch_s, double seconds);

@@ -36,21 +36,6 @@ namespace tcore::mgpu {
 
 namespace tb = ::tcore::bench;
 
-/// Spins until the host sets flags[0] (or timeout_ns pass: then flags[1] = 1).
-__global__ void mgpu_hold_kernel(volatile int* flags, unsigned long long timeout_ns)
-{
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    while (flags[0] == 0) {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if (now - start > timeout_ns) {
-            flags[1] = 1;
-            break;
-        }
-        __nanosleep(1000);
-    }
-}
-
 /// Host-mapped flags (portable: every GPU reads them) and the hold kernel
 /// on every local rank's stream; release() also runs on destruction.
 class hold_all_ranks {
@@ -79,8 +64,7 @@ public:
         armed_ = true;
         for (int i = 0; i < rs.local(); ++i) {
             TCORE_CHECK(cudaSetDevice(rs.device(i)));
-            mgpu_hold_kernel<<<1, 1, 0, rs.stream(i)>>>(device_flags_, 50ull * 1000 * 1000);
-            TCORE_CHECK_LAUNCH();
+            tb::launch_hold(device_flags_, 50ull * 1000 * 1000, rs.stream(i));
         }
     }
     void release()
