@@ -192,11 +192,11 @@ template <class S, int T>
 std::string cce_layout()
 {
     if constexpr (T == 1 && S::dims == 3) {
-        using C = tcore::stencil_stream_default<S>;
+        using C = ex::stencil_stream_default<S>;
         return "z-streaming " + std::to_string(C::sx) + "x" + std::to_string(C::sy) + " tiles, " +
                std::to_string(C::strip) + "-row register strips, " + std::to_string(C::ring - 1) + " planes in flight";
     } else if constexpr (T == 1) {
-        using C = tcore::stencil_t1_tile_default<S>;
+        using C = ex::stencil_t1_tile_default<S>;
         return std::to_string(C::tile_x) + "x" + std::to_string(C::tile_y) + " tiles, " + std::to_string(C::strip) +
                "-row register strips, " + std::to_string(C::buffers) + " region buffers";
     } else if constexpr (S::dims == 2) {

@@ -57,6 +57,9 @@
 //     lane layout built from a copy of the weights in shared memory
 //     (`scratch`, S::weight_count doubles); all threads call it; it ends with
 //     a block barrier.
+//
+//   stencil_wrap(v, n): v mod n (n >= 1; host and device), the periodic
+//     grids' index: a loop, one compare each way for v within n of [0, n).
 #pragma once
 
 #include "../check.cuh"
@@ -84,8 +87,6 @@ __host__ __device__ constexpr int stencil_cce_strip()
     return S::radius <= 1 ? 8 : 16;
 }
 
-namespace detail {
-
 /// v mod n for n >= 1, by repeated addition/subtraction: the tiles ask for
 /// indices at most a tile plus its halo outside [0, n), so this is one
 /// compare each way except on grids smaller than a tile.
@@ -106,10 +107,14 @@ __host__ __device__ constexpr bool stencil_cce_needed(int dz, int dr, int dx)
     return false;
 }
 
+namespace detail {
+
 __host__ __device__ constexpr int stencil_clamp_to(long long v, int lo, int hi)
 {
     return v < lo ? lo : v > hi ? hi : static_cast<int>(v);
 }
+
+}  // namespace detail
 
 /// The cce variant's register window: adds to acc[v] the terms of plane
 /// offset Dz for the output at row v of a strip of V outputs whose first
@@ -134,8 +139,6 @@ __device__ inline void stencil_cce_strip_terms(double (&acc)[V], const double* b
         });
     });
 }
-
-}  // namespace detail
 
 /// Block k of `size` positions covering the region [lo, hi) (hi - lo >= size):
 /// blocks start every `size` positions; the last one is moved back to end at
@@ -262,7 +265,7 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
         const int bx = lane + 32 * c;
         const long long x = x0 - G::halo + bx;
         if constexpr (BC == boundary::periodic) {
-            xs[c] = detail::stencil_wrap(x, nx);
+            xs[c] = stencil_wrap(x, nx);
             xok[c] = bx < G::bw;
         } else {
             xs[c] = x + R;
@@ -274,7 +277,7 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
         long long ys;
         bool yok;
         if constexpr (BC == boundary::periodic) {
-            ys = detail::stencil_wrap(y, ny);
+            ys = stencil_wrap(y, ny);
             yok = src_plane != nullptr;
         } else {
             ys = y + R;
@@ -343,7 +346,7 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
             for (int v = 0; v < V; ++v) acc[v] = 0.0;
             static_for<NP>([&](auto p_) {
                 constexpr int dz = decltype(p_)::value + plan::dz_lo;
-                detail::stencil_cce_strip_terms<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
+                stencil_cce_strip_terms<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
             });
 #pragma unroll
             for (int v = 0; v < V; ++v)

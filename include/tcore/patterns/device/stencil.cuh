@@ -25,20 +25,13 @@
 // both ends) where that shortens the run: stencil_zchunk weighs the waves of
 // work items against the planes each item streams.
 //
-// t = 1, cce, 3D: a streaming kernel instead (stencil_stream_kernel, device/stencil_t1.cuh):
-// one plane buffer per z step, the 2r+1 output planes each input plane
-// feeds accumulated in registers, four planes in flight per block, rows
-// fetched by bulk copies (cp.async.bulk) where the arrays allow.
-// t = 1, cce, 2D: stencil2d_t1_kernel, tiles through a ring of prefetched
-// regions with no work buffer. Both t = 1 kernels store with st.global.cs.
-//
 // Loads: regions are copied as 16-byte column pairs (cp.async.cg, no L1
 // allocation) where the arrays allow it (stencil_pair_loads_apply: Dirichlet, even
 // row pitch, 16-byte aligned input, even (t-1)r) and, in the tiled
 // kernels, where that measured faster (stencil_tiled_pair_loads), else 8 bytes at
 // a time.
-// Work order: the persistent blocks of the 2D kernels and of the 3D t = 1
-// kernel take their items from a ticket counter (work_tickets.cuh), so the
+// Work order: the persistent blocks of the 2D kernels (and of the cce
+// t = 1 kernels of examples/stencil) take their items from a ticket counter (work_tickets.cuh), so the
 // items in progress stay a compact window: faster blocks take more, and
 // the halo rows of neighbouring tiles, read close in time, come from L2.
 // In grid-stride order (each block its own fixed list) the blocks drift
@@ -47,7 +40,8 @@
 // end while the slowest blocks finish; tickets bring the reads down to the
 // grid's footprint (profiles and rates: examples/stencil/README.md).
 // The 3D tiled kernel keeps grid-stride items. Blocks: min(items,
-// resident) (grid-stride t = 1 2D: stencil_balanced_blocks, as many rounds each).
+// resident) (stencil_balanced_blocks gives grid-stride blocks as many
+// rounds each).
 //
 // MMA methods, 2D: the final step's 16x8 fragments are staged in shared
 // memory and written out as whole tile rows (the fragments' scattered 16-
@@ -69,18 +63,17 @@
 // (conflict-free 8-byte A gathers: lanes g = 0..3 of a half-warp hit word
 // offsets {0, 12, 8, 4} (+t) modulo 16).
 //
-// The kernels are in device/stencil_tiled.cuh (2D and 3D tiled) and
-// device/stencil_t1.cuh (t = 1, cce); the tile building blocks they share
-// in stencil_tile.cuh. This header holds the launchers: stencil_apply,
-// stencil_launch_* for one kernel with a given configuration and work order
-// (stencil_schedule), and stencil_require_arguments (stencil_apply's checks,
-// for a caller's own launcher).
+// The kernels are in device/stencil_tiled.cuh (2D and 3D tiled); the tile
+// building blocks in stencil_tile.cuh. This header holds the launchers:
+// stencil_apply, stencil_launch_* for one kernel with a given configuration
+// and work order (stencil_schedule), and, for a caller's own launcher,
+// stencil_require_arguments (stencil_apply's checks) and
+// stencil_prepare_kernel (shared-memory limit and resident blocks).
 #pragma once
 
 #include "../../check.cuh"
 #include "../../infra/launch.cuh"
 #include "../../infra/work_tickets.cuh"
-#include "stencil_t1.cuh"
 #include "stencil_tiled.cuh"
 
 #include <cuda_runtime.h>
@@ -92,10 +85,10 @@
 
 namespace tcore {
 
-namespace detail {
-
 /// Resident blocks per SM of `kernel` with `smem` bytes of dynamic shared
-/// memory (sets the kernel's shared-memory limit first), cached per device.
+/// memory (sets the kernel's shared-memory limit first), cached per device
+/// and per Tag (one Tag type per kernel). Throws tcore::error where the
+/// device cannot hold the block.
 template <class Tag, class Kernel>
 inline int stencil_prepare_kernel(Kernel kernel, std::size_t smem, int threads)
 {
@@ -116,11 +109,10 @@ inline int stencil_prepare_kernel(Kernel kernel, std::size_t smem, int threads)
     return blocks;
 }
 
+namespace detail {
+
 template <class S, class Backend, int T, boundary BC, class C>
 struct stencil_kernel_tag {};
-
-template <class S, boundary BC, class C>
-struct stencil_t1_tag {};
 
 }  // namespace detail
 
@@ -178,10 +170,10 @@ inline bool stencil_pair_loads_apply(const stencil_args<S>& a, int steps)
            tcore::aligned(a.in, 16);
 }
 
-/// How the persistent 2D kernels and the 3D t = 1 kernel hand out work
-/// items: taken in order from the stream's ticket counter (work_tickets.cuh),
-/// or in grid-stride order; zchunk > 0 fixes the 3D t = 1 kernel's z planes
-/// per item.
+/// How persistent kernels hand out work items (the 2D tiled kernel; the
+/// cce t = 1 kernels of examples/stencil): taken in order from the stream's
+/// ticket counter (work_tickets.cuh), or in grid-stride order; zchunk > 0
+/// fixes the z planes per item of a 3D kernel that streams z chunks.
 struct stencil_schedule {
     bool tickets = true;
     long long zchunk = 0;
@@ -197,7 +189,7 @@ void stencil_launch_tiled2d(const double* in, double* out, const stencil_grid& g
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = C::pairs && stencil_pair_loads_apply<S, BC>(a, T);
     auto kernel = detail::stencil2d_kernel<S, Backend, T, BC, C>;
-    const int per_sm = detail::stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(
+    const int per_sm = stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(
         kernel, C::smem_bytes, C::threads);
     a.tiles_x = tcore::ceil_div(grid.nx, G::tile_x);
     a.tiles_y = tcore::ceil_div(grid.ny, G::tile_y);
@@ -228,7 +220,7 @@ void stencil_launch_tiled(const double* in, double* out, const stencil_grid& gri
         using C = stencil_tiled3d_default<S, T>;
         using G = typename C::geometry;
         auto kernel = detail::stencil3d_kernel<S, Backend, T, BC>;
-        const int per_sm = detail::stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(
+        const int per_sm = stencil_prepare_kernel<detail::stencil_kernel_tag<S, Backend, T, BC, C>>(
             kernel, C::smem_bytes, C::threads);
         a.tiles_x = tcore::ceil_div(grid.nx, G::tile_x);
         a.tiles_y = tcore::ceil_div(grid.ny, G::tile_y);
@@ -242,79 +234,12 @@ void stencil_launch_tiled(const double* in, double* out, const stencil_grid& gri
     }
 }
 
-/// z planes per item of the 3D streaming kernel when items are taken from
-/// tickets: about 64, and fewer where that leaves less than two items a
-/// block (down to 16), split evenly over the z range. Chunks of 32 to 128
-/// planes measured about level, 256 and grid-stride items (tile-major,
-/// stencil_zchunk) slower (examples/stencil/README.md). Small items keep
-/// the blocks busy to the end, and the items in progress (chunk-major:
-/// neighbouring tiles at the same z) read each other's halo rows from L2.
-inline long long stencil_zchunk_tickets(long long nz, long long tiles, long long resident)
-{
-    long long chunks = std::max(tcore::ceil_div(nz, 64), tcore::ceil_div(2 * resident, tiles));
-    chunks = std::max(1LL, std::min(chunks, nz / 16));
-    return tcore::ceil_div(nz, chunks);
-}
-
-/// Launches the 3D t = 1 streaming kernel (stencil_cce) with configuration C
-/// and work order `sched`. Does not check its arguments: give it only what
-/// stencil_apply accepts (rows of at most 2^31 - 1 elements).
-template <class S, boundary BC, class C>
-void stencil_launch_stream(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                           cudaStream_t stream, stencil_schedule sched = {})
-{
-    stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
-    a.pair_loads = C::sx % 2 == 0 && stencil_pair_loads_apply<S, BC>(a, 1);
-    auto kernel = detail::stencil_stream_kernel<S, BC, C>;
-    const int per_sm =
-        detail::stencil_prepare_kernel<detail::stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
-    a.tiles_x = tcore::ceil_div(grid.nx, C::sx);
-    a.tiles_y = tcore::ceil_div(grid.ny, C::sy);
-    const long long tiles = a.tiles_x * a.tiles_y;
-    const long long resident = static_cast<long long>(tcore::sm_count()) * per_sm;
-    if (sched.tickets) a.tickets = stream_tickets(stream);
-    a.zchunk = sched.zchunk > 0   ? std::min<long long>(sched.zchunk, grid.nz)
-               : sched.tickets ? stencil_zchunk_tickets(grid.nz, tiles, resident)
-                               : stencil_zchunk(grid.nz, tiles, resident, S::radius);
-    a.zchunks = tcore::ceil_div(grid.nz, a.zchunk);
-    a.items = tiles * a.zchunks;
-    const long long blocks = std::min<long long>(a.items, resident);
-    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
-}
-
-/// Launches the 2D t = 1 tile kernel (stencil_cce) with configuration C and
-/// work order `sched`. Does not check its arguments: give it only what
-/// stencil_apply accepts.
-template <class S, boundary BC, class C>
-void stencil_launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
-                             cudaStream_t stream, stencil_schedule sched = {})
-{
-    stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
-    a.pair_loads = stencil_pair_loads_apply<S, BC>(a, 1);
-    auto kernel = detail::stencil2d_t1_kernel<S, BC, C>;
-    const int per_sm =
-        detail::stencil_prepare_kernel<detail::stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
-    a.tiles_x = tcore::ceil_div(grid.nx, C::tile_x);
-    a.tiles_y = tcore::ceil_div(grid.ny, C::tile_y);
-    a.zchunk = 1;
-    a.zchunks = 1;
-    a.items = a.tiles_x * a.tiles_y;
-    const long long resident = static_cast<long long>(tcore::sm_count()) * per_sm;
-    if (sched.tickets) a.tickets = stream_tickets(stream);
-    const long long blocks = sched.tickets ? std::min(a.items, resident) : stencil_balanced_blocks(a.items, resident);
-    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
-}
-
-/// Shared memory (bytes) one block of stencil_apply<S, Backend, T> uses
-/// (where the warp streaming kernel applies instead, it uses none).
+/// Shared memory (bytes) one block of the tiled kernel stencil_apply<S,
+/// Backend, T> runs uses.
 template <class S, int T, class Backend = default_backend>
 constexpr std::size_t stencil_smem_bytes()
 {
-    if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1 && S::dims == 3)
-        return stencil_stream_default<S>::smem_bytes;
-    else if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1)
-        return stencil_t1_tile_default<S>::smem_bytes;
-    else if constexpr (S::dims == 2) return stencil_tiled2d_default<S, T, Backend>::smem_bytes;
+    if constexpr (S::dims == 2) return stencil_tiled2d_default<S, T, Backend>::smem_bytes;
     else return stencil_tiled3d_default<S, T>::smem_bytes;
 }
 
@@ -355,18 +280,8 @@ void stencil_apply(const double* in, double* out, const stencil_grid& grid, cons
     static_assert(is_stencil_backend_v<Backend>, "Backend: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
     static_assert(T >= 1 && T <= 8, "T (fused steps) must be 1..8");
     constexpr const char* where = "stencil_apply";
-    [[maybe_unused]] const stencil_extent e = stencil_require_arguments<S, BC>(in, out, grid, where);
-    if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1 && S::dims == 3) {
-        // the streaming kernel keeps a row's column offsets in 32-bit ints
-        require(e.ex <= INT_MAX, where,
-                "t = 1 cce in 3D needs rows of at most 2^31 - 1 array elements (nx + 2r for Dirichlet), got " +
-                    std::to_string(e.ex));
-        stencil_launch_stream<S, BC, stencil_stream_default<S>>(in, out, grid, w, stream);
-    } else if constexpr (std::is_same_v<Backend, stencil_cce> && T == 1) {
-        stencil_launch_t1_tiles<S, BC, stencil_t1_tile_default<S>>(in, out, grid, w, stream);
-    } else {
-        stencil_launch_tiled<S, Backend, T, BC>(in, out, grid, w, stream);
-    }
+    stencil_require_arguments<S, BC>(in, out, grid, where);
+    stencil_launch_tiled<S, Backend, T, BC>(in, out, grid, w, stream);
     TCORE_CHECK_LAUNCH();
 }
 

@@ -1,24 +1,38 @@
-// tcore/patterns/device/stencil_t1.cuh - the t = 1 CUDA-core (stencil_cce)
-// kernels and their configurations; launched by stencil_apply
-// (device/stencil.cuh).
+// examples/stencil/stencil_cce_t1.cuh - part of the `cce` opponent of the
+// stencil workload (stencil_cce.cuh runs it): the t = 1 CUDA-core kernels,
+// their configurations and launches.
 //
 // 3D (stencil_stream_kernel): one plane buffer per z step, the 2r+1 output
 // planes each input plane feeds accumulated in registers, four planes in
 // flight per block, rows fetched by bulk copies (cp.async.bulk) where the
 // arrays allow. 2D (stencil2d_t1_kernel): tiles through a ring of
 // prefetched regions with no work buffer. Both store with st.global.cs.
+// Built of the kit's public building blocks (tcore/patterns/stencil_tile.cuh:
+// stencil_load_region, stencil_tile_geometry, stencil_args, stencil_wrap;
+// tcore/infra: cp.async, bulk copies, mbarriers, work tickets) and
+// launchers (tcore/patterns/device/stencil.cuh: stencil_prepare_kernel,
+// stencil_grid_args, stencil_pair_loads_apply, stencil_schedule).
 //
-// Preconditions: the kernels' arguments as stencil_apply checks them (3D:
+// Provides (namespace tcore::examples::stencil): stencil_stream_config /
+// stencil_stream_default, stencil_t1_tile_config / stencil_t1_tile_default,
+// the two kernels, stencil_zchunk_tickets, stencil_launch_stream and
+// stencil_launch_t1_tiles.
+//
+// Preconditions: the kernels' arguments as stencil_apply_cce checks them (3D:
 // rows of at most 2^31 - 1 elements); one 1-D block of C::threads threads
 // with C::smem_bytes of dynamic shared memory (16-byte aligned).
 #pragma once
 
-#include "../stencil_tile.cuh"
+#include <tcore/patterns/device/stencil.cuh>
+#include <tcore/patterns/stencil_tile.cuh>
 
+#include <cuda_runtime.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
-namespace tcore {
+namespace tcore::examples::stencil {
 
 // -- t = 1, cce, 3D: the streaming kernel --------------------------------------------
 
@@ -116,8 +130,6 @@ using stencil_t1_tile_default = std::conditional_t<
     S::radius <= 1, stencil_t1_tile_config<S, 256, 16, 8, 256, 3, 2>,
     std::conditional_t<S::kind == stencil_kind::star, stencil_t1_tile_config<S, 128, 32, 8, 512, 2, 1>,
                        stencil_t1_tile_config<S, 64, 32, 16, 128, 4, 2>>>;
-
-namespace detail {
 
 /// Does input row dr (relative to a strip of V outputs) at column offset dx
 /// feed any output of the strip, on any of the 2r+1 output planes?
@@ -340,6 +352,71 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
     queue.done(a.tickets);
 }
 
-}  // namespace detail
+/// The t = 1 kernels' key for tcore::stencil_prepare_kernel's cache.
+template <class S, boundary BC, class C>
+struct stencil_t1_tag {};
 
-}  // namespace tcore
+/// z planes per item of the 3D streaming kernel when items are taken from
+/// tickets: about 64, and fewer where that leaves less than two items a
+/// block (down to 16), split evenly over the z range. Chunks of 32 to 128
+/// planes measured about level, 256 and grid-stride items (tile-major,
+/// stencil_zchunk) slower (examples/stencil/README.md). Small items keep
+/// the blocks busy to the end, and the items in progress (chunk-major:
+/// neighbouring tiles at the same z) read each other's halo rows from L2.
+inline long long stencil_zchunk_tickets(long long nz, long long tiles, long long resident)
+{
+    long long chunks = std::max(tcore::ceil_div(nz, 64), tcore::ceil_div(2 * resident, tiles));
+    chunks = std::max(1LL, std::min(chunks, nz / 16));
+    return tcore::ceil_div(nz, chunks);
+}
+
+/// Launches the 3D t = 1 streaming kernel with configuration C
+/// and work order `sched`. Does not check its arguments: give it only what
+/// stencil_apply_cce accepts (rows of at most 2^31 - 1 elements).
+template <class S, boundary BC, class C>
+void stencil_launch_stream(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                           cudaStream_t stream, stencil_schedule sched = {})
+{
+    stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
+    a.pair_loads = C::sx % 2 == 0 && stencil_pair_loads_apply<S, BC>(a, 1);
+    auto kernel = stencil_stream_kernel<S, BC, C>;
+    const int per_sm =
+        tcore::stencil_prepare_kernel<stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
+    a.tiles_x = tcore::ceil_div(grid.nx, C::sx);
+    a.tiles_y = tcore::ceil_div(grid.ny, C::sy);
+    const long long tiles = a.tiles_x * a.tiles_y;
+    const long long resident = static_cast<long long>(tcore::sm_count()) * per_sm;
+    if (sched.tickets) a.tickets = stream_tickets(stream);
+    a.zchunk = sched.zchunk > 0   ? std::min<long long>(sched.zchunk, grid.nz)
+               : sched.tickets ? stencil_zchunk_tickets(grid.nz, tiles, resident)
+                               : stencil_zchunk(grid.nz, tiles, resident, S::radius);
+    a.zchunks = tcore::ceil_div(grid.nz, a.zchunk);
+    a.items = tiles * a.zchunks;
+    const long long blocks = std::min<long long>(a.items, resident);
+    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+}
+
+/// Launches the 2D t = 1 tile kernel with configuration C and
+/// work order `sched`. Does not check its arguments: give it only what
+/// stencil_apply_cce accepts.
+template <class S, boundary BC, class C>
+void stencil_launch_t1_tiles(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
+                             cudaStream_t stream, stencil_schedule sched = {})
+{
+    stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
+    a.pair_loads = stencil_pair_loads_apply<S, BC>(a, 1);
+    auto kernel = stencil2d_t1_kernel<S, BC, C>;
+    const int per_sm =
+        tcore::stencil_prepare_kernel<stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
+    a.tiles_x = tcore::ceil_div(grid.nx, C::tile_x);
+    a.tiles_y = tcore::ceil_div(grid.ny, C::tile_y);
+    a.zchunk = 1;
+    a.zchunks = 1;
+    a.items = a.tiles_x * a.tiles_y;
+    const long long resident = static_cast<long long>(tcore::sm_count()) * per_sm;
+    if (sched.tickets) a.tickets = stream_tickets(stream);
+    const long long blocks = sched.tickets ? std::min(a.items, resident) : stencil_balanced_blocks(a.items, resident);
+    kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
+}
+
+}  // namespace tcore::examples::stencil
