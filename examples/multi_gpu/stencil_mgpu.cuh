@@ -46,7 +46,7 @@
 //
 // Preconditions: in and out of a rank are separate arrays; the world's
 // devices can run stencil_run<S, Backend, T, BC> (shared memory of
-// tcore::stencil_smem_bytes, or the cce's). Not thread-safe (one host thread drives the world).
+// tcore::stencil_smem_bytes; cce: stencil_cce_smem_bytes). Not thread-safe (one host thread drives the world).
 #pragma once
 
 #include "nccl_check.hpp"

@@ -200,10 +200,10 @@ std::string cce_layout()
         return std::to_string(C::tile_x) + "x" + std::to_string(C::tile_y) + " tiles, " + std::to_string(C::strip) +
                "-row register strips, " + std::to_string(C::buffers) + " region buffers";
     } else if constexpr (S::dims == 2) {
-        using C = tcore::stencil_tiled2d_default<S, T, ex::stencil_cce>;
+        using C = ex::stencil_cce_tiled2d<S, T>;
         return std::to_string(C::strip) + "-row register strips, " + std::to_string(C::threads) + " threads";
     } else {
-        return std::to_string(tcore::stencil_cce_strip<S>()) + "-row register strips";
+        return std::to_string(tcore::stencil_strip_rows<S>()) + "-row register strips";
     }
 }
 

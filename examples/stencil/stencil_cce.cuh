@@ -3,14 +3,16 @@
 // blocking as the kit's tc and cc (there is no vendor stencil library).
 //
 // Provides (namespace tcore::examples::stencil)
-//   stencil_cce: the method's tag (name() "cce").
+//   stencil_cce (stencil_cce_method.cuh): the method, a strip step of the
+//       kit's tiled kernels, with its 2D configuration stencil_cce_tiled2d.
 //   stencil_apply_cce<S, T, BC>(in, out, grid, w, stream): out = T steps of
 //       S on in, as tcore::stencil_apply (same arrays, checks and errors):
 //       t = 2 or 3 on star2d3r (star2d1r where the DRAM is fast for the
 //       SMs), Dirichlet, large grids: the warp streaming kernel
 //       (stencil_cce_warp_stream.cuh); t = 1: the streaming kernel (3D) or
 //       the tile ring (2D) of stencil_cce_t1.cuh; otherwise the kit's tiled
-//       kernels with the cce method.
+//       kernels with the cce method (tcore::stencil_launch_tiled2d with
+//       stencil_cce_tiled2d, tcore::stencil_launch_tiled in 3D).
 //   stencil_cce_smem_bytes<S, T>(): shared memory (bytes) of one block of
 //       the kernel stencil_apply_cce runs (the warp streaming kernel: none).
 //   stencil_run<S, M, T, BC>(in, out, grid, w, stream): one front end for
@@ -19,6 +21,7 @@
 // Preconditions: those of tcore::stencil_apply (tcore::error on bad input).
 #pragma once
 
+#include "stencil_cce_method.cuh"
 #include "stencil_cce_t1.cuh"
 #include "stencil_cce_warp_stream.cuh"
 
@@ -32,8 +35,6 @@
 #include <type_traits>
 
 namespace tcore::examples::stencil {
-
-using stencil_cce = tcore::stencil_cce;
 
 /// Where stencil_apply_cce may take the warp streaming kernel: star2d1r and
 /// star2d3r, T = 2 or 3, Dirichlet (at run time: stencil_warp_stream_fits
@@ -52,7 +53,8 @@ constexpr std::size_t stencil_cce_smem_bytes()
 {
     if constexpr (T == 1 && S::dims == 3) return stencil_stream_default<S>::smem_bytes;
     else if constexpr (T == 1) return stencil_t1_tile_default<S>::smem_bytes;
-    else return tcore::stencil_smem_bytes<S, T, stencil_cce>();
+    else if constexpr (S::dims == 2) return stencil_cce_tiled2d<S, T>::smem_bytes;
+    else return stencil_tiled3d_default<S, T>::smem_bytes;
 }
 
 /// cce: out = T steps of stencil S on `in` (arrays, checks and errors as
@@ -80,7 +82,10 @@ void stencil_apply_cce(const double* in, double* out, const stencil_grid& grid, 
                 return;
             }
         }
-        tcore::stencil_apply<S, stencil_cce, T, BC>(in, out, grid, w, stream);
+        if constexpr (S::dims == 2)
+            tcore::stencil_launch_tiled2d<S, stencil_cce, T, BC, stencil_cce_tiled2d<S, T>>(in, out, grid, w, stream);
+        else
+            tcore::stencil_launch_tiled<S, stencil_cce, T, BC>(in, out, grid, w, stream);
     }
     TCORE_CHECK_LAUNCH();
 }

@@ -23,6 +23,8 @@
 // with C::smem_bytes of dynamic shared memory (16-byte aligned).
 #pragma once
 
+#include "stencil_cce_method.cuh"
+
 #include <tcore/patterns/device/stencil.cuh>
 #include <tcore/patterns/stencil_tile.cuh>
 
@@ -338,7 +340,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel
             double acc[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) acc[v] = 0.0;
-            stencil_cce_strip_terms<S, V, P, 0>(acc, buf + (r0 + R) * P + col + R, a.w);
+            stencil_cce::add_strip<S, V, P, 0>(acc, buf + (r0 + R) * P + col + R, a.w);
             const long long x = x0 + col;
             double* dst = a.out + (y0 + r0 + h) * a.ex + x + h;
 #pragma unroll

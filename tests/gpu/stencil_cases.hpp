@@ -132,6 +132,8 @@ void launch(route how, const double* in, double* out, const stencil_grid& g, con
             stencil_launch_stream<S, BC, stencil_stream_default<S>>(in, out, g, w, stream, grid_stride);
         else if constexpr (std::is_same_v<M, stencil_cce> && T == 1)
             stencil_launch_t1_tiles<S, BC, stencil_t1_tile_default<S>>(in, out, g, w, stream, grid_stride);
+        else if constexpr (S::dims == 2 && std::is_same_v<M, stencil_cce>)
+            stencil_launch_tiled2d<S, M, T, BC, stencil_cce_tiled2d<S, T>>(in, out, g, w, stream, grid_stride);
         else if constexpr (S::dims == 2)
             stencil_launch_tiled2d<S, M, T, BC>(in, out, g, w, stream, grid_stride);
         else

@@ -1,8 +1,9 @@
 // tests/gpu/test_stencil.cu - iterative stencils (tcore/patterns/
-// device/stencil.cuh) against the CPU reference, every 2D shape of the
+// device/stencil.cuh; cce: examples/stencil/stencil_cce.cuh, through the
+// kit's tiled kernels and its own) against the CPU reference, every 2D shape of the
 // ConvStencil/EBISU set (the 3D ones: test_stencil_3d.cu, with the same
 // cases from stencil_cases.hpp) on all three methods (tensor_core = tc, cuda_core =
-// cc, stencil_cce = cce), t = 1 and 3 fused steps (t = 2 for two shapes),
+// cc, examples::stencil::stencil_cce = cce), t = 1 and 3 fused steps (t = 2 for two shapes),
 // t = 4 (the run-time front end's deepest; star2d1r, tc and cc), Dirichlet
 // and periodic boundaries, odd grid sizes (smaller than a tile,
 // several tiles with tails, 3D grids split into z chunks; odd and even row
@@ -54,7 +55,7 @@ void multi_round_grid()
     TCORE_CHECK(cudaGetDevice(&dev));
     TCORE_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     auto bound = [&](std::size_t smem) { return sms * static_cast<long long>(static_cast<std::size_t>(smem_per_sm) / smem); };
-    using C3 = stencil_tiled2d_default<S, 3, stencil_cce>;
+    using C3 = stencil_cce_tiled2d<S, 3>;
     using C1 = stencil_t1_tile_default<S>;
     const long long tile3 = C3::geometry::tile_x * C3::geometry::tile_y, tile1 = C1::tile_x * C1::tile_y;
     const long long need =

@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(block_threads) user_tile_step(const double* in
     const stencil_lane<S> ln = stencil_setup_lane<S, Backend>(w, scratch, G::pitch);  // ends with a barrier
     const stencil_tile_frame f = make_stencil_tile_frame<G, BC>(x0, y0, nx, ny, a.ex, true);
     const double* const src[1] = {region};
-    stencil_tile_step<S, Backend, 1, 1, BC, G, block_threads, false, stencil_cce_strip<S>()>(
+    stencil_tile_step<S, Backend, 1, 1, BC, G, block_threads, false, stencil_strip_rows<S>()>(
         src, stencil_step_target{nullptr, out}, f, a, &ln);
 }
 

@@ -6,11 +6,11 @@
 # library), demangles each kernel's name and checks it by class:
 #   tensor_core: the name mentions tcore::tensor_core; at least one MMA
 #     instruction;
-#   cuda_core: the name mentions tcore::cuda_core or the CUDA-core `cce`
-#     tag tcore::stencil_cce, or holds "cce" as a word of an identifier
-#     (boris_push_cce_kernel, warp_sum_cce<...>,
-#     spgemm_numeric<...::numeric_cce>, dasp_kernel<...::spmv_cce, ...>:
-#     the plain CUDA-core opponents); no MMA instruction;
+#   cuda_core: the name mentions tcore::cuda_core, or holds "cce" as a word
+#     of an identifier (boris_push_cce_kernel, warp_sum_cce<...>,
+#     spgemm_numeric<...::numeric_cce>, dasp_kernel<...::spmv_cce, ...>,
+#     stencil2d_kernel<..., ...::stencil_cce, ...>: the plain CUDA-core
+#     opponents); no MMA instruction;
 #   unchecked: neither (helpers, baselines, CUB kernels); counted, and those
 #     holding MMA counted too.
 # A name that falls in both classes is a violation. Names are matched whole
@@ -43,7 +43,7 @@ get_filename_component(work_dir "${SUMMARY}" DIRECTORY)
 
 set(mma_family "^(DMMA|HMMA|IMMA|BMMA|HGMMA|IGMMA|BGMMA|QGMMA)(\\.|$)")
 set(tensor_core_name "tcore::tensor_core([^A-Za-z0-9_]|$)")
-set(cuda_core_name "tcore::(cuda_core|stencil_cce)([^A-Za-z0-9_]|$)")
+set(cuda_core_name "tcore::cuda_core([^A-Za-z0-9_]|$)")
 set(cce_word "(^|[^A-Za-z])cce([^A-Za-z]|$)")
 
 string(REPLACE "|" ";" workloads "${WORKLOADS}")

@@ -22,7 +22,7 @@
 //     holds (Dirichlet, even row pitch ex, 16-byte aligned input, even
 //     (T-1)r; not checked here); any_valid: any readable global address.
 //
-//   stencil_tile_step<S, Backend, T, Step, BC, G, Threads, Staged, V>(src, dst, frame, args, lane_plan)
+//   stencil_tile_step<S, Mode, T, Step, BC, G, Threads, Staged, V>(src, dst, frame, args, lane_plan)
 //     The stencil tile step: step `Step` (1..T) of the tile, the region
 //     Step*r inside the step-0 region, from source buffers src[dz - dz_lo]
 //     (one per plane: 2D passes one; same geometry G, row pitch G::pitch) to
@@ -41,17 +41,31 @@
 //       * every source position of rows and columns (Step-1)r ..
 //         (bh|bw) - (Step-1)r - 1 finite (the MMA multiplies whole 16x8
 //         blocks' rows; a fresh buffer should be zero-filled once);
-//       * tensor_core / cuda_core: lane_plan from stencil_setup_lane (or
-//         make_stencil_lane) with pitch G::pitch; stencil_cce: weights from
-//         args.w, V rows per thread strip (stencil_cce_strip<S>()), G::tile_y
-//         >= V;
+//       * Mode tensor_core / cuda_core: lane_plan from stencil_setup_lane
+//         (or make_stencil_lane) with pitch G::pitch; a strip step: weights
+//         from args.w, V rows per thread strip (e.g. stencil_strip_rows<S>()),
+//         G::tile_y >= V;
 //       * shared memory: the caller's buffers only (NP + 1 planes of
 //         G::plane doubles for a step into shared memory), 8-byte aligned.
 //     Work: tensor_core / cuda_core cover the region with 16x8 blocks (the
 //     last block of a row or column shifted back to end at the region's
 //     edge, writing only what the previous block did not), one warp per
-//     block through stencil_block_mma; stencil_cce gives each thread one
-//     column of a strip of V rows and slides a register window down it.
+//     block through stencil_block_mma; a strip step gives each thread one
+//     column of a strip of V rows (the last strip of a column shifted back
+//     as the blocks are) and leaves the arithmetic to Mode::add_strip.
+//
+//   Mode: tcore::tensor_core or tcore::cuda_core (the stencil-to-MMA layout
+//   of stencil.cuh on that backend), or a caller's strip step: a type with
+//     template <class S, int V, int P, int Dz>
+//     static __device__ void add_strip(double (&acc)[V], const double* base,
+//                                      const stencil_weights<S>& w)
+//   that adds to acc[v] (v = 0..V-1) the terms of plane offset Dz (2D: 0)
+//   for output v of a strip of V outputs of one column, whose output 0
+//   lies at `base` in the source plane Dz (shared memory, row pitch P: the
+//   input at offset (dy, dx) of output v is base[(v + dy) * P + dx]); w is
+//   the kernel parameter. Every thread calls it on its own strips, in no
+//   set order and not converged (no barrier or shuffle inside). The
+//   benchmark's CUDA-core opponent (examples/stencil/stencil_cce.cuh) is one.
 //
 //   stencil_setup_lane<S, Backend>(w, scratch, pitch): the MMA backends' per-
 //     lane layout built from a copy of the weights in shared memory
@@ -71,18 +85,10 @@
 
 namespace tcore {
 
-/// Backend tag: plain CUDA-core stencil (no MMA layout), the `cce` variant.
-struct stencil_cce {
-    static constexpr const char* name() { return "cce"; }
-};
-
-template <class Backend>
-inline constexpr bool is_stencil_backend_v =
-    std::is_same_v<Backend, tensor_core> || std::is_same_v<Backend, cuda_core> || std::is_same_v<Backend, stencil_cce>;
-
-/// Rows per thread strip of the cce variant.
+/// Rows per thread strip of a strip step (a caller's Mode, see the top of
+/// this file) where its launcher does not choose: 8 at radius 1, else 16.
 template <class S>
-__host__ __device__ constexpr int stencil_cce_strip()
+__host__ __device__ constexpr int stencil_strip_rows()
 {
     return S::radius <= 1 ? 8 : 16;
 }
@@ -97,16 +103,6 @@ __host__ __device__ inline long long stencil_wrap(long long v, long long n)
     return v;
 }
 
-/// Does input row dr (relative to a strip of V outputs) at column offset dx
-/// (plane dz) feed any output of the strip?
-template <class S, int V>
-__host__ __device__ constexpr bool stencil_cce_needed(int dz, int dr, int dx)
-{
-    for (int v = 0; v < V; ++v)
-        if (S::contains(dz, dr - v, dx)) return true;
-    return false;
-}
-
 namespace detail {
 
 __host__ __device__ constexpr int stencil_clamp_to(long long v, int lo, int hi)
@@ -115,30 +111,6 @@ __host__ __device__ constexpr int stencil_clamp_to(long long v, int lo, int hi)
 }
 
 }  // namespace detail
-
-/// The cce variant's register window: adds to acc[v] the terms of plane
-/// offset Dz for the output at row v of a strip of V outputs whose first
-/// output lies at `base` (row pitch P). Each input the strip needs is read
-/// from shared memory once and fed to every output of the strip it touches.
-template <class S, int V, int P, int Dz>
-__device__ inline void stencil_cce_strip_terms(double (&acc)[V], const double* base, const stencil_weights<S>& w)
-{
-    constexpr int R = S::radius;
-    static_for<V + 2 * R>([&](auto r_) {
-        constexpr int dr = decltype(r_)::value - R;
-        static_for<2 * R + 1>([&](auto x_) {
-            constexpr int dx = decltype(x_)::value - R;
-            if constexpr (stencil_cce_needed<S, V>(Dz, dr, dx)) {
-                const double val = base[dr * P + dx];
-                static_for<V>([&](auto v_) {
-                    constexpr int v = decltype(v_)::value;
-                    if constexpr (S::contains(Dz, dr - v, dx))
-                        acc[v] = fma(w.w[S::weight_index(Dz, dr - v, dx)], val, acc[v]);
-                });
-            }
-        });
-    });
-}
 
 /// Block k of `size` positions covering the region [lo, hi) (hi - lo >= size):
 /// blocks start every `size` positions; the last one is moved back to end at
@@ -163,7 +135,7 @@ struct stencil_tile_geometry {
     static constexpr int pitch = stencil_tile_pitch(bw);
     static constexpr int plane = bh * pitch;  ///< doubles per buffer / plane
     static_assert(TX >= 8 && TY >= 16, "a tile holds at least one 16x8 block");
-    static_assert(TY >= stencil_cce_strip<S>(), "a tile holds at least one cce strip");
+    static_assert(TY >= stencil_strip_rows<S>(), "a tile holds at least one strip");
 };
 
 /// Where a step writes its values: a shared buffer (with the halo copy) or global memory.
@@ -301,8 +273,8 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
 /// (0, 0) of that plane); the interior point (x, y) goes to x+h, y+h.
 /// Staged: the final step writes its region into dst.smem instead (the
 /// MMA fragments' scattered 16x8 rows are written out by the caller as
-/// whole tile rows). V: rows per cce strip.
-template <class S, class Backend, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
+/// whole tile rows). V: rows per strip of a strip step.
+template <class S, class Mode, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
 __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil_step_target dst,
                                          const stencil_tile_frame& f, const stencil_args<S>& a,
                                          const stencil_lane<S>* lane_plan)
@@ -334,7 +306,8 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
         }
     };
 
-    if constexpr (std::is_same_v<Backend, stencil_cce>) {
+    if constexpr (!is_backend_v<Mode>) {
+        static_assert(G::tile_y >= V, "a tile holds at least one strip");
         constexpr int W = hi_c - lo_c;
         constexpr int strips = (hi_r - lo_r + V - 1) / V;
         for (int it = threadIdx.x; it < W * strips; it += Threads) {
@@ -346,7 +319,7 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
             for (int v = 0; v < V; ++v) acc[v] = 0.0;
             static_for<NP>([&](auto p_) {
                 constexpr int dz = decltype(p_)::value + plan::dz_lo;
-                stencil_cce_strip_terms<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
+                Mode::template add_strip<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
             });
 #pragma unroll
             for (int v = 0; v < V; ++v)
@@ -363,7 +336,7 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
 #pragma unroll
             for (int p = 0; p < NP; ++p) blk[p] = src[p] + r0 * P + c0;
             double d[4];
-            stencil_block_mma<Backend, S>(d, blk, P, *lane_plan);
+            stencil_block_mma<Mode, S>(d, blk, P, *lane_plan);
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 const coord rc = stencil_out_coord(lane, i);
@@ -377,11 +350,12 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
 /// The MMA methods' per-lane layout, built from a copy of the weights in
 /// shared memory (`scratch`, S::weight_count doubles) so that the kernel
 /// parameter is only ever read at compile-time offsets. Ends with a barrier.
-template <class S, class Backend>
+/// A strip step (Mode not a backend) needs no layout: only the barrier.
+template <class S, class Mode>
 __device__ inline stencil_lane<S> stencil_setup_lane(const stencil_weights<S>& w, double* scratch, int pitch)
 {
     stencil_lane<S> ln{};
-    if constexpr (!std::is_same_v<Backend, stencil_cce>) {
+    if constexpr (is_backend_v<Mode>) {
         if (threadIdx.x == 0) static_for<S::weight_count>([&](auto i) { scratch[i] = w.w[i]; });
         __syncthreads();
         ln = make_stencil_lane<S>(threadIdx.x & 31, *reinterpret_cast<const stencil_weights<S>*>(scratch), pitch);

@@ -4,9 +4,13 @@
 //   stencil_apply<S, Backend, T, BC>(in, out, grid, weights, stream)
 //     out = T steps of stencil S applied to in (out-of-place; in is not
 //     changed). Backend: tcore::tensor_core / tcore::cuda_core (the MMA
-//     layout of stencil.cuh on that backend: the `tc` and `cc` variants) or
-//     tcore::stencil_cce (plain CUDA-core arithmetic, same tiling and
-//     temporal blocking: the fair CUDA-core opponent).
+//     layout of stencil.cuh on that backend: the `tc` and `cc` variants).
+//   stencil_launch_tiled<S, Mode, T, BC>, stencil_launch_tiled2d<S, Mode, T,
+//     BC, C>: the tiled kernels with Mode tensor_core, cuda_core or a
+//     caller's strip step (its interface: stencil_tile.cuh), the extension
+//     point of the benchmark's CUDA-core opponent
+//     (examples/stencil/stencil_cce.cuh: its own configuration C, its own
+//     t = 1 and warp streaming kernels).
 //
 // 2D: overlapped tiles. A block owns TX x TY outputs (64x64, 32x32 for
 // large halos), loads the (TX+2tr) x (TY+2tr) region around them once
@@ -50,9 +54,10 @@
 // Work inside a step: `tc`/`cc` cover the step's region with 16x8 blocks
 // (the last block in a row or column shifted back to end at the region's
 // edge and writing only what the previous block did not), one warp per
-// block, A gathered from the tile; `cce` gives each thread one column of a
-// strip of rows, slides a register window down the strip and keeps the
-// weights in the kernel's constant bank.
+// block, A gathered from the tile; a strip step gives each thread one
+// column of a strip of rows (the cce of examples/stencil slides a register
+// window down the strip and keeps the weights in the kernel's constant
+// bank).
 //
 // Boundary: Dirichlet points of the halo are copied into every step's
 // buffer, so intermediate steps see the fixed values; periodic tiles load
@@ -179,8 +184,9 @@ struct stencil_schedule {
     long long zchunk = 0;
 };
 
-/// Launches the 2D tiled kernel with configuration C and work order `sched`.
-/// Does not check its arguments: give it only what stencil_apply accepts.
+/// Launches the 2D tiled kernel with configuration C and work order `sched`;
+/// Backend tensor_core, cuda_core or a strip step (stencil_tile.cuh). Does
+/// not check its arguments: give it only what stencil_apply accepts.
 template <class S, class Backend, int T, boundary BC, class C = stencil_tiled2d_default<S, T, Backend>>
 void stencil_launch_tiled2d(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                             cudaStream_t stream, stencil_schedule sched = {})
@@ -205,8 +211,9 @@ void stencil_launch_tiled2d(const double* in, double* out, const stencil_grid& g
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
 }
 
-/// Launches the 2D or 3D tiled kernel with the default configuration. Does
-/// not check its arguments: give it only what stencil_apply accepts.
+/// Launches the 2D or 3D tiled kernel with the default configuration;
+/// Backend as stencil_launch_tiled2d's. Does not check its arguments: give
+/// it only what stencil_apply accepts.
 template <class S, class Backend, int T, boundary BC>
 void stencil_launch_tiled(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                           cudaStream_t stream)
@@ -277,7 +284,7 @@ template <class S, class Backend, int T, boundary BC>
 void stencil_apply(const double* in, double* out, const stencil_grid& grid, const stencil_weights<S>& w,
                    cudaStream_t stream = 0)
 {
-    static_assert(is_stencil_backend_v<Backend>, "Backend: tcore::tensor_core, tcore::cuda_core or tcore::stencil_cce");
+    static_assert(is_backend_v<Backend>, "Backend: tcore::tensor_core or tcore::cuda_core");
     static_assert(T >= 1 && T <= 8, "T (fused steps) must be 1..8");
     constexpr const char* where = "stencil_apply";
     stencil_require_arguments<S, BC>(in, out, grid, where);

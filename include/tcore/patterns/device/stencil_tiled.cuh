@@ -19,6 +19,10 @@
 // one plane is loaded and every stage computes one plane, r planes behind
 // the stage before. Long z ranges are split into chunks (stencil_zchunk).
 //
+// Backend (the kernels' method): tensor_core, cuda_core or a caller's strip
+// step (stencil_tile.cuh says what it provides; 3D strips of
+// stencil_strip_rows<S>() rows, 2D strips of the configuration's).
+//
 // Preconditions: the kernels' arguments as stencil_apply checks them; one
 // 1-D block of C::threads threads with C::smem_bytes of dynamic shared
 // memory (16-byte aligned).
@@ -37,10 +41,9 @@ namespace tcore {
 /// used where they measured slower: t = 1 at radius 1, t = 1 in 3D (mixed,
 /// slower on box3d1r), t = 3 at radius 3 (slower in that comparison
 /// through its block count, see stencil_launch_tiled2d; the comparison behind
-/// stencil_tiled2d_knobs measured them slightly faster there, and stencil_tiled2d_knobs
-/// takes them for star2d3r cce). Measurements: examples/stencil/README.md.
-/// The t = 1 cce kernels always use them (their configurations were chosen
-/// with them).
+/// stencil_tiled2d_knobs measured them slightly faster there, and the cce
+/// method of examples/stencil takes them for star2d3r). Measurements:
+/// examples/stencil/README.md.
 template <class S, int T>
 __host__ __device__ constexpr bool stencil_tiled_pair_loads()
 {
@@ -64,9 +67,10 @@ __host__ __device__ constexpr double stencil_mma_overhead(int tx, int ty, int T,
 }
 
 /// The 2D tiled kernel's configuration: TX x TY output tiles, Threads per
-/// block, cce strips of Strip rows, 16-byte region copies compiled where
-/// Pairs (and used where stencil_pair_loads_apply).
-template <class S, int T, class Backend, int TX, int TY, int Threads, int Strip, bool Pairs>
+/// block, strips of Strip rows (a strip step's; the MMA steps carry it
+/// unused), 16-byte region copies compiled where Pairs (and used where
+/// stencil_pair_loads_apply). Mode: as the kernel's.
+template <class S, int T, class Mode, int TX, int TY, int Threads, int Strip, bool Pairs>
 struct stencil_tiled2d_config {
     static constexpr int R = S::radius;
     using geometry = stencil_tile_geometry<S, T, TX, TY>;
@@ -74,12 +78,12 @@ struct stencil_tiled2d_config {
     static constexpr bool pairs = Pairs;
     /// The MMA methods stage the final step's tile for row-wise stores: in
     /// the buffer step T does not read (t >= 2), or in a third buffer (t = 1).
-    static constexpr bool staged = !std::is_same_v<Backend, stencil_cce>;
+    static constexpr bool staged = is_backend_v<Mode>;
     static constexpr int buffers = T >= 2 || staged ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double) * (buffers * geometry::plane + S::weight_count);
     static_assert(smem_bytes <= 227 * 1024, "2D tile does not fit in shared memory: lower T");
     static_assert(Threads % 32 == 0 && Threads <= 1024, "whole warps, at most 1024 threads");
-    static_assert(TY >= Strip, "a tile holds at least one cce strip");
+    static_assert(TY >= Strip, "a tile holds at least one strip");
     /// Blocks per SM the registers are budgeted for: 2 where shared memory
     /// allows 2 (ptxas would otherwise assume 2 and spill the T >= 2 tiles).
     static constexpr int min_blocks = 2 * smem_bytes <= 227 * 1024 ? 2 : 1;
@@ -98,24 +102,19 @@ __host__ __device__ constexpr int stencil_default_tile2d()
                : big;
 }
 
-/// Threads, cce strip rows and 16-byte copies of the default 2D tiles: 256
-/// threads, stencil_cce_strip rows and stencil_tiled_pair_loads, except at t = 3 where a
-/// comparison of the knobs measured faster ones (examples/stencil/README.md):
-///   star2d3r cce: 512 threads, 8-row strips, 16-byte copies;
-///   star2d3r tc: 512 threads;
-///   star2d1r cce: 4-row strips;
-///   box2d1r cce: 16-row strips.
-template <class S, int T, class Backend>
+/// Threads, strip rows and 16-byte copies of the default 2D tiles: 256
+/// threads, stencil_strip_rows rows and stencil_tiled_pair_loads, except
+/// 512 threads for star2d3r at t = 3 (tc; a comparison of the knobs measured
+/// it faster, examples/stencil/README.md; cc's emulated MMA keeps 256). A
+/// strip step is given the same; its own knobs come with its own
+/// configuration (stencil_launch_tiled2d's C).
+template <class S, int T, class Mode>
 struct stencil_tiled2d_knobs {
-    static constexpr bool cce = std::is_same_v<Backend, stencil_cce>;
-    static constexpr bool star = S::kind == stencil_kind::star;
-    static constexpr bool star2d3r_t3 = S::dims == 2 && S::radius == 3 && star && T == 3;
-    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Backend, cuda_core> ? 512 : 256;
-    static constexpr int strip = !cce || T != 3 ? stencil_cce_strip<S>()
-                                 : star2d3r_t3 ? 8
-                                 : S::radius == 1 ? (star ? 4 : 16)
-                                                  : stencil_cce_strip<S>();
-    static constexpr bool pairs = stencil_tiled_pair_loads<S, T>() || (star2d3r_t3 && cce);
+    static constexpr bool star2d3r_t3 =
+        S::dims == 2 && S::radius == 3 && S::kind == stencil_kind::star && T == 3;
+    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Mode, cuda_core> ? 512 : 256;
+    static constexpr int strip = stencil_strip_rows<S>();
+    static constexpr bool pairs = stencil_tiled_pair_loads<S, T>();
 };
 
 template <class S, int T, class Backend = default_backend>
@@ -182,7 +181,7 @@ namespace detail {
 template <class S, class Backend, class Config>
 __host__ __device__ constexpr int stencil_min_blocks()
 {
-    return !std::is_same_v<Backend, stencil_cce> && stencil_mma_plan<S>::slot_groups > 16 ? 1 : Config::min_blocks;
+    return is_backend_v<Backend> && stencil_mma_plan<S>::slot_groups > 16 ? 1 : Config::min_blocks;
 }
 
 template <class S, class Backend, int T, boundary BC, class C = stencil_tiled2d_default<S, T, Backend>>
@@ -311,7 +310,7 @@ __global__ void __launch_bounds__(stencil_tiled3d_default<S, T>::threads,
                     // position by position: their frame has no interior.
                     const bool z_interior = BC == boundary::periodic || (z >= 0 && z < a.nz);
                     const stencil_tile_frame f = z_interior ? f_in : f_halo;
-                    stencil_tile_step<S, Backend, T, stage, BC, G, Threads, false, stencil_cce_strip<S>()>(
+                    stencil_tile_step<S, Backend, T, stage, BC, G, Threads, false, stencil_strip_rows<S>()>(
                         src, dst, f, a, &ln);
                 }
                 if (stage < T) __syncthreads();
