@@ -3,7 +3,7 @@
 // blocking) as a strip step of the kit's tiled kernels.
 //
 // Provides (namespace tcore::examples::stencil)
-//   stencil_cce: the method, a strip step (tcore::stencil_tile_step's Mode,
+//   stencil_cce: the method, a strip step (tcore::stencil_tile_step's Backend,
 //       tcore/patterns/stencil_tile.cuh): name() "cce"; add_strip<S, V, P,
 //       Dz>, the register window: each input the strip needs is read from
 //       shared memory once and fed to every output of the strip it touches,

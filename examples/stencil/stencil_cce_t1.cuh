@@ -2,10 +2,10 @@
 // stencil workload (stencil_cce.cuh runs it): the t = 1 CUDA-core kernels,
 // their configurations and launches.
 //
-// 3D (stencil_stream_kernel): one plane buffer per z step, the 2r+1 output
+// 3D (stencil_cce_stream_kernel): one plane buffer per z step, the 2r+1 output
 // planes each input plane feeds accumulated in registers, four planes in
 // flight per block, rows fetched by bulk copies (cp.async.bulk) where the
-// arrays allow. 2D (stencil2d_t1_kernel): tiles through a ring of
+// arrays allow. 2D (stencil_cce_t1_2d_kernel): tiles through a ring of
 // prefetched regions with no work buffer. Both store with st.global.cs.
 // Built of the kit's public building blocks (tcore/patterns/stencil_tile.cuh:
 // stencil_load_region, stencil_tile_geometry, stencil_args, stencil_wrap;
@@ -144,7 +144,7 @@ __host__ __device__ constexpr bool stencil_stream_needed(int dr, int dx)
 }
 
 template <class S, boundary BC, class C>
-__global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kernel(const stencil_args<S> a)
+__global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_cce_stream_kernel(const stencil_args<S> a)
 {
     constexpr int R = S::radius, V = C::strip, Q = 2 * R + 1, Ring = C::ring, P = C::pitch;
     constexpr int h = stencil_halo(BC, R);
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_stream_kern
 }
 
 template <class S, boundary BC, class C>
-__global__ void __launch_bounds__(C::threads, C::min_blocks) stencil2d_t1_kernel(const stencil_args<S> a)
+__global__ void __launch_bounds__(C::threads, C::min_blocks) stencil_cce_t1_2d_kernel(const stencil_args<S> a)
 {
     constexpr int R = S::radius, P = C::pitch, V = C::strip, B = C::buffers;
     constexpr int h = stencil_halo(BC, R);
@@ -381,7 +381,7 @@ void stencil_launch_stream(const double* in, double* out, const stencil_grid& gr
 {
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = C::sx % 2 == 0 && stencil_pair_loads_apply<S, BC>(a, 1);
-    auto kernel = stencil_stream_kernel<S, BC, C>;
+    auto kernel = stencil_cce_stream_kernel<S, BC, C>;
     const int per_sm =
         tcore::stencil_prepare_kernel<stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = tcore::ceil_div(grid.nx, C::sx);
@@ -407,7 +407,7 @@ void stencil_launch_t1_tiles(const double* in, double* out, const stencil_grid& 
 {
     stencil_args<S> a = stencil_grid_args<S, BC>(in, out, grid, w);
     a.pair_loads = stencil_pair_loads_apply<S, BC>(a, 1);
-    auto kernel = stencil2d_t1_kernel<S, BC, C>;
+    auto kernel = stencil_cce_t1_2d_kernel<S, BC, C>;
     const int per_sm =
         tcore::stencil_prepare_kernel<stencil_t1_tag<S, BC, C>>(kernel, C::smem_bytes, C::threads);
     a.tiles_x = tcore::ceil_div(grid.nx, C::tile_x);

@@ -44,7 +44,7 @@
 // bandwidth per SM is low and the warps where it is high.
 //
 // Provides (namespace tcore::examples::stencil) the kernel
-// (stencil_warp_stream_kernel), its launch (stencil_launch_warp_stream) and
+// (stencil_cce_warp_stream_kernel), its launch (stencil_launch_warp_stream) and
 // the tests of its shapes and grids (stencil_warp_stream_star,
 // stencil_warp_stream_fits, stencil_warp_stream_preferred, band sizes).
 //
@@ -226,7 +226,7 @@ __device__ void stencil_ws_extend(const double (&m)[stencil_ws_cols], double (&r
 /// T = 2 or 3 steps of the 2D star of radius R.
 template <int R, int T, int MinBlocks = stencil_ws_min_blocks(R)>
 __global__ void __launch_bounds__(32 * stencil_ws_warps, MinBlocks)
-    stencil_warp_stream_kernel(stencil_warp_stream_args<R> a)
+    stencil_cce_warp_stream_kernel(stencil_warp_stream_args<R> a)
 {
     static_assert(R >= 1 && R <= stencil_ws_max_radius,
                   "radius 1..3 (the lane's 4 columns hold its neighbours' reach)");
@@ -292,10 +292,10 @@ __global__ void __launch_bounds__(32 * stencil_ws_warps, MinBlocks)
 
 /// The kernel for T steps of the star S (checks S and T at compile time).
 template <class S, int T, int MinBlocks = stencil_ws_min_blocks(S::radius)>
-constexpr auto stencil_warp_stream_kernel_for()
+constexpr auto stencil_cce_warp_stream_kernel_for()
 {
     static_assert(stencil_warp_stream_star<S>, "the warp streaming kernel computes the 2D stars of radius 1 and 3");
-    return stencil_warp_stream_kernel<S::radius, T, MinBlocks>;
+    return stencil_cce_warp_stream_kernel<S::radius, T, MinBlocks>;
 }
 
 /// Fills the kernel's arguments (sizes checked by stencil_apply_cce); band 0
@@ -343,7 +343,7 @@ template <class S, int T>
 inline long long stencil_warp_stream_resident()
 {
     return static_cast<long long>(tcore::sm_count()) *
-           tcore::blocks_per_sm(stencil_warp_stream_kernel_for<S, T>(), 32 * stencil_ws_warps);
+           tcore::blocks_per_sm(stencil_cce_warp_stream_kernel_for<S, T>(), 32 * stencil_ws_warps);
 }
 
 /// stencil_apply_cce's run-time test: an even row pitch, 16-byte aligned arrays,
@@ -376,7 +376,7 @@ void stencil_launch_warp_stream(const double* in, double* out, const stencil_gri
     const auto a = stencil_warp_stream_setup<S, T>(in, out, g, w, band, stencil_warp_stream_resident<S, T>());
     const dim3 grid(static_cast<unsigned>(tcore::ceil_div(a.strips, stencil_ws_warps)),
                     static_cast<unsigned>(tcore::ceil_div(g.ny, a.band)));
-    stencil_warp_stream_kernel_for<S, T>()<<<grid, 32 * stencil_ws_warps, 0, stream>>>(a);
+    stencil_cce_warp_stream_kernel_for<S, T>()<<<grid, 32 * stencil_ws_warps, 0, stream>>>(a);
 }
 
 }  // namespace tcore::examples::stencil

@@ -22,7 +22,7 @@
 //     holds (Dirichlet, even row pitch ex, 16-byte aligned input, even
 //     (T-1)r; not checked here); any_valid: any readable global address.
 //
-//   stencil_tile_step<S, Mode, T, Step, BC, G, Threads, Staged, V>(src, dst, frame, args, lane_plan)
+//   stencil_tile_step<S, Backend, T, Step, BC, G, Threads, Staged, V>(src, dst, frame, args, lane_plan)
 //     The stencil tile step: step `Step` (1..T) of the tile, the region
 //     Step*r inside the step-0 region, from source buffers src[dz - dz_lo]
 //     (one per plane: 2D passes one; same geometry G, row pitch G::pitch) to
@@ -41,7 +41,7 @@
 //       * every source position of rows and columns (Step-1)r ..
 //         (bh|bw) - (Step-1)r - 1 finite (the MMA multiplies whole 16x8
 //         blocks' rows; a fresh buffer should be zero-filled once);
-//       * Mode tensor_core / cuda_core: lane_plan from stencil_setup_lane
+//       * Backend tensor_core / cuda_core: lane_plan from stencil_setup_lane
 //         (or make_stencil_lane) with pitch G::pitch; a strip step: weights
 //         from args.w, V rows per thread strip (e.g. stencil_strip_rows<S>()),
 //         G::tile_y >= V;
@@ -52,9 +52,9 @@
 //     edge, writing only what the previous block did not), one warp per
 //     block through stencil_block_mma; a strip step gives each thread one
 //     column of a strip of V rows (the last strip of a column shifted back
-//     as the blocks are) and leaves the arithmetic to Mode::add_strip.
+//     as the blocks are) and leaves the arithmetic to Backend::add_strip.
 //
-//   Mode: tcore::tensor_core or tcore::cuda_core (the stencil-to-MMA layout
+//   Backend: tcore::tensor_core or tcore::cuda_core (the stencil-to-MMA layout
 //   of stencil.cuh on that backend), or a caller's strip step: a type with
 //     template <class S, int V, int P, int Dz>
 //     static __device__ void add_strip(double (&acc)[V], const double* base,
@@ -85,7 +85,7 @@
 
 namespace tcore {
 
-/// Rows per thread strip of a strip step (a caller's Mode, see the top of
+/// Rows per thread strip of a strip step (a caller's CUDA-core backend, see the top of
 /// this file) where its launcher does not choose: 8 at radius 1, else 16.
 template <class S>
 __host__ __device__ constexpr int stencil_strip_rows()
@@ -274,7 +274,7 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
 /// Staged: the final step writes its region into dst.smem instead (the
 /// MMA fragments' scattered 16x8 rows are written out by the caller as
 /// whole tile rows). V: rows per strip of a strip step.
-template <class S, class Mode, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
+template <class S, class Backend, int T, int Step, boundary BC, class G, int Threads, bool Staged, int V, int NP>
 __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil_step_target dst,
                                          const stencil_tile_frame& f, const stencil_args<S>& a,
                                          const stencil_lane<S>* lane_plan)
@@ -306,7 +306,7 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
         }
     };
 
-    if constexpr (!is_backend_v<Mode>) {
+    if constexpr (!is_backend_v<Backend>) {
         static_assert(G::tile_y >= V, "a tile holds at least one strip");
         constexpr int W = hi_c - lo_c;
         constexpr int strips = (hi_r - lo_r + V - 1) / V;
@@ -319,7 +319,7 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
             for (int v = 0; v < V; ++v) acc[v] = 0.0;
             static_for<NP>([&](auto p_) {
                 constexpr int dz = decltype(p_)::value + plan::dz_lo;
-                Mode::template add_strip<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
+                Backend::template add_strip<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
             });
 #pragma unroll
             for (int v = 0; v < V; ++v)
@@ -336,7 +336,7 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
 #pragma unroll
             for (int p = 0; p < NP; ++p) blk[p] = src[p] + r0 * P + c0;
             double d[4];
-            stencil_block_mma<Mode, S>(d, blk, P, *lane_plan);
+            stencil_block_mma<Backend, S>(d, blk, P, *lane_plan);
 #pragma unroll
             for (int i = 0; i < 4; ++i) {
                 const coord rc = stencil_out_coord(lane, i);
@@ -350,12 +350,12 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
 /// The MMA methods' per-lane layout, built from a copy of the weights in
 /// shared memory (`scratch`, S::weight_count doubles) so that the kernel
 /// parameter is only ever read at compile-time offsets. Ends with a barrier.
-/// A strip step (Mode not a backend) needs no layout: only the barrier.
-template <class S, class Mode>
+/// A strip step (not an MMA backend) needs no layout: only the barrier.
+template <class S, class Backend>
 __device__ inline stencil_lane<S> stencil_setup_lane(const stencil_weights<S>& w, double* scratch, int pitch)
 {
     stencil_lane<S> ln{};
-    if constexpr (is_backend_v<Mode>) {
+    if constexpr (is_backend_v<Backend>) {
         if (threadIdx.x == 0) static_for<S::weight_count>([&](auto i) { scratch[i] = w.w[i]; });
         __syncthreads();
         ln = make_stencil_lane<S>(threadIdx.x & 31, *reinterpret_cast<const stencil_weights<S>*>(scratch), pitch);

@@ -5,8 +5,8 @@
 //     out = T steps of stencil S applied to in (out-of-place; in is not
 //     changed). Backend: tcore::tensor_core / tcore::cuda_core (the MMA
 //     layout of stencil.cuh on that backend: the `tc` and `cc` variants).
-//   stencil_launch_tiled<S, Mode, T, BC>, stencil_launch_tiled2d<S, Mode, T,
-//     BC, C>: the tiled kernels with Mode tensor_core, cuda_core or a
+//   stencil_launch_tiled<S, Backend, T, BC>, stencil_launch_tiled2d<S, Backend, T,
+//     BC, C>: the tiled kernels with Backend tensor_core, cuda_core or a
 //     caller's strip step (its interface: stencil_tile.cuh), the extension
 //     point of the benchmark's CUDA-core opponent
 //     (examples/stencil/stencil_cce.cuh: its own configuration C, its own

@@ -69,8 +69,8 @@ __host__ __device__ constexpr double stencil_mma_overhead(int tx, int ty, int T,
 /// The 2D tiled kernel's configuration: TX x TY output tiles, Threads per
 /// block, strips of Strip rows (a strip step's; the MMA steps carry it
 /// unused), 16-byte region copies compiled where Pairs (and used where
-/// stencil_pair_loads_apply). Mode: as the kernel's.
-template <class S, int T, class Mode, int TX, int TY, int Threads, int Strip, bool Pairs>
+/// stencil_pair_loads_apply). Backend: as the kernel's.
+template <class S, int T, class Backend, int TX, int TY, int Threads, int Strip, bool Pairs>
 struct stencil_tiled2d_config {
     static constexpr int R = S::radius;
     using geometry = stencil_tile_geometry<S, T, TX, TY>;
@@ -78,7 +78,7 @@ struct stencil_tiled2d_config {
     static constexpr bool pairs = Pairs;
     /// The MMA methods stage the final step's tile for row-wise stores: in
     /// the buffer step T does not read (t >= 2), or in a third buffer (t = 1).
-    static constexpr bool staged = is_backend_v<Mode>;
+    static constexpr bool staged = is_backend_v<Backend>;
     static constexpr int buffers = T >= 2 || staged ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double) * (buffers * geometry::plane + S::weight_count);
     static_assert(smem_bytes <= 227 * 1024, "2D tile does not fit in shared memory: lower T");
@@ -108,11 +108,11 @@ __host__ __device__ constexpr int stencil_default_tile2d()
 /// it faster, examples/stencil/README.md; cc's emulated MMA keeps 256). A
 /// strip step is given the same; its own knobs come with its own
 /// configuration (stencil_launch_tiled2d's C).
-template <class S, int T, class Mode>
+template <class S, int T, class Backend>
 struct stencil_tiled2d_knobs {
     static constexpr bool star2d3r_t3 =
         S::dims == 2 && S::radius == 3 && S::kind == stencil_kind::star && T == 3;
-    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Mode, cuda_core> ? 512 : 256;
+    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Backend, cuda_core> ? 512 : 256;
     static constexpr int strip = stencil_strip_rows<S>();
     static constexpr bool pairs = stencil_tiled_pair_loads<S, T>();
 };
