@@ -86,6 +86,19 @@ inline const char* plant_name()
     return p;
 }
 
+/// Runs f(); false (with tcore::error's message printed) if it throws one.
+template <class F>
+bool no_error(F&& f)
+{
+    try {
+        f();
+        return true;
+    } catch (const tcore::error& e) {
+        std::printf("  %s\n", e.what());
+        return false;
+    }
+}
+
 /// True where TCORE_TEST_PLANT names this fault; announces it the first time.
 inline bool planted(const char* name)
 {

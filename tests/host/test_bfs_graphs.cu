@@ -21,16 +21,7 @@ namespace bf = tcore::examples::bfs;
 
 namespace {
 
-bool valid(const bf::graph& g)
-{
-    try {
-        bf::validate(g, "test");
-        return true;
-    } catch (const tcore::error& e) {
-        std::printf("  %s\n", e.what());
-        return false;
-    }
-}
+bool valid(const bf::graph& g) { return tcore::test::no_error([&] { bf::validate(g, "test"); }); }
 
 int max_degree(const bf::graph& g)
 {
