@@ -25,6 +25,7 @@
 #include <vector>
 
 void tcore_register_all(tcore::bench::registry&);
+const char* tcore_build_commit();  // generated at build time (cmake/commit_id.cmake)
 
 namespace {
 
@@ -69,10 +70,13 @@ std::string run_command(const std::string& command)
     return status == 0 ? out : "";
 }
 
-/// TCORE_COMMIT if set, else `git rev-parse --short HEAD` in the source tree, else "unknown".
+/// TCORE_COMMIT if set, else the commit the harness was built from (with
+/// "+dirty" where tracked files had changes), else `git rev-parse --short
+/// HEAD` in the source tree at run time, else "unknown".
 std::string commit_id()
 {
     if (const char* env = std::getenv("TCORE_COMMIT"); env && *env) return env;
+    if (*tcore_build_commit()) return tcore_build_commit();
     const std::string id = run_command("git -C '" TCORE_SOURCE_DIR "' rev-parse --short HEAD 2>/dev/null");
     return id.empty() ? "unknown" : id;
 }
