@@ -47,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -156,7 +157,11 @@ options parse(int argc, char** argv)
         else if (a == "--nnz") o.nnz = parse_count(a, value());
         else if (a == "--weak-nnz") o.weak_nnz = parse_count(a, value());
         else if (a == "--class") o.cls = value();
-        else if (a == "--matrix") o.matrix = value();
+        else if (a == "--matrix") {
+            o.matrix = value();
+            tcore::require(std::filesystem::is_regular_file(o.matrix), where,
+                           "--matrix " + o.matrix + ": not a readable file");
+        }
         else if (a == "--backend") {
             o.backends = split_list(value());
             for (const std::string& b : o.backends)
@@ -179,8 +184,11 @@ options parse(int argc, char** argv)
             o.strong = s != "weak";
             o.weak = s != "strong";
         } else if (a == "--warmup") {
-            o.warmup_s = std::strtod(value().c_str(), nullptr);
-            tcore::require(o.warmup_s >= 0 && o.warmup_s <= 60, where, "--warmup takes 0 to 60 seconds");
+            const std::string v = value();
+            char* end = nullptr;
+            o.warmup_s = std::strtod(v.c_str(), &end);
+            tcore::require(!v.empty() && end && *end == '\0' && o.warmup_s >= 0 && o.warmup_s <= 60, where,
+                           "--warmup takes 0 to 60 seconds, got '" + v + "'");
         } else if (a == "--rank") o.rank = parse_int(a, value(), 0);
         else if (a == "--ranks") o.ranks = parse_int(a, value(), 1);
         else if (a == "--id-file") o.id_file = value();
@@ -516,10 +524,10 @@ ncclUniqueId exchange_id(const std::string& path, int rank)
     }
 }
 
-int run_main(int argc, char** argv)
+int run_main(const options& parsed)
 {
     run_state st;
-    st.opts = parse(argc, argv);
+    st.opts = parsed;
     const options& o = st.opts;
     int present = 0;
     const cudaError_t e = cudaGetDeviceCount(&present);
@@ -592,10 +600,18 @@ int run_main(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    options o;
     try {
-        return run_main(argc, argv);
+        o = parse(argc, argv);
+    } catch (const std::exception& e) {  // bad arguments: one line, exit 2
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
+    try {
+        return run_main(o);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "tcore-mgpu-spmv: error: %s\n", e.what());
+        const std::string what = e.what();
+        std::fprintf(stderr, "%s%s\n", what.rfind("tcore-mgpu-spmv", 0) == 0 ? "" : "tcore-mgpu-spmv: ", what.c_str());
         return 1;
     }
 }
