@@ -40,6 +40,7 @@
 #include "stencil_mgpu.cuh"
 #include "stencil_mgpu_slab.hpp"
 #include "stencil_mgpu_world.hpp"
+#include "../stencil/stencil_inputs.cuh"
 
 #include "harness/harness.hpp"
 #include "harness/timing.hpp"
@@ -188,16 +189,7 @@ std::string parse(int argc, char** argv, options& o, bool& help)
 
 // -- variants ------------------------------------------------------------------
 
-/// splitmix64 of the index, mapped to [-1, 1): the value of array element i
-/// (as in examples/stencil).
-__host__ __device__ inline double input_value(unsigned long long i, unsigned long long seed)
-{
-    unsigned long long z = i * 0x9e3779b97f4a7c15ull + seed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return -1.0 + 2.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-}
+using tcore::examples::stencil::input_value;  // examples/stencil/stencil_inputs.cuh
 
 /// Fills a slab's local array (layers x unit doubles) with the whole grid's
 /// values: local layer a holds grid array layer first + a (wrapped into

@@ -36,6 +36,7 @@
 #include "harness/inputs.hpp"
 
 #include "stencil_cce.cuh"
+#include "stencil_inputs.cuh"
 
 #include <tcore/patterns/device/stencil.cuh>
 
@@ -63,15 +64,7 @@ using tcore::stencil_grid;
 
 // -- inputs -------------------------------------------------------------------
 
-/// splitmix64 of the index, mapped to [-1, 1): the value of array element i.
-__host__ __device__ inline double input_value(unsigned long long i, unsigned long long seed)
-{
-    unsigned long long z = i * 0x9e3779b97f4a7c15ull + seed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return -1.0 + 2.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-}
+using ex::input_value;  // stencil_inputs.cuh
 
 __global__ void init_kernel(double* a, long long n, unsigned long long seed)
 {
