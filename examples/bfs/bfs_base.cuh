@@ -89,36 +89,53 @@ struct dobfs_graph {
     const int* degree = nullptr;
 };
 
+/// A warp's new vertices by degree class: the lane's class, the warp's
+/// ballots of short and medium rows, the lanes below this one. All 32 lanes.
+struct dobfs_classes {
+    bool is_small, is_medium;
+    unsigned ms, mm, below;
+    __device__ dobfs_classes(bool fresh, int deg)
+        : is_small(fresh && deg < dobfs_warp_degree),
+          is_medium(fresh && deg >= dobfs_warp_degree && deg < dobfs_block_degree),
+          ms(__ballot_sync(dobfs_full_warp, is_small)), mm(__ballot_sync(dobfs_full_warp, is_medium)),
+          below((1u << (threadIdx.x & 31)) - 1u)
+    {
+    }
+};
+
+/// A long row's chunks (dobfs_chunk entries each) onto the chunk queue: one
+/// atomic per vertex.
+__device__ inline void dobfs_emit_chunks(bool fresh, int v, int deg, const dobfs_queues& q, dobfs_counts* out)
+{
+    if (fresh && deg >= dobfs_block_degree) {
+        const unsigned parts = static_cast<unsigned>((deg + dobfs_chunk - 1) / dobfs_chunk);
+        const unsigned base = atomicAdd(&out->chunks, parts);
+        for (unsigned c = 0; c < parts; ++c) q.chunks[base + c] = make_int2(v, static_cast<int>(c));
+    }
+}
+
 /// Appends the lanes' new vertices (`fresh`, degree `deg`) to the queue of
 /// their degree class: one atomic per warp and class, except long rows
 /// (one per vertex: their chunks). All 32 lanes must call it.
 __device__ inline void dobfs_emit(bool fresh, int v, int deg, const dobfs_queues& q, dobfs_counts* out)
 {
     const int lane = threadIdx.x & 31;
-    const unsigned below = (1u << lane) - 1u;
-    const bool is_small = fresh && deg < dobfs_warp_degree;
-    const bool is_medium = fresh && deg >= dobfs_warp_degree && deg < dobfs_block_degree;
-    const unsigned ms = __ballot_sync(dobfs_full_warp, is_small);
-    const unsigned mm = __ballot_sync(dobfs_full_warp, is_medium);
-    if (ms) {
-        const int leader = __ffs(ms) - 1;
+    const dobfs_classes k(fresh, deg);
+    if (k.ms) {
+        const int leader = __ffs(k.ms) - 1;
         unsigned base = 0;
-        if (lane == leader) base = atomicAdd(&out->small, static_cast<unsigned>(__popc(ms)));
+        if (lane == leader) base = atomicAdd(&out->small, static_cast<unsigned>(__popc(k.ms)));
         base = __shfl_sync(dobfs_full_warp, base, leader);
-        if (is_small) q.small[base + __popc(ms & below)] = v;
+        if (k.is_small) q.small[base + __popc(k.ms & k.below)] = v;
     }
-    if (mm) {
-        const int leader = __ffs(mm) - 1;
+    if (k.mm) {
+        const int leader = __ffs(k.mm) - 1;
         unsigned base = 0;
-        if (lane == leader) base = atomicAdd(&out->medium, static_cast<unsigned>(__popc(mm)));
+        if (lane == leader) base = atomicAdd(&out->medium, static_cast<unsigned>(__popc(k.mm)));
         base = __shfl_sync(dobfs_full_warp, base, leader);
-        if (is_medium) q.medium[base + __popc(mm & below)] = v;
+        if (k.is_medium) q.medium[base + __popc(k.mm & k.below)] = v;
     }
-    if (fresh && deg >= dobfs_block_degree) {
-        const unsigned parts = static_cast<unsigned>((deg + dobfs_chunk - 1) / dobfs_chunk);
-        const unsigned base = atomicAdd(&out->chunks, parts);
-        for (unsigned c = 0; c < parts; ++c) q.chunks[base + c] = make_int2(v, static_cast<int>(c));
-    }
+    dobfs_emit_chunks(fresh, v, deg, q, out);
 }
 
 inline constexpr int dobfs_stage = 256;  ///< staged queue entries per warp and degree class
@@ -148,23 +165,14 @@ struct dobfs_stager {
     /// As dobfs_emit, with short and medium rows staged.
     __device__ void emit(bool fresh, int v, int deg, const dobfs_queues& q, dobfs_counts* out)
     {
-        const int lane = threadIdx.x & 31;
-        const unsigned below = (1u << lane) - 1u;
-        const bool is_small = fresh && deg < dobfs_warp_degree;
-        const bool is_medium = fresh && deg >= dobfs_warp_degree && deg < dobfs_block_degree;
-        const unsigned ms = __ballot_sync(dobfs_full_warp, is_small);
-        const unsigned mm = __ballot_sync(dobfs_full_warp, is_medium);
-        if (is_small) small_stage[small_count + __popc(ms & below)] = v;
-        if (is_medium) medium_stage[medium_count + __popc(mm & below)] = v;
-        small_count += __popc(ms);
-        medium_count += __popc(mm);
+        const dobfs_classes k(fresh, deg);
+        if (k.is_small) small_stage[small_count + __popc(k.ms & k.below)] = v;
+        if (k.is_medium) medium_stage[medium_count + __popc(k.mm & k.below)] = v;
+        small_count += __popc(k.ms);
+        medium_count += __popc(k.mm);
         if (small_count > dobfs_stage - 32) move(small_stage, small_count, &out->small, q.small);
         if (medium_count > dobfs_stage - 32) move(medium_stage, medium_count, &out->medium, q.medium);
-        if (fresh && deg >= dobfs_block_degree) {
-            const unsigned parts = static_cast<unsigned>((deg + dobfs_chunk - 1) / dobfs_chunk);
-            const unsigned base = atomicAdd(&out->chunks, parts);
-            for (unsigned c = 0; c < parts; ++c) q.chunks[base + c] = make_int2(v, static_cast<int>(c));
-        }
+        dobfs_emit_chunks(fresh, v, deg, q, out);
     }
 
     /// Moves what is left (at the end of the warp's work).
