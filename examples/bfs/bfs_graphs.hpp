@@ -55,6 +55,29 @@ inline unsigned worker_count(unsigned cap = 16)
     return std::max(1u, std::min(cap, hw == 0 ? 1u : hw));
 }
 
+/// f(i) for i = 0 .. count - 1 on worker_count() threads, thread w taking
+/// w, w + workers, ... (f must be safe to call concurrently for distinct i).
+template <class F>
+inline void parallel_strided(long long count, const F& f)
+{
+    const unsigned workers = worker_count();
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+        pool.emplace_back([&, w] {
+            for (long long i = w; i < count; i += workers) f(i);
+        });
+    for (std::thread& t : pool) t.join();
+}
+
+/// The next value of the splitmix64 sequence at `state` (advances it).
+inline std::uint64_t splitmix64_next(std::uint64_t& state)
+{
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 /// Undirected simple graph from an edge list over vertices 0..n-1: both
 /// directions stored, self-loops and duplicates dropped. `src`/`dst` are
 /// consumed (cleared) to bound peak memory.
@@ -88,18 +111,12 @@ inline graph from_edges(int n, std::vector<int>& src, std::vector<int>& dst)
     std::vector<int>().swap(dst);
     // Sort and deduplicate each row (in parallel over row ranges), then compact.
     std::vector<long long> kept(static_cast<std::size_t>(n), 0);
-    const unsigned workers = worker_count();
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (int v = static_cast<int>(w); v < n; v += static_cast<int>(workers)) {
-                int* b = adj.data() + count[static_cast<std::size_t>(v)];
-                int* e = adj.data() + count[static_cast<std::size_t>(v) + 1];
-                std::sort(b, e);
-                kept[static_cast<std::size_t>(v)] = std::unique(b, e) - b;
-            }
-        });
-    for (std::thread& t : pool) t.join();
+    parallel_strided(n, [&](long long v) {
+        int* b = adj.data() + count[static_cast<std::size_t>(v)];
+        int* e = adj.data() + count[static_cast<std::size_t>(v) + 1];
+        std::sort(b, e);
+        kept[static_cast<std::size_t>(v)] = std::unique(b, e) - b;
+    });
     g.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
     for (int v = 0; v < n; ++v) g.row_ptr[static_cast<std::size_t>(v) + 1] = g.row_ptr[static_cast<std::size_t>(v)] + kept[static_cast<std::size_t>(v)];
     g.col.resize(static_cast<std::size_t>(g.row_ptr[static_cast<std::size_t>(n)]));
@@ -147,33 +164,21 @@ inline graph kronecker(int scale, int edge_factor = 16, std::uint64_t seed = 0x6
     // Thresholds on 16-bit uniforms.
     const unsigned ta = static_cast<unsigned>(A * 65536.0), tb = static_cast<unsigned>((A + B) * 65536.0),
                    tc = static_cast<unsigned>((A + B + C) * 65536.0);
-    const unsigned workers = worker_count();
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (long long e = w; e < m; e += workers) {
-                std::uint64_t state = seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull);
-                auto next = [&state] {
-                    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-                    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-                    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-                    return z ^ (z >> 31);
-                };
-                unsigned u = 0, v = 0;
-                std::uint64_t bits = 0;
-                for (int level = 0; level < scale; ++level) {
-                    if ((level & 3) == 0) bits = next();
-                    const unsigned r = static_cast<unsigned>(bits & 0xffffu);
-                    bits >>= 16;
-                    const unsigned q = r < ta ? 0u : (r < tb ? 1u : (r < tc ? 2u : 3u));
-                    u = (u << 1) | (q >> 1);
-                    v = (v << 1) | (q & 1u);
-                }
-                src[static_cast<std::size_t>(e)] = static_cast<int>(u);
-                dst[static_cast<std::size_t>(e)] = static_cast<int>(v);
-            }
-        });
-    for (std::thread& t : pool) t.join();
+    parallel_strided(m, [&](long long e) {
+        std::uint64_t state = seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull);
+        unsigned u = 0, v = 0;
+        std::uint64_t bits = 0;
+        for (int level = 0; level < scale; ++level) {
+            if ((level & 3) == 0) bits = splitmix64_next(state);
+            const unsigned r = static_cast<unsigned>(bits & 0xffffu);
+            bits >>= 16;
+            const unsigned q = r < ta ? 0u : (r < tb ? 1u : (r < tc ? 2u : 3u));
+            u = (u << 1) | (q >> 1);
+            v = (v << 1) | (q & 1u);
+        }
+        src[static_cast<std::size_t>(e)] = static_cast<int>(u);
+        dst[static_cast<std::size_t>(e)] = static_cast<int>(v);
+    });
     return from_edges(n, src, dst);
 }
 
@@ -188,21 +193,12 @@ inline graph uniform_random(int scale, int edge_factor = 16, std::uint64_t seed 
     const long long m = static_cast<long long>(edge_factor) << scale;
     require(2 * m < (1ll << 40), "uniform_random", "too many edges");
     std::vector<int> src(static_cast<std::size_t>(m)), dst(static_cast<std::size_t>(m));
-    const unsigned workers = worker_count();
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (long long e = w; e < m; e += workers) {
-                std::uint64_t z = seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull);
-                z += 0x9e3779b97f4a7c15ull;
-                z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-                z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-                z ^= z >> 31;
-                src[static_cast<std::size_t>(e)] = static_cast<int>(z & static_cast<std::uint64_t>(n - 1));
-                dst[static_cast<std::size_t>(e)] = static_cast<int>((z >> 32) & static_cast<std::uint64_t>(n - 1));
-            }
-        });
-    for (std::thread& t : pool) t.join();
+    parallel_strided(m, [&](long long e) {
+        std::uint64_t state = seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull);
+        const std::uint64_t z = splitmix64_next(state);
+        src[static_cast<std::size_t>(e)] = static_cast<int>(z & static_cast<std::uint64_t>(n - 1));
+        dst[static_cast<std::size_t>(e)] = static_cast<int>((z >> 32) & static_cast<std::uint64_t>(n - 1));
+    });
     return from_edges(n, src, dst);
 }
 
@@ -272,19 +268,13 @@ inline graph relabel(const graph& g, const std::vector<int>& order)
     for (int i = 0; i < g.n; ++i)
         h.row_ptr[static_cast<std::size_t>(i) + 1] = h.row_ptr[static_cast<std::size_t>(i)] + g.degree(order[static_cast<std::size_t>(i)]);
     h.col.resize(g.col.size());
-    const unsigned workers = worker_count();
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (int i = static_cast<int>(w); i < g.n; i += static_cast<int>(workers)) {
-                const int old = order[static_cast<std::size_t>(i)];
-                long long at = h.row_ptr[static_cast<std::size_t>(i)];
-                for (long long p = g.row_ptr[static_cast<std::size_t>(old)]; p < g.row_ptr[static_cast<std::size_t>(old) + 1]; ++p)
-                    h.col[static_cast<std::size_t>(at++)] = inv[static_cast<std::size_t>(g.col[static_cast<std::size_t>(p)])];
-                std::sort(h.col.begin() + h.row_ptr[static_cast<std::size_t>(i)], h.col.begin() + at);
-            }
-        });
-    for (std::thread& t : pool) t.join();
+    parallel_strided(g.n, [&](long long i) {
+        const int old = order[static_cast<std::size_t>(i)];
+        long long at = h.row_ptr[static_cast<std::size_t>(i)];
+        for (long long p = g.row_ptr[static_cast<std::size_t>(old)]; p < g.row_ptr[static_cast<std::size_t>(old) + 1]; ++p)
+            h.col[static_cast<std::size_t>(at++)] = inv[static_cast<std::size_t>(g.col[static_cast<std::size_t>(p)])];
+        std::sort(h.col.begin() + h.row_ptr[static_cast<std::size_t>(i)], h.col.begin() + at);
+    });
     return h;
 }
 
