@@ -6,6 +6,8 @@
 // too large for the device is skipped without reading it.
 #pragma once
 
+#include "harness/harness.hpp"
+
 #include <tcore/check.cuh>
 
 #include <cuda_runtime.h>
@@ -171,6 +173,29 @@ inline bool parse_whole(const std::string& text, long long lo, long long hi, lon
     if (v < lo || v > hi) return false;
     out = v;
     return true;
+}
+
+/// The keys of a reduce or scan case of the user's (--input
+/// WORKLOAD:n=N,segment=S,type=T): n from 1 to 2^max_log2, segment 0
+/// (device-wide) or a length n is a multiple of, type f64 or f16 (FP16:
+/// device-wide only; `what` names the segmented operation in that message).
+/// "" or what is wrong.
+inline std::string segmented_case(const user_input& in, int max_log2, const char* what, long long& n, long long& seg,
+                                  bool& f16)
+{
+    const std::string most = "2^" + std::to_string(max_log2);
+    if (in.get("n").empty()) return "n is required (e.g. n=100000000 or n=2^27)";
+    if (!parse_whole(in.get("n"), 1, 1LL << max_log2, n)) return "n: a whole number from 1 to " + most + " expected";
+    if (!parse_whole(in.get("segment", "0"), 0, n, seg)) return "segment: a whole number from 0 (device-wide) to n expected";
+    const std::string type = in.get("type", "f64");
+    if (type != "f64" && type != "f16") return "type: f64 or f16 expected";
+    f16 = type == "f16";
+    if (seg > 0 && f16)
+        return std::string("type: segmented ") + what + " are compiled for f64 only (f16: device-wide, segment=0)";
+    if (seg > 0 && n % seg != 0)
+        return "n: " + std::to_string(n) + " is not a multiple of segment=" + std::to_string(seg) + " (" +
+               std::to_string(n / seg * seg) + " and " + std::to_string((n / seg + 1) * seg) + " are)";
+    return "";
 }
 
 /// A decimal number in [lo, hi] written as digits with at most one point

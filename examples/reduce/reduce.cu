@@ -414,18 +414,7 @@ void run_device_f16(tb::context& ctx, long long n)
 /// One --input reduce:n=N,segment=S,type=T: "" or what is wrong.
 std::string user_case(const tb::user_input& in, long long& n, long long& seg, bool& f16)
 {
-    if (in.get("n").empty()) return "n is required (e.g. n=100000000 or n=2^27)";
-    if (!tb::parse_whole(in.get("n"), 1, 1LL << 34, n)) return "n: a whole number from 1 to 2^34 expected";
-    if (!tb::parse_whole(in.get("segment", "0"), 0, n, seg))
-        return "segment: a whole number from 0 (device-wide) to n expected";
-    const std::string type = in.get("type", "f64");
-    if (type != "f64" && type != "f16") return "type: f64 or f16 expected";
-    f16 = type == "f16";
-    if (seg > 0 && f16) return "type: segmented sums are compiled for f64 only (f16: device-wide, segment=0)";
-    if (seg > 0 && n % seg != 0)
-        return "n: " + std::to_string(n) + " is not a multiple of segment=" + std::to_string(seg) + " (" +
-               std::to_string(n / seg * seg) + " and " + std::to_string((n / seg + 1) * seg) + " are)";
-    return "";
+    return tb::segmented_case(in, 34, "sums", n, seg, f16);
 }
 
 void run(tb::context& ctx)

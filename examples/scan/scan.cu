@@ -414,17 +414,7 @@ void run_device_f16(tb::context& ctx, long long n, tcore::scan_kind kind = tcore
 std::string user_case(const tb::user_input& in, long long& n, long long& seg, bool& f16,
                       std::vector<tcore::scan_kind>& kinds)
 {
-    if (in.get("n").empty()) return "n is required (e.g. n=100000000 or n=2^27)";
-    if (!tb::parse_whole(in.get("n"), 1, 1LL << 33, n)) return "n: a whole number from 1 to 2^33 expected";
-    if (!tb::parse_whole(in.get("segment", "0"), 0, n, seg))
-        return "segment: a whole number from 0 (device-wide) to n expected";
-    const std::string type = in.get("type", "f64");
-    if (type != "f64" && type != "f16") return "type: f64 or f16 expected";
-    f16 = type == "f16";
-    if (seg > 0 && f16) return "type: segmented scans are compiled for f64 only (f16: device-wide, segment=0)";
-    if (seg > 0 && n % seg != 0)
-        return "n: " + std::to_string(n) + " is not a multiple of segment=" + std::to_string(seg) + " (" +
-               std::to_string(n / seg * seg) + " and " + std::to_string((n / seg + 1) * seg) + " are)";
+    if (std::string problem = tb::segmented_case(in, 33, "scans", n, seg, f16); !problem.empty()) return problem;
     const std::string kind = in.get("kind", "incl");
     if (kind != "incl" && kind != "excl" && kind != "both") return "kind: incl, excl or both expected";
     kinds.clear();
