@@ -11,8 +11,11 @@
 # ONLY (test names, default all but the multi-GPU ones, which need every
 # GPU to themselves), GPUS (the GPU indices, default all), TEST_TIME (300)
 # and SAN_TIME (600) seconds per job, OUT (logs kept there; else a temporary
-# folder). One line per job, then a summary; exit 1 if any job failed, timed
-# out or reported anything.
+# folder), EXCLUDE (a regular expression of kernel names the tools leave
+# uninstrumented; default: the bases the tests run beside tcore, cuBLAS's
+# nvjet GEMMs, cuSPARSE's kernels and the CUB 2.1.1 scan cuSPARSE carries;
+# EXCLUDE= instruments every kernel). One line per job, then a summary;
+# exit 1 if any job failed, timed out or reported anything.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD:-build-gpu}
@@ -23,6 +26,8 @@ mkdir -p "$logs"
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
 export TCORE_MATRIX_DIR=${TCORE_MATRIX_DIR:-$PWD/shared/data/matrices}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+exclude=${EXCLUDE-nvjet|cusparse|CUB_200101}
+echo "uninstrumented kernels: ${exclude:-none}"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 gpus=${GPUS:-$(seq -s ' ' 0 $(($(nvidia-smi -L | wc -l) - 1)))}
 tests=${ONLY:-$(cd "$build/tests" && ls gpu_test_* | grep -v multi_gpu | sort)}
@@ -36,6 +41,7 @@ run_job() {
   else
     local extra=()
     [ "$kind" = memcheck ] && extra=(--leak-check full)
+    [ -n "$exclude" ] && extra+=(--kernel-name-exclude "regex=$exclude")
     TCORE_TEST_QUICK=2 timeout "${SAN_TIME:-600}" "$sanitizer" --tool "$kind" "${extra[@]}" --error-exitcode 86 \
       --print-limit 20 "$build/tests/$t" > "$log" 2>&1
     rc=$?
@@ -46,7 +52,7 @@ run_job() {
     "$(grep -E '^[0-9]+ passed|ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -2 | tr '\n' ' ')" $((SECONDS - t0))
 }
 export -f run_job
-export build logs sanitizer TEST_TIME SAN_TIME
+export build logs sanitizer exclude TEST_TIME SAN_TIME
 
 jobs=()
 for kind in "${kinds[@]}"; do
