@@ -35,6 +35,12 @@ inline void require(bool ok, const char* where, const std::string& what)
 {
     if (!ok) throw error(std::string(where) + ": " + what);
 }
+/// The same for a fixed message, which costs no string unless it fails (the
+/// checks launchers make on every launch).
+inline void require(bool ok, const char* where, const char* what)
+{
+    if (!ok) throw error(std::string(where) + ": " + what);
+}
 
 #if defined(__CUDACC__)
 /// Device precondition of a block building block written for BlockThreads

@@ -75,19 +75,22 @@ inline bool aligned(const void* p, std::size_t bytes)
     return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-/// Checks that a pointer the kernels dereference is set and aligned to its element type.
+/// Checks that a pointer the kernels dereference is set and aligned to its
+/// element type (the message is built only on failure: launchers call this
+/// on every launch).
 template <class T>
 inline void require_pointer(const T* p, const char* where, const char* name)
 {
-    require(p != nullptr, where, std::string(name) + " is a null pointer");
-    require(aligned(p, alignof(T)), where,
-            std::string(name) + " is not aligned to its element type (" + std::to_string(alignof(T)) + " bytes)");
+    if (p == nullptr) throw error(std::string(where) + ": " + name + " is a null pointer");
+    if (!aligned(p, alignof(T)))
+        throw error(std::string(where) + ": " + name + " is not aligned to its element type (" +
+                    std::to_string(alignof(T)) + " bytes)");
 }
 
 /// Checks that a size argument is not negative.
 inline void require_size(long long v, const char* where, const char* name)
 {
-    require(v >= 0, where, std::string(name) + " is negative (" + std::to_string(v) + ")");
+    if (v < 0) throw error(std::string(where) + ": " + name + " is negative (" + std::to_string(v) + ")");
 }
 
 /// Ceiling division for non-negative values.

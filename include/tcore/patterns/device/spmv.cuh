@@ -59,7 +59,11 @@ public:
     /// warp handles in turn (>= 1; groups w, w + W, ... of W warps, so the
     /// longest groups, sorted first, go to different warps), or 0 to choose
     /// from the groups' mean size (4 for groups of at most 2 blocks, 2 up to
-    /// 4 blocks, else 1).
+    /// 4 blocks, else 1), halved while the warps that take them would fill
+    /// less than half of the device's resident warps
+    /// (dasp_options::resident_warps): a small matrix's groups then run one
+    /// per warp, all at once, costing one group's latency instead of four
+    /// in a row (examples/spmv/README.md has the measurements).
     explicit dasp_spmv(const sparse::csr& a, const sparse::dasp_options& opts = {}, cudaStream_t stream = nullptr,
                        int groups_per_warp = 0)
     {
@@ -143,6 +147,7 @@ private:
     long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
     std::size_t bytes_ = 0;
     double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
+    int resident_warps_ = 0;        ///< warps the device keeps resident (the packing's, or the current device's)
 
     template <class Backend, class Shape>
     void launch(const double* x, double* y, cudaStream_t stream, bool accumulate, const char* where) const
@@ -182,7 +187,11 @@ private:
     void plan_grid(int groups_per_warp, int tiles_per_warp)
     {
         dasp_view& v = view_;
-        if (groups_per_warp == 0) groups_per_warp = mean_group_blocks_ <= 2 ? 4 : mean_group_blocks_ <= 4 ? 2 : 1;
+        if (groups_per_warp == 0) {
+            groups_per_warp = mean_group_blocks_ <= 2 ? 4 : mean_group_blocks_ <= 4 ? 2 : 1;
+            while (groups_per_warp > 1 && 2 * tcore::ceil_div(v.group_count, groups_per_warp) < resident_warps_)
+                groups_per_warp /= 2;
+        }
         if (tiles_per_warp == 0) tiles_per_warp = 1;
         v.groups_per_warp = groups_per_warp;
         v.med_warps = static_cast<int>(tcore::ceil_div(v.group_count, groups_per_warp));
@@ -210,6 +219,7 @@ private:
         std::swap(irregular_, o.irregular_);
         std::swap(bytes_, o.bytes_);
         std::swap(mean_group_blocks_, o.mean_group_blocks_);
+        std::swap(resident_warps_, o.resident_warps_);
     }
 
     void upload(const sparse::dasp_format& f, cudaStream_t stream, int groups_per_warp)
@@ -294,6 +304,7 @@ private:
         v.birr_val = static_cast<const double*>(at(i_birr_val));
         v.birr_col = static_cast<const int*>(at(i_birr_col));
         mean_group_blocks_ = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
+        resident_warps_ = f.opts.resident_warps > 0 ? f.opts.resident_warps : 32 * sparse::current_device_sms();
         plan_grid(groups_per_warp, 0);
         nnz_ = f.nnz;
         block_slots_ = f.block_slots();
