@@ -12,12 +12,12 @@
 # GPU to themselves), GPUS (the GPU indices, default all), TEST_TIME (300)
 # and SAN_TIME (600) seconds per job, OUT (logs kept there; else a temporary
 # folder), BASES (a regular expression of the kernel names of the vendor
-# bases the tests run beside tcore: cuBLAS's nvjet GEMMs, cuSPARSE's
-# kernels, its namespace's and csr2bsr_core, and the CUB 2.1.1 scan
-# cuSPARSE carries). One line per job, then a
-# summary; exit 1 if any job failed, timed out or reported anything in a
-# kernel other than the bases'. A job whose every report lies in a base's
-# kernel (and whose test passed) is listed as "BASE ONLY", not as a failure.
+# bases the tests run beside tcore: cuBLAS's nvjet GEMMs, cuSPARSE's kernels
+# (its namespace and csr2bsr_core) and the CUB 2.1.1 scan cuSPARSE carries).
+# One line per job, then a summary; exit 1 if any job failed, timed out or
+# reported anything in a kernel other than the bases'. A job whose every
+# report lies in a base's kernel (and whose test passed) is listed as
+# "BASE ONLY", not as a failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${BUILD:-build-gpu}
@@ -80,5 +80,5 @@ for g in $gpus; do
 done | tee "$logs/summary.txt"
 wait
 failed=$(grep -c 'FAIL' "$logs/summary.txt")
-echo "${#jobs[@]} jobs, $failed failed; logs in $logs"
+echo "${#jobs[@]} jobs, $failed failed, $(grep -c 'BASE ONLY' "$logs/summary.txt") with reports in the bases only; logs in $logs"
 [ "$failed" -eq 0 ]
