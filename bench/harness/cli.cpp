@@ -159,7 +159,8 @@ bool parse_args(const std::vector<std::string>& args, options& opts, bool& help,
             if (!take()) return false;
             std::vector<std::string> items = split_list(value);
             if (items.empty()) return bad("a comma-separated list of names");
-            (arg == "--workload" ? opts.workloads : arg == "--case" ? opts.cases : opts.variants) = items;
+            std::vector<std::string>& list = arg == "--workload" ? opts.workloads : arg == "--case" ? opts.cases : opts.variants;
+            list.insert(list.end(), items.begin(), items.end());  // repeatable: the entries add up
         } else if (arg == "--matrix") {
             if (!take()) return false;
             if (value.empty()) return bad("a .mtx file or a folder");
@@ -369,7 +370,8 @@ std::string usage_text(const std::string& program, const std::string& default_ou
        << "                        protocol's timing, as --full)\n"
        << "  --variant LIST        only variants (base, tc, cc, cce, ...) containing one of the entries;\n"
        << "                        an entry '=x' in any list matches x exactly (--variant =cc skips cce).\n"
-       << "                        An entry that matches nothing is an error.\n"
+       << "                        An entry that matches nothing is an error. These three are repeatable:\n"
+       << "                        --case a --case b is --case a,b\n"
        << "  --matrix PATH         a Matrix Market file (.mtx) or a folder of them (repeatable): each file is\n"
        << "                        a case of spmv and spgemm, named after the file stem, run with every\n"
        << "                        variant and the cuSPARSE baseline instead of their built-in cases; without\n"

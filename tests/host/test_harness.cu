@@ -674,6 +674,15 @@ void test_option_parsing()
                 o.min_time_given && o.min_reps_given && o.energy_given,
             "values and 'given' flags set");
 
+    options rep;
+    t.check(parse_error({"--case", "real/", "--case=1e6,1e7", "--variant", "tc", "--variant", "=cc", "--workload", "spmv",
+                         "--workload", "gemm"},
+                        &rep) == "" &&
+                rep.cases == std::vector<std::string>{"real/", "1e6", "1e7"} &&
+                rep.variants == std::vector<std::string>{"tc", "=cc"} &&
+                rep.workloads == std::vector<std::string>{"spmv", "gemm"},
+            "--case, --variant and --workload repeated: the entries add up");
+
     struct bad_case {
         std::vector<std::string> args;
         const char* needle;
