@@ -17,20 +17,6 @@ namespace tcore::bench {
 
 namespace {
 
-std::vector<std::string> split_list(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = text.find(',', start);
-        const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (!item.empty()) out.push_back(item);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 /// A finite, non-negative number of seconds.
 bool parse_seconds(const std::string& text, double& out)
 {

@@ -114,27 +114,28 @@ __device__ inline void dobfs_emit_chunks(bool fresh, int v, int deg, const dobfs
     }
 }
 
+/// Appends `v` of the lanes in `mask` (`mine`: this lane is one) to `queue`
+/// at a tail taken from `tail` by one atomic of the mask's lowest lane;
+/// `below`: the lanes below this one. All 32 lanes call it.
+__device__ inline void dobfs_append(unsigned mask, unsigned below, bool mine, int v, unsigned* tail, int* queue)
+{
+    if (!mask) return;
+    const int lane = threadIdx.x & 31;
+    const int leader = __ffs(mask) - 1;
+    unsigned base = 0;
+    if (lane == leader) base = atomicAdd(tail, static_cast<unsigned>(__popc(mask)));
+    base = __shfl_sync(dobfs_full_warp, base, leader);
+    if (mine) queue[base + __popc(mask & below)] = v;
+}
+
 /// Appends the lanes' new vertices (`fresh`, degree `deg`) to the queue of
 /// their degree class: one atomic per warp and class, except long rows
 /// (one per vertex: their chunks). All 32 lanes must call it.
 __device__ inline void dobfs_emit(bool fresh, int v, int deg, const dobfs_queues& q, dobfs_counts* out)
 {
-    const int lane = threadIdx.x & 31;
     const dobfs_classes k(fresh, deg);
-    if (k.ms) {
-        const int leader = __ffs(k.ms) - 1;
-        unsigned base = 0;
-        if (lane == leader) base = atomicAdd(&out->small, static_cast<unsigned>(__popc(k.ms)));
-        base = __shfl_sync(dobfs_full_warp, base, leader);
-        if (k.is_small) q.small[base + __popc(k.ms & k.below)] = v;
-    }
-    if (k.mm) {
-        const int leader = __ffs(k.mm) - 1;
-        unsigned base = 0;
-        if (lane == leader) base = atomicAdd(&out->medium, static_cast<unsigned>(__popc(k.mm)));
-        base = __shfl_sync(dobfs_full_warp, base, leader);
-        if (k.is_medium) q.medium[base + __popc(k.mm & k.below)] = v;
-    }
+    dobfs_append(k.ms, k.below, k.is_small, v, &out->small, q.small);
+    dobfs_append(k.mm, k.below, k.is_medium, v, &out->medium, q.medium);
     dobfs_emit_chunks(fresh, v, deg, q, out);
 }
 
@@ -455,15 +456,15 @@ public:
         dobfs_seed_kernel<<<1, 32, 0, stream>>>(view_, source, visited_.get(), level_.get(), queues(1),
                                                 counts_.get() + 2);
         TCORE_CHECK_LAUNCH();
-        long long n_f = 1, n_f_before = 0, m_f = degree_host_[static_cast<std::size_t>(source)];
-        long long m_u = total_degree_ - m_f, reached = 1;
+        tcore::bitbfs::frontier_sizes sizes(degree_host_[static_cast<std::size_t>(source)], total_degree_);
+        long long reached = 1;
         bool bottom = false;
         bool in_queues = true, in_bitmap = false;  // which forms of the frontier are current
         stats_ = {};
         traces_.clear();
         const auto start = std::chrono::steady_clock::now();
         for (int depth = 0;; ++depth) {
-            bottom = rule_.bottom_up(bottom, n_, n_f, n_f_before, m_f, m_u);
+            bottom = sizes.bottom_up(rule_, bottom, n_);
             const int in_set = (depth + 1) % 2, out_set = depth % 2;
             dobfs_counts* in_slot = counts_.get() + (depth + 2) % 3;
             dobfs_counts* out_slot = counts_.get() + depth % 3;
@@ -500,8 +501,8 @@ public:
                 level_trace t;
                 t.end_ns = static_cast<unsigned long long>(
                     std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
-                t.frontier = n_f, t.found = found, t.bottom_up = bottom;
-                t.entries = bottom ? 0 : m_f;  // top-down: the frontier's entries expanded
+                t.frontier = sizes.n_f, t.found = found, t.bottom_up = bottom;
+                t.entries = bottom ? 0 : sizes.m_f;  // top-down: the frontier's entries expanded
                 traces_.push_back(t);
             }
             if (found == 0) {
@@ -509,10 +510,7 @@ public:
                 break;
             }
             reached += found;
-            n_f_before = n_f;
-            n_f = found;
-            m_f = static_cast<long long>(host_counts_->degrees);
-            m_u -= m_f;
+            sizes.advance(found, static_cast<long long>(host_counts_->degrees));
         }
         stats_.reached = reached;
         return stats_;

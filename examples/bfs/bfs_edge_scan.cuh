@@ -198,12 +198,12 @@ public:
         unsigned* next = next_.get();
         int* queue = queue_a_.get();
         int* queue_next = queue_b_.get();
-        long long n_f = 1, n_f_before = 0, m_f = degree_host_[static_cast<std::size_t>(source)];
-        long long m_u = total_degree_ - m_f, reached = 1;
+        tcore::bitbfs::frontier_sizes sizes(degree_host_[static_cast<std::size_t>(source)], total_degree_);
+        long long reached = 1;
         bool bottom = false;
         stats_ = {};
         for (int depth = 0;; ++depth) {
-            bottom = rule_.bottom_up(bottom, n_, n_f, n_f_before, m_f, m_u);
+            bottom = sizes.bottom_up(rule_, bottom, n_);
             TCORE_CHECK(cudaMemsetAsync(next, 0, words_ * sizeof(unsigned), stream));
             TCORE_CHECK(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(unsigned long long), stream));
             if (bottom) {
@@ -213,18 +213,19 @@ public:
                     queue_next, counters_.get());
                 TCORE_CHECK_LAUNCH();
             } else {
-                const long long qblocks = std::min<long long>((n_f + bfs_block - 1) / bfs_block, 4ll * resident_blocks_);
-                csr_queue_degrees_kernel<<<static_cast<unsigned>(qblocks), bfs_block, 0, stream>>>(queue, n_f, degree_.get(),
-                                                                                                  qdeg_.get());
+                const long long qblocks =
+                    std::min<long long>((sizes.n_f + bfs_block - 1) / bfs_block, 4ll * resident_blocks_);
+                csr_queue_degrees_kernel<<<static_cast<unsigned>(qblocks), bfs_block, 0, stream>>>(
+                    queue, sizes.n_f, degree_.get(), qdeg_.get());
                 TCORE_CHECK_LAUNCH();
                 std::size_t bytes = scan_bytes_;
                 TCORE_CHECK(cub::DeviceScan::InclusiveSum(scan_temp_.get(), bytes, qdeg_.get(), qoff_.get(),
-                                                          static_cast<int>(n_f), stream));
+                                                          static_cast<int>(sizes.n_f), stream));
                 // m_f (the frontier's degree sum) is the number of edges to expand.
-                const long long blocks = std::min<long long>(std::max(1ll, (m_f + bfs_block - 1) / bfs_block),
+                const long long blocks = std::min<long long>(std::max(1ll, (sizes.m_f + bfs_block - 1) / bfs_block),
                                                              8ll * resident_blocks_);
                 csr_top_down_kernel<<<static_cast<unsigned>(blocks), bfs_block, 0, stream>>>(
-                    row_ptr_.get(), col_.get(), degree_.get(), queue, n_f, qoff_.get(), visited_.get(), next,
+                    row_ptr_.get(), col_.get(), degree_.get(), queue, sizes.n_f, qoff_.get(), visited_.get(), next,
                     level_.get(), depth, queue_next, counters_.get());
                 TCORE_CHECK_LAUNCH();
             }
@@ -240,10 +241,7 @@ public:
             reached += found;
             std::swap(frontier, next);
             std::swap(queue, queue_next);
-            n_f_before = n_f;
-            n_f = found;
-            m_f = static_cast<long long>(host_.get()[1]);
-            m_u -= m_f;
+            sizes.advance(found, static_cast<long long>(host_.get()[1]));
         }
         stats_.reached = reached;
         return stats_;

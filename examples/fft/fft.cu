@@ -54,17 +54,9 @@ void cufft_check(cufftResult r, const char* what)
     if (r != CUFFT_SUCCESS) throw tcore::error(std::string("fft workload: ") + what + " failed (cufftResult " + std::to_string(r) + ")");
 }
 
-__host__ __device__ inline double hash_unit(unsigned long long i, unsigned long long seed)
-{
-    unsigned long long z = i * 0x9e3779b97f4a7c15ull + seed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return -1.0 + 2.0 * static_cast<double>(z >> 11) * 0x1.0p-53;
-}
 __host__ __device__ inline double2 input_value(unsigned long long i, unsigned long long seed)
 {
-    return make_double2(hash_unit(2 * i, seed), hash_unit(2 * i + 1, seed));
+    return make_double2(tb::hash_unit(2 * i, seed), tb::hash_unit(2 * i + 1, seed));
 }
 
 __global__ void init_kernel(double2* a, long long n, unsigned long long seed)

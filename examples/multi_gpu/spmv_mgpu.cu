@@ -30,6 +30,7 @@
 #include "spmv_mgpu_timing.cuh"
 
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 
 #include <tcore/io/matrix_market.hpp>
 #include <tcore/patterns/device/spmv.cuh>
@@ -106,20 +107,6 @@ void usage()
         "                       one process per GPU (rank 0 writes the NCCL id to PATH)\n");
 }
 
-std::vector<std::string> split_list(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::size_t b = 0;
-    while (b <= s.size()) {
-        const std::size_t e = s.find(',', b);
-        const std::string item = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
-        if (!item.empty()) out.push_back(item);
-        if (e == std::string::npos) break;
-        b = e + 1;
-    }
-    return out;
-}
-
 long long parse_count(const std::string& flag, const std::string& v)
 {
     char* end = nullptr;
@@ -163,13 +150,13 @@ options parse(int argc, char** argv)
                            "--matrix " + o.matrix + ": not a readable file");
         }
         else if (a == "--backend") {
-            o.backends = split_list(value());
+            o.backends = tb::split_list(value());
             for (const std::string& b : o.backends)
                 tcore::require(b == "tc" || b == "cc" || b == "cce", where, "--backend takes tc, cc, cce; got '" + b + "'");
             tcore::require(!o.backends.empty(), where, "--backend names no backend");
         } else if (a == "--gather") {
             o.gathers.clear();
-            for (const std::string& g : split_list(value())) {
+            for (const std::string& g : tb::split_list(value())) {
                 const std::size_t plus = g.find('+');
                 const std::string method = g.substr(0, plus), extra = plus == std::string::npos ? "" : g.substr(plus);
                 tcore::require((method == "allgather" || method == "broadcast") && (extra.empty() || extra == "+overlap"),

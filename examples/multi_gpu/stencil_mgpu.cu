@@ -40,9 +40,9 @@
 #include "stencil_mgpu.cuh"
 #include "stencil_mgpu_slab.hpp"
 #include "stencil_mgpu_world.hpp"
-#include "../stencil/stencil_inputs.cuh"
 
 #include "harness/harness.hpp"
+#include "harness/inputs.hpp"
 #include "harness/timing.hpp"
 
 #include <tcore/patterns/device/stencil.cuh>
@@ -102,15 +102,6 @@ const char* const usage =
     "  --warmup S --min-time S --min-reps N   timing (default 0.25 s, 0.1 s, 20; --quick 0.05, 0.02, 10)\n"
     "  --rank R --ranks N --id-file PATH [--device D]   one process per GPU (rank 0 writes the NCCL id to PATH)\n";
 
-std::vector<std::string> split_list(const std::string& s)
-{
-    std::vector<std::string> v;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');)
-        if (!item.empty()) v.push_back(item);
-    return v;
-}
-
 bool one_of(const std::string& v, const std::vector<std::string>& allowed)
 {
     return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
@@ -140,7 +131,7 @@ std::string parse(int argc, char** argv, options& o, bool& help)
             return static_cast<int>(n);
         };
         auto list = [&](const std::vector<std::string>& allowed) {
-            std::vector<std::string> v = split_list(value());
+            std::vector<std::string> v = tb::split_list(value());
             if (v.size() == 1 && v[0] == "all") return allowed;
             if (v.empty()) throw tcore::error(a + ": empty list");
             for (const std::string& x : v)
@@ -189,7 +180,7 @@ std::string parse(int argc, char** argv, options& o, bool& help)
 
 // -- variants ------------------------------------------------------------------
 
-using tcore::examples::stencil::input_value;  // examples/stencil/stencil_inputs.cuh
+using tb::hash_unit;  // harness/inputs.hpp: the single-GPU benchmark's input values
 
 /// Fills a slab's local array (layers x unit doubles) with the whole grid's
 /// values: local layer a holds grid array layer first + a (wrapped into
@@ -202,7 +193,7 @@ __global__ void fill_slab(double* a, long long layers, long long unit, long long
          i += static_cast<long long>(gridDim.x) * blockDim.x) {
         long long layer = first + i / unit;
         if (wrap > 0) layer = ((layer % wrap) + wrap) % wrap;
-        a[i] = input_value(static_cast<unsigned long long>(layer * unit + i % unit), seed);
+        a[i] = hash_unit(static_cast<unsigned long long>(layer * unit + i % unit), seed);
     }
 }
 
@@ -210,7 +201,7 @@ template <class S>
 stencil_weights<S> weights_for(unsigned long long seed)
 {
     stencil_weights<S> w;  // arbitrary weights w / |S|, |w| < 1
-    for (int i = 0; i < S::weight_count; ++i) w.w[i] = input_value(1000 + i, seed ^ 0xabcdefull) / S::points;
+    for (int i = 0; i < S::weight_count; ++i) w.w[i] = hash_unit(1000 + i, seed ^ 0xabcdefull) / S::points;
     return w;
 }
 

@@ -36,7 +36,6 @@
 #include "harness/inputs.hpp"
 
 #include "stencil_cce.cuh"
-#include "stencil_inputs.cuh"
 
 #include <tcore/patterns/device/stencil.cuh>
 
@@ -64,13 +63,13 @@ using tcore::stencil_grid;
 
 // -- inputs -------------------------------------------------------------------
 
-using ex::input_value;  // stencil_inputs.cuh
+using tb::hash_unit;  // harness/inputs.hpp: element i of an input array, host and device alike
 
 __global__ void init_kernel(double* a, long long n, unsigned long long seed)
 {
     for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
          i += static_cast<long long>(gridDim.x) * blockDim.x)
-        a[i] = input_value(static_cast<unsigned long long>(i), seed);
+        a[i] = hash_unit(static_cast<unsigned long long>(i), seed);
 }
 
 /// NaN into every interior point (so a point a kernel never writes shows up).
@@ -134,7 +133,7 @@ double cone_reference(long long x, long long y, long long z, int t, const tcore:
             for (int bx = 0; bx < wx; ++bx) {
                 const long long ax = ax0 + bx, ay = ay0 + by, az = az0 + bz;
                 cur[idx(bx, by, bz)] =
-                    in_array(ax, ay, az) ? input_value(static_cast<unsigned long long>(array_index(ax, ay, az)), seed) : 0;
+                    in_array(ax, ay, az) ? hash_unit(static_cast<unsigned long long>(array_index(ax, ay, az)), seed) : 0;
             }
     for (int s = 1; s <= t; ++s) {
         const int m = s * R, mz = S::dims == 3 ? s * R : 0;  // the valid box shrinks by R per step
@@ -293,7 +292,7 @@ void run_case(tb::context& ctx, const stencil_grid& g, const std::string& weight
 
     // arbitrary weights: fixed pseudo-random values w/|S|, |w| < 1
     tcore::stencil_weights<S> w;
-    for (int i = 0; i < S::weight_count; ++i) w.w[i] = input_value(1000 + i, seed ^ 0xabcdefull) / S::points;
+    for (int i = 0; i < S::weight_count; ++i) w.w[i] = hash_unit(1000 + i, seed ^ 0xabcdefull) / S::points;
     if (!weights_file.empty())
         if (const std::string problem = read_weights<S>(weights_file, w); !problem.empty()) throw tcore::error(problem);
 
@@ -311,7 +310,7 @@ void run_case(tb::context& ctx, const stencil_grid& g, const std::string& weight
     std::string check;
     if (full) {
         std::vector<double> a(count), b(count);
-        for (std::size_t i = 0; i < count; ++i) a[i] = input_value(i, seed);
+        for (std::size_t i = 0; i < count; ++i) a[i] = hash_unit(i, seed);
         for (int s = 0; s < T; ++s) {
             tcore::stencil_reference_step<S>(a.data(), b.data(), g, BC, w);
             a.swap(b);

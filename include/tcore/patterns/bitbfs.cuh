@@ -522,4 +522,28 @@ struct direction_rule {
     }
 };
 
+/// What the rule reads, carried from level to level: the frontier's
+/// vertices n_f (and the level before's), its edges m_f, the edges of
+/// unvisited vertices m_u. A search starts at one vertex.
+struct frontier_sizes {
+    long long n_f = 1, n_f_before = 0, m_f = 0, m_u = 0;
+    __host__ __device__ frontier_sizes(long long source_degree, long long total_degree)
+        : m_f(source_degree), m_u(total_degree - source_degree)
+    {
+    }
+    /// The level just done found `found` new vertices whose degrees sum to `degrees`.
+    __host__ __device__ void advance(long long found, long long degrees)
+    {
+        n_f_before = n_f;
+        n_f = found;
+        m_f = degrees;
+        m_u -= m_f;
+    }
+    /// Whether the next level goes bottom-up under `rule` (`now`: this one did).
+    __host__ __device__ bool bottom_up(const direction_rule& rule, bool now, long long n) const
+    {
+        return rule.bottom_up(now, n, n_f, n_f_before, m_f, m_u);
+    }
+};
+
 }  // namespace tcore::bitbfs

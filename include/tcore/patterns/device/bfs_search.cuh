@@ -149,11 +149,11 @@ __global__ void __launch_bounds__(bfs_block, 4)  // 64 registers: 4 blocks per S
     if (tid < 3 * count_fields) b.counters[tid] = 0;
     grid.sync();
     if (leader) b.info->start_ns = global_ns();
-    long long n_f = 1, n_f_before = 0, m_f = c.row_ptr[source + 1] - c.row_ptr[source];
-    long long m_u = total_degree - m_f, reached = 1;
-    bool bottom = false, heavy_in_frontier = m_f > bb::heavy_degree;
+    bb::frontier_sizes sizes(c.row_ptr[source + 1] - c.row_ptr[source], total_degree);
+    long long reached = 1;
+    bool bottom = false, heavy_in_frontier = sizes.m_f > bb::heavy_degree;
     for (int depth = 0;; ++depth) {
-        bottom = rule.bottom_up(bottom, c.n, n_f, n_f_before, m_f, m_u);
+        bottom = sizes.bottom_up(rule, bottom, c.n);
         const int slot = depth % 3;
         unsigned* frontier = b.ring + slot * words;
         unsigned* next = b.ring + ((slot + 1) % 3) * words;
@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(bfs_block, 4)  // 64 registers: 4 blocks per S
             if (b.trace && depth < b.trace_levels) {
                 level_trace& t = b.trace[depth];
                 t.end_ns = global_ns();
-                t.frontier = n_f, t.found = found, t.bottom_up = bottom;
+                t.frontier = sizes.n_f, t.found = found, t.bottom_up = bottom;
                 t.slices = static_cast<long long>(__ldcg(counts + 2));
                 t.entries = static_cast<long long>(__ldcg(counts + 3));
             }
@@ -189,10 +189,7 @@ __global__ void __launch_bounds__(bfs_block, 4)  // 64 registers: 4 blocks per S
             break;
         }
         reached += found;
-        n_f_before = n_f;
-        n_f = found;
-        m_f = static_cast<long long>(__ldcg(counts + 1));
-        m_u -= m_f;
+        sizes.advance(found, static_cast<long long>(__ldcg(counts + 1)));
         heavy_in_frontier = __ldcg(counts + 4) != 0;
     }
 }
