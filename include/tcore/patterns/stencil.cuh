@@ -25,16 +25,27 @@
 // and accumulates into one D, and any shape (star, box, or none of them)
 // fits. Slots of each plane dz are padded to a multiple of 4 and cut into
 // m16n8k16/k8/k4 chunks (each chunk reads one plane); padding slots hold
-// A = 0, B = 0 and cost MMA time but no loads. Per output the MMA does
-// 2 * slots flops against 2|S| useful ones:
+// A = 0, B = 0 and cost MMA time but no loads.
 //
-//   shape     |S|  slots  chunks          MMA flops / useful flops
-//   star2d1r    5    28   k16 k8 k4         5.6
-//   box2d1r     9    32   k16 k16           3.6
-//   star2d3r   13    64   4 x k16           4.9
-//   box2d3r    49   100   6 x k16 + k4      2.0
-//   star3d1r    7    44   k8 | k16 k8 k4 | k8   6.3
-//   box3d1r    27    96   2 x k16 per plane 3.6
+// Column arm (2D stars of radius >= 2). The vertical arm of such a star
+// (dy != 0, dx = 0) would take 2r diagonal 8-slot segments. It is one
+// banded Toeplitz product from the left instead (the arm is a 1D stencil
+// along y, as in LoRAStencil's vertical pass): D += T X with
+// X(k, n) = input row k - r of the block, column out_col(n), for
+// k = 0 .. 15 + 2r, and T(m, k) = w(0, k - r - m, 0) off the centre, a
+// constant A operand built in registers once per kernel; B is gathered
+// straight from the tile. 16 + 2r slots instead of 16 r.
+//
+// Per output the MMA does 2 * slots flops (column arm included) against
+// 2|S| useful ones:
+//
+//   shape     |S|  slots        chunks                MMA flops / useful flops
+//   star2d1r    5    28         k16 k8 k4               5.6
+//   box2d1r     9    32         k16 k16                 3.6
+//   star2d3r   13    16 + 24    k16 | arm k16 k8        3.1
+//   box2d3r    49   100         6 x k16 + k4            2.0
+//   star3d1r    7    44         k8 | k16 k8 k4 | k8     6.3
+//   box3d1r    27    96         2 x k16 per plane       3.6
 //
 // Output columns are relabelled: D column n stands for block column
 // out_col(n) = n/2 + 4(n%2), so lane (g, t) holds columns t and t+4 of rows
@@ -132,24 +143,43 @@ struct stencil_weights {
 
 // -- the stencil-to-MMA layout --------------------------------------------------
 
+/// One MMA of the block product: plane dz, shape m16n8k<k>, slots base..base+k-1.
+struct stencil_chunk {
+    int dz, k, base;
+};
+
 namespace detail {
 
 template <class S> __host__ __device__ constexpr int stencil_dz_lo() { return S::dims == 3 ? -S::radius : 0; }
 template <class S> __host__ __device__ constexpr int stencil_dz_hi() { return S::dims == 3 ? S::radius : 0; }
+
+/// 2D stars of radius >= 2 take their vertical arm as a left product (the
+/// column arm, see the top of this file).
+template <class S>
+__host__ __device__ constexpr bool stencil_column_arm()
+{
+    return S::dims == 2 && S::kind == stencil_kind::star && S::radius >= 2;
+}
+/// (dz, dy, dx) is a point of the row segments: of the shape and not of its column arm.
+template <class S>
+__host__ __device__ constexpr bool stencil_in_rows(int dz, int dy, int dx)
+{
+    return S::contains(dz, dy, dx) && !(stencil_column_arm<S>() && dy != 0);
+}
 
 /// Lowest / highest dx of row (dz, dy); lo > hi if the row is empty.
 template <class S>
 __host__ __device__ constexpr int stencil_seg_cmin(int dz, int dy)
 {
     for (int dx = -S::radius; dx <= S::radius; ++dx)
-        if (S::contains(dz, dy, dx)) return dx;
+        if (stencil_in_rows<S>(dz, dy, dx)) return dx;
     return 1;
 }
 template <class S>
 __host__ __device__ constexpr int stencil_seg_cmax(int dz, int dy)
 {
     for (int dx = S::radius; dx >= -S::radius; --dx)
-        if (S::contains(dz, dy, dx)) return dx;
+        if (stencil_in_rows<S>(dz, dy, dx)) return dx;
     return -1;
 }
 /// Slots of segment (dz, dy): 8 + cmax - cmin, or 0 for an empty row.
@@ -179,12 +209,25 @@ __host__ __device__ constexpr int stencil_group_base(int dz)
     for (int z = stencil_dz_lo<S>(); z < dz; ++z) b += stencil_group_padded<S>(z);
     return b;
 }
-/// MMA chunks of plane dz: k16 while 16 slots remain, then k8, then k4.
+/// MMA chunks of p slots (a multiple of 4): k16 while 16 slots remain, then k8, then k4.
+__host__ __device__ constexpr int stencil_chunks_of(int p) { return p / 16 + (p % 16 >= 8 ? 1 : 0) + (p % 8 == 4 ? 1 : 0); }
+/// Chunk c of p slots starting at slot `base`, or K = 0 past the last.
+__host__ __device__ constexpr stencil_chunk stencil_chunk_of(int p, int dz, int base, int c)
+{
+    for (int i = 0; i < p / 16; ++i, base += 16)
+        if (c-- == 0) return {dz, 16, base};
+    if (p % 16 >= 8) {
+        if (c-- == 0) return {dz, 8, base};
+        base += 8;
+    }
+    if (p % 8 == 4)
+        if (c-- == 0) return {dz, 4, base};
+    return {dz, 0, base};
+}
 template <class S>
 __host__ __device__ constexpr int stencil_group_chunks(int dz)
 {
-    const int p = stencil_group_padded<S>(dz);
-    return p / 16 + (p % 16 >= 8 ? 1 : 0) + (p % 8 == 4 ? 1 : 0);
+    return stencil_chunks_of(stencil_group_padded<S>(dz));
 }
 template <class S>
 __host__ __device__ constexpr int stencil_total_chunks()
@@ -195,11 +238,6 @@ __host__ __device__ constexpr int stencil_total_chunks()
 }
 
 }  // namespace detail
-
-/// One MMA of the block product: plane dz, shape m16n8k<k>, slots base..base+k-1.
-struct stencil_chunk {
-    int dz, k, base;
-};
 
 /// What slot k stands for: input row offset dy, plane dz and block column
 /// `col` (relative to the block's first column); padding slots are not real.
@@ -219,23 +257,34 @@ struct stencil_mma_plan {
     static constexpr int slots = detail::stencil_group_base<S>(dz_hi + 1);
     static constexpr int slot_groups = slots / 4;  ///< slots 4j..4j+3: one per lane t
     static constexpr int chunks = detail::stencil_total_chunks<S>();
+    /// The column arm: K slots 0 .. 15 + 2r stand for input rows -r .. 15 + r
+    /// of the block at the output columns (none where the shape has no arm).
+    static constexpr bool column_arm = detail::stencil_column_arm<S>();
+    static constexpr int column_real = column_arm ? 16 + 2 * S::radius : 0;
+    static constexpr int column_slots = (column_real + 3) / 4 * 4;
+    static constexpr int column_chunks = detail::stencil_chunks_of(column_slots);
     /// MMA flops per output point: 2 * 16 * 8 * slots per 128 outputs.
-    static constexpr int mma_flops_per_point = 2 * slots;
+    static constexpr int mma_flops_per_point = 2 * (slots + column_slots);
+
+    /// Column-arm chunk c (0 <= c < column_chunks); its base counts column slots.
+    __host__ __device__ static constexpr stencil_chunk column_chunk(int c)
+    {
+        return detail::stencil_chunk_of(column_slots, 0, 0, c);
+    }
+    /// T(m, k): the weight column slot k (input row k - r) carries for output row m.
+    __host__ __device__ static constexpr double column_a_value(const stencil_weights<S>& w, int k, int m)
+    {
+        const int dy = k - S::radius - m;
+        return column_arm && dy != 0 && dy >= -S::radius && dy <= S::radius ? w.at(0, dy, 0) : 0.0;
+    }
 
     /// Chunk c (0 <= c < chunks), in plane order.
     __host__ __device__ static constexpr stencil_chunk chunk(int c)
     {
         for (int dz = dz_lo; dz <= dz_hi; ++dz) {
-            const int p = detail::stencil_group_padded<S>(dz);
-            int base = detail::stencil_group_base<S>(dz);
-            for (int i = 0; i < p / 16; ++i, base += 16)
-                if (c-- == 0) return {dz, 16, base};
-            if (p % 16 >= 8) {
-                if (c-- == 0) return {dz, 8, base};
-                base += 8;
-            }
-            if (p % 8 == 4)
-                if (c-- == 0) return {dz, 4, base};
+            const int n = detail::stencil_group_chunks<S>(dz);
+            if (c < n) return detail::stencil_chunk_of(detail::stencil_group_padded<S>(dz), dz, detail::stencil_group_base<S>(dz), c);
+            c -= n;
         }
         return {0, 0, 0};
     }
@@ -276,13 +325,24 @@ struct stencil_mma_plan {
     }
 };
 
+/// A lane's share of the column arm (empty for shapes without one).
+template <class S, bool = stencil_mma_plan<S>::column_arm>
+struct stencil_column_lane {};
+template <class S>
+struct stencil_column_lane<S, true> {
+    double a[stencil_mma_plan<S>::column_slots / 2];  ///< A fragments of the column chunks, chunk after chunk
+    int off;  ///< column slot t's input: row t - r, column out_col(g), relative to the block's first output
+};
+
 /// A lane's share of the layout: for each slot group j, the offset of
 /// slot 4j + t in a source plane (dy * pitch + col, relative to the lane's
-/// output row g of the block) and its B value for D column g.
+/// output row g of the block) and its B value for D column g; and its share
+/// of the column arm.
 template <class S>
 struct stencil_lane {
     int off[stencil_mma_plan<S>::slot_groups];
     double b[stencil_mma_plan<S>::slot_groups];
+    stencil_column_lane<S> column;
 };
 
 /// Smallest pitch >= w with pitch % 8 == 4: a tile of row pitch p % 8 == 4
@@ -310,6 +370,13 @@ __host__ __device__ inline stencil_lane<S> make_stencil_lane(int lane, const ste
         ln.off[j] = s.real ? s.dy * pitch + s.col : 0;
         ln.b[j] = plan::b_value(w, 4 * j + t, g);
     });
+    if constexpr (plan::column_arm) {
+        ln.column.off = (t - S::radius) * pitch + plan::out_col(g);
+        // value e: slot 4(e/2) + t, row g + 8(e%2) (chunk c's a_i is value base/2 + i)
+        static_for<plan::column_slots / 2>([&](auto e) {
+            ln.column.a[e] = plan::column_a_value(w, 4 * (e >> 1) + t, g + 8 * (e & 1));
+        });
+    }
     return ln;
 }
 
@@ -358,11 +425,35 @@ __host__ __device__ inline frag_b<stencil_chunk_shape<S, C>> stencil_chunk_b(con
     return b;
 }
 
+/// Lane's A and B fragments of column-arm chunk C for the block whose
+/// top-left output sits at src (plane dz = 0): A from the lane's share,
+/// B gathered (b_i: column slot base + t + 4i, D column g; zero past the
+/// last real slot).
+template <class S, int C>
+__host__ __device__ inline void stencil_column_frags(frag_a<f64_m16n8<stencil_mma_plan<S>::column_chunk(C).k>>& a,
+                                                     frag_b<f64_m16n8<stencil_mma_plan<S>::column_chunk(C).k>>& b,
+                                                     int t, const double* src, int pitch, const stencil_lane<S>& ln)
+{
+    using plan = stencil_mma_plan<S>;
+    constexpr int k = plan::column_chunk(C).k, base = plan::column_chunk(C).base;
+    static_for<k / 2>([&](auto i) { a.x[i] = ln.column.a[base / 2 + decltype(i)::value]; });
+    const double* p = src + ln.column.off;
+    static_for<k / 4>([&](auto i_) {
+        constexpr int i = decltype(i_)::value;
+        constexpr int real = plan::column_real - (base + 4 * i);  // real slots of this group: min(4, real)
+        const double* q = p + (base + 4 * i) * pitch;
+        if constexpr (real >= 4) b.x[i] = *q;
+        else if constexpr (real <= 0) b.x[i] = 0.0;
+        else b.x[i] = t < real ? *q : 0.0;
+    });
+}
+
 /// The 16x8 output block whose top-left output sits at src[p] in source
 /// plane dz = p + dz_lo (one pointer per plane: 2D passes one), row pitch
 /// `pitch`, on backend `Backend`: d[i] is the output at
 /// stencil_out_coord(lane, i). All 32 lanes call it together. Reads rows
-/// -r..15+r and columns cmin..7+cmax around the block.
+/// -r..15+r and columns cmin..7+cmax around the block (the column arm reads
+/// rows -r..15+r of columns 0..7).
 template <class Backend, class S, int NP>
 __device__ inline void stencil_block_mma(double (&d)[4], const double* const (&src)[NP], int pitch,
                                          const stencil_lane<S>& ln)
@@ -380,6 +471,18 @@ __device__ inline void stencil_block_mma(double (&d)[4], const double* const (&s
         mma<Backend>(acc, a, b, acc);
         static_for<4>([&](auto i) { d[i] = acc.x[i]; });
     });
+    if constexpr (plan::column_arm)
+        static_for<plan::column_chunks>([&](auto c_) {
+            constexpr int c = decltype(c_)::value;
+            using Shape = f64_m16n8<plan::column_chunk(c).k>;
+            frag_a<Shape> a;
+            frag_b<Shape> b;
+            stencil_column_frags<S, c>(a, b, lane & 3, src[0], pitch, ln);
+            frag_c<Shape> acc;
+            static_for<4>([&](auto i) { acc.x[i] = d[i]; });
+            mma<Backend>(acc, a, b, acc);
+            static_for<4>([&](auto i) { d[i] = acc.x[i]; });
+        });
 }
 
 // -- grids and the CPU reference ---------------------------------------------
