@@ -99,6 +99,7 @@ std::vector<named> matrices(bool quick)
     m.push_back({"short only 2051x300", random_rows(2051, 300, 1, 4, 8)});
     m.push_back({"lengths 0-4 1999x500", random_rows(1999, 500, 0, 4, 9)});
     m.push_back({"medium 5-40 1001x2000", random_rows(1001, 2000, 5, 40, 10)});
+    m.push_back({"medium 5-11 3001x3001 (groups of 1-2 blocks)", random_rows(3001, 3001, 5, 11, 12)});
     m.push_back({"mixed 0-3000 517x4103", random_rows(517, 4103, 0, 3000, 11)});
     {
         // A NaN and an Inf among A's values (rows 100 and 200): y of those
@@ -176,6 +177,8 @@ void expect_error(F&& f, const char* needle, const char* what)
     t.expect_error(what, std::forward<F>(f), needle);
 }
 
+int fitted_runs = 0, whole_runs = 0;  // dasp_spmv runs with fitted first steps and with whole ones
+
 void test_matrix(const named& m, tcore::test::rng& rng)
 {
     const sparse::csr& a = m.a;
@@ -199,7 +202,9 @@ void test_matrix(const named& m, tcore::test::rng& rng)
                 const std::string what = m.name + " [" + v.name + ", long_min " + std::to_string(o.long_min) +
                                          ", piece " + std::to_string(o.long_piece) + ", groups/warp " +
                                          std::to_string(gpw) + ", tiles/warp " + std::to_string(s.tiles_per_warp()) +
-                                         ", bundle " + std::to_string(s.bundle()) + "]";
+                                         ", bundle " + std::to_string(s.bundle()) +
+                                         (s.fitted_steps() ? ", fitted steps" : "") + "]";
+                ++(s.fitted_steps() && s.bundle() == 1 ? fitted_runs : whole_runs);
                 try {
                     dy.poison();
                     v.run(s, dx.ptr, dy.ptr);
@@ -333,6 +338,8 @@ int main()
     const bool quick = tcore::test::quick();
     tcore::test::rng rng(tcore::test::seed());
     for (const named& m : matrices(quick)) test_matrix(m, rng);
+    t.check(fitted_runs > 0 && whole_runs > 0, "both medium-step kinds ran (fitted %d, whole %d runs)", fitted_runs,
+            whole_runs);
     bad_arguments();
     return t.finish();
 }

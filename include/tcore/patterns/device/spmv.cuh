@@ -104,6 +104,10 @@ public:
     int short_tiles() const { return view_.tile_count; }
     int empty_rows() const { return view_.empty_count; }
     int groups_per_warp() const { return view_.groups_per_warp; }
+    /// Whether medium groups start with a step fitted to their block count:
+    /// where 9 in 10 groups or more have at most 2 blocks (rows of under 12
+    /// entries, e.g. banded), else a whole step of spmv_step_blocks.
+    bool fitted_steps() const { return fitted_steps_; }
     int tiles_per_warp() const { return view_.tiles_per_warp; }
     /// Re-plans the launch: medium groups and short tiles one warp handles
     /// in turn (>= 1 each, or 0 for the automatic choice).
@@ -147,6 +151,7 @@ private:
     long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
     std::size_t bytes_ = 0;
     double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
+    bool fitted_steps_ = false;     ///< fitted_steps()
     int resident_warps_ = 0;        ///< warps the device keeps resident (the packing's, or the current device's)
 
     template <class Backend, class Shape>
@@ -167,7 +172,10 @@ private:
         dasp_view v = view_;
         v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
-        case 1: detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y); break;
+        case 1:
+            if (fitted_steps_) detail::dasp_kernel<Backend, Shape, 1, true><<<blocks, th, 0, stream>>>(v, x, y);
+            else detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y);
+            break;
         case 2: detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
         case 3: detail::dasp_kernel<Backend, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
         case 4: detail::dasp_kernel<Backend, Shape, 4><<<blocks, th, 0, stream>>>(v, x, y); break;
@@ -304,6 +312,9 @@ private:
         v.birr_val = static_cast<const double*>(at(i_birr_val));
         v.birr_col = static_cast<const int*>(at(i_birr_col));
         mean_group_blocks_ = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
+        long long short_groups = 0;  // groups of at most 2 blocks
+        for (int i = 0; i < f.group_count(); ++i) short_groups += f.group_ptr[i + 1] - f.group_ptr[i] <= 64;
+        fitted_steps_ = f.group_count() > 0 && 10 * short_groups >= 9LL * f.group_count();
         resident_warps_ = f.opts.resident_warps > 0 ? f.opts.resident_warps : 32 * sparse::current_device_sms();
         plan_grid(groups_per_warp, 0);
         nnz_ = f.nnz;

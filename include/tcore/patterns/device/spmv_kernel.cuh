@@ -144,13 +144,14 @@ __device__ __forceinline__ spmv_medium_refs spmv_medium_refs_of(const dasp_view&
 /// 1) is loaded with the first step of blocks and its x gathered with
 /// theirs, so with its refs loaded ahead a group of up to one step and one
 /// irregular entry per lane costs two dependent round trips (values and
-/// columns, then x), not the six of a straight-line order.
-template <class Backend, class Shape>
+/// columns, then x), not the six of a straight-line order. The first step
+/// is N blocks (spmv_medium_step picks it from the group's block count), the
+/// rest go spmv_step_blocks at a time.
+template <class Backend, class Shape, int N>
 __device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
                                   const spmv_medium_refs& r, int lane)
 {
-    constexpr int n = spmv_step_blocks<Backend, Shape>;
-    spmv_step<n> first;
+    spmv_step<N> first;
     spmv_load_step(first, m.reg_val, m.reg_col, r.base, 0, r.nblk, lane);
     const bool has_irr = r.p0 < r.p1;
     const double irr_v = has_irr ? __ldcs(m.irr_val + r.p0) : 0.0;
@@ -159,7 +160,7 @@ __device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__
     fill(acc, 0.0);
     double s = 0.0;
     spmv_use_step<Backend, Shape>(acc, s, first, x, irr_v, irr_c);
-    spmv_accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, n, r.nblk, x, lane);
+    spmv_accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, N, r.nblk, x, lane);
 #pragma unroll 4
     for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
     s = spmv_quad_sum(s);
@@ -167,6 +168,26 @@ __device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__
         if constexpr (is_backend_v<Backend>) s += diag_of(acc, lane);
         if (r.row >= 0) spmv_store_y(m, y, r.row, s);
     }
+}
+
+/// A medium group with its first step no longer than it needs: groups of a
+/// few blocks (rows of 4-11 entries: 1 or 2 blocks) would otherwise load,
+/// gather and multiply a whole spmv_step_blocks step of padding. Steps of
+/// whole MMAs (Shape::k / 4 blocks) up to spmv_step_blocks; a policy's
+/// step as it is. (Built only into the FitSteps kernels: in the others the
+/// extra paths cost registers and time on groups of 4+ blocks.)
+template <class Backend, class Shape>
+__device__ __forceinline__ void spmv_medium_step(const dasp_view& m, const double* __restrict__ x,
+                                                 double* __restrict__ y, const spmv_medium_refs& r, int lane)
+{
+    constexpr int n = spmv_step_blocks<Backend, Shape>;
+    constexpr int whole = is_backend_v<Backend> ? Shape::k / 4 : n;  // blocks of one MMA
+    if constexpr (whole < n) {
+        if (r.nblk <= whole) return spmv_medium_group<Backend, Shape, whole>(m, x, y, r, lane);
+        if constexpr (2 * whole < n)
+            if (r.nblk <= 2 * whole) return spmv_medium_group<Backend, Shape, 2 * whole>(m, x, y, r, lane);
+    }
+    spmv_medium_group<Backend, Shape, n>(m, x, y, r, lane);
 }
 
 /// A short tile's loads that depend on no other: the lane's slot, the
@@ -296,7 +317,11 @@ __device__ void spmv_bundle_group(const dasp_view& m, const double* __restrict__
 template <class Backend, class Shape>
 inline constexpr int spmv_min_blocks = std::is_same_v<Backend, tensor_core> && Shape::k >= 8 ? 8 : 0;
 
-template <class Backend, class Shape, int P>
+/// FitSteps: medium groups start with a step fitted to their block count
+/// (spmv_medium_step), for matrices whose groups are mostly 1 or 2 blocks
+/// (dasp_spmv::fitted_steps); otherwise every group starts with a whole
+/// spmv_step_blocks step.
+template <class Backend, class Shape, int P, bool FitSteps = false>
 __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>))
     dasp_kernel(dasp_view m, const double* __restrict__ x, double* __restrict__ y)
 {
@@ -323,7 +348,8 @@ __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>
         for (int group = first; group < end; group += m.med_warps) {
             const spmv_medium_refs cur = next;
             if (group + m.med_warps < end) next = spmv_medium_refs_of(m, group + m.med_warps, lane);
-            spmv_medium_group<Backend, Shape>(m, x, y, cur, lane);
+            if constexpr (FitSteps) spmv_medium_step<Backend, Shape>(m, x, y, cur, lane);
+            else spmv_medium_group<Backend, Shape, spmv_step_blocks<Backend, Shape>>(m, x, y, cur, lane);
         }
     } else if (block < m.short_end) {
         const int first = (block - m.med_end) * spmv_warps + warp;
