@@ -104,15 +104,16 @@ __host__ __device__ constexpr int stencil_default_tile2d()
 
 /// Threads, strip rows and 16-byte copies of the default 2D tiles: 256
 /// threads, stencil_strip_rows rows and stencil_tiled_pair_loads, except
-/// 512 threads for star2d3r at t = 3 (tc; a comparison of the knobs measured
-/// it faster, examples/stencil/README.md; cc's emulated MMA keeps 256). A
-/// strip step is given the same; its own knobs come with its own
-/// configuration (stencil_launch_tiled2d's C).
+/// 512 threads for star2d3r (tc at t = 3, and tc at t = 1 since its column
+/// arm; comparisons of the knobs measured them faster,
+/// examples/stencil/README.md; cc's emulated MMA keeps 256). A strip step is
+/// given the same at t = 3; its own knobs come with its own configuration
+/// (stencil_launch_tiled2d's C).
 template <class S, int T, class Backend>
 struct stencil_tiled2d_knobs {
-    static constexpr bool star2d3r_t3 =
-        S::dims == 2 && S::radius == 3 && S::kind == stencil_kind::star && T == 3;
-    static constexpr int threads = star2d3r_t3 && !std::is_same_v<Backend, cuda_core> ? 512 : 256;
+    static constexpr bool star2d3r = S::dims == 2 && S::radius == 3 && S::kind == stencil_kind::star;
+    static constexpr bool wide = star2d3r && (T == 3 || (T == 1 && std::is_same_v<Backend, tensor_core>));
+    static constexpr int threads = wide && !std::is_same_v<Backend, cuda_core> ? 512 : 256;
     static constexpr int strip = stencil_strip_rows<S>();
     static constexpr bool pairs = stencil_tiled_pair_loads<S, T>();
 };
