@@ -59,11 +59,12 @@ struct fft_config {
     static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
-    /// for the row passes of N <= 1024; two for N >= 2048 and the column
-    /// passes, where the third buffer's 32 KiB is worth more as L1 (twiddle
-    /// table): three measured a gain on the row passes and a small loss on
-    /// the column passes (examples/fft/README.md).
-    static constexpr int buffers = !Strided && L <= 10 ? 3 : 2;
+    /// for the row passes of N <= 2048; two for N = 4096 (64 KiB tiles, one
+    /// CTA an SM either way: no gain) and the column passes, where the third
+    /// buffer's 32 KiB is worth more as L1 (twiddle table): three measured a
+    /// gain on the row passes and a small loss on the column passes
+    /// (examples/fft/README.md).
+    static constexpr int buffers = !Strided && L <= 11 ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
 };
 
