@@ -165,12 +165,14 @@ void check_coverage()
                     // a point of the column arm: T(m, m + r + dy) for every output row m, in no row segment
                     for (int m = 0; m < 16; ++m) {
                         int hits = 0;
-                        for (int k = 0; k < plan::column_slots; ++k) hits += plan::column_a_value(w, k, m) != 0.0 && k - S::radius - m == dy;
+                        for (int k = 0; k < plan::column_slots; ++k)
+                            hits += plan::column_a_value(w, k, m) != 0.0 && k - S::radius - m == dy;
                         T.check(hits == 1 && plan::column_a_value(w, m + S::radius + dy, m) == w.at(dz, dy, dx),
                                 "%s: arm point dy %d row %d meets %d column slots", n.c_str(), dy, m, hits);
                     }
                     for (int k = 0; k < plan::slots; ++k)
-                        T.check(!(plan::slot(k).real && plan::slot(k).dy == dy), "%s: arm row %d in a row slot", n.c_str(), dy);
+                        T.check(!(plan::slot(k).real && plan::slot(k).dy == dy), "%s: arm row %d in a row slot",
+                                n.c_str(), dy);
                     continue;
                 }
                 for (int oc = 0; oc < 8; ++oc) {
@@ -254,7 +256,8 @@ void check_block_product()
             using Shape = f64_m16n8<plan::column_chunk(c).k>;
             std::vector<frag_a<Shape>> a(32);
             std::vector<frag_b<Shape>> b(32);
-            for (int lane = 0; lane < 32; ++lane) stencil_column_frags<S, c>(a[lane], b[lane], lane & 3, src[0], pitch, ln[lane]);
+            for (int lane = 0; lane < 32; ++lane)
+                stencil_column_frags<S, c>(a[lane], b[lane], lane & 3, src[0], pitch, ln[lane]);
             for (int lane = 0; lane < 32; ++lane)
                 mma_emulated<Shape>(lane, d[lane], fetch_from<frag_a<Shape>>{a.data()},
                                     fetch_from<frag_b<Shape>>{b.data()});

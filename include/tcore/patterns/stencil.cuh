@@ -210,7 +210,10 @@ __host__ __device__ constexpr int stencil_group_base(int dz)
     return b;
 }
 /// MMA chunks of p slots (a multiple of 4): k16 while 16 slots remain, then k8, then k4.
-__host__ __device__ constexpr int stencil_chunks_of(int p) { return p / 16 + (p % 16 >= 8 ? 1 : 0) + (p % 8 == 4 ? 1 : 0); }
+__host__ __device__ constexpr int stencil_chunks_of(int p)
+{
+    return p / 16 + (p % 16 >= 8 ? 1 : 0) + (p % 8 == 4 ? 1 : 0);
+}
 /// Chunk c of p slots starting at slot `base`, or K = 0 past the last.
 __host__ __device__ constexpr stencil_chunk stencil_chunk_of(int p, int dz, int base, int c)
 {
@@ -283,7 +286,9 @@ struct stencil_mma_plan {
     {
         for (int dz = dz_lo; dz <= dz_hi; ++dz) {
             const int n = detail::stencil_group_chunks<S>(dz);
-            if (c < n) return detail::stencil_chunk_of(detail::stencil_group_padded<S>(dz), dz, detail::stencil_group_base<S>(dz), c);
+            if (c < n)
+                return detail::stencil_chunk_of(detail::stencil_group_padded<S>(dz), dz,
+                                                detail::stencil_group_base<S>(dz), c);
             c -= n;
         }
         return {0, 0, 0};
