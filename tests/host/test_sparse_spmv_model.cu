@@ -16,6 +16,7 @@
 #include "common/test_util.hpp"
 
 #include <tcore/io/matrix_market.hpp>
+#include <tcore/patterns/device/spmv.cuh>
 #include <tcore/patterns/spmv.cuh>
 #include <tcore/sparse/dasp.hpp>
 #include <tcore/sparse/generate.hpp>
@@ -266,10 +267,38 @@ void check(const std::string& name, const sparse::csr& a, sparse::dasp_options o
     run("essential", model<f64_m8n8k4>(f, x, false));
 }
 
+/// The fitted-steps rule (dasp_fitted_steps): at least 9 in 10 medium
+/// groups of at most 2 blocks; on hand-made group tables at the threshold
+/// and on packed matrices of short and of long rows.
+void check_fitted_rule()
+{
+    auto table = [](int short_groups, int long_groups) {
+        sparse::dasp_format f;
+        f.group_ptr.assign(1, 0);
+        for (int i = 0; i < short_groups + long_groups; ++i)
+            f.group_ptr.push_back(f.group_ptr.back() + (i < short_groups ? 32 * (1 + i % 2) : 96));
+        return f;
+    };
+    t.check(!dasp_fitted_steps(table(0, 0)), "no medium groups: whole steps");
+    t.check(dasp_fitted_steps(table(9, 1)), "9 of 10 groups of 1-2 blocks: fitted");
+    t.check(!dasp_fitted_steps(table(17, 2)), "17 of 19 groups: whole steps");
+    t.check(dasp_fitted_steps(table(90, 10)), "90 of 100 groups: fitted");
+    t.check(!dasp_fitted_steps(table(89, 11)), "89 of 100 groups: whole steps");
+    sparse::dasp_options o;
+    o.resident_warps = host_resident_warps;
+    const sparse::dasp_format shortrows = sparse::build_dasp(sparse::gen::random_rows(4001, 4001, 5, 11, 12), o);
+    const sparse::dasp_format longrows = sparse::build_dasp(sparse::gen::random_rows(4001, 4001, 20, 40, 13), o);
+    t.check(shortrows.group_count() > 0 && dasp_fitted_steps(shortrows), "rows of 5-11 entries: fitted (%d groups)",
+            shortrows.group_count());
+    t.check(longrows.group_count() > 0 && !dasp_fitted_steps(longrows), "rows of 20-40 entries: whole steps (%d groups)",
+            longrows.group_count());
+}
+
 }  // namespace
 
 int main()
 {
+    check_fitted_rule();
     using namespace sparse::gen;
     tcore::test::rng rng(tcore::test::seed());
     struct named {

@@ -47,6 +47,16 @@
 
 namespace tcore {
 
+/// Whether dasp_spmv runs a packed matrix with fitted first steps
+/// (dasp_spmv::fitted_steps): 9 in 10 of its medium groups or more hold at
+/// most 2 blocks. Host code.
+inline bool dasp_fitted_steps(const sparse::dasp_format& f)
+{
+    long long short_groups = 0;  // groups of at most 2 blocks (64 slots)
+    for (int i = 0; i < f.group_count(); ++i) short_groups += f.group_ptr[i + 1] - f.group_ptr[i] <= 64;
+    return f.group_count() > 0 && 10 * short_groups >= 9LL * f.group_count();
+}
+
 /// A matrix packed for the DASP-like SpMV and held on the device.
 /// Construction packs (build_dasp) and uploads; run() launches one kernel.
 /// Move-only; the device memory lives as long as the object.
@@ -312,9 +322,7 @@ private:
         v.birr_val = static_cast<const double*>(at(i_birr_val));
         v.birr_col = static_cast<const int*>(at(i_birr_col));
         mean_group_blocks_ = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
-        long long short_groups = 0;  // groups of at most 2 blocks
-        for (int i = 0; i < f.group_count(); ++i) short_groups += f.group_ptr[i + 1] - f.group_ptr[i] <= 64;
-        fitted_steps_ = f.group_count() > 0 && 10 * short_groups >= 9LL * f.group_count();
+        fitted_steps_ = dasp_fitted_steps(f);
         resident_warps_ = f.opts.resident_warps > 0 ? f.opts.resident_warps : 32 * sparse::current_device_sms();
         plan_grid(groups_per_warp, 0);
         nnz_ = f.nnz;
