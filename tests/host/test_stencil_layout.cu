@@ -631,6 +631,13 @@ int main()
     check_block_product<box3d1r>();
     check_block_product<stencil_shape<2, 2, stencil_kind::box>>();
     check_block_product<stencil_shape<3, 2, stencil_kind::star>>();
+    // the column arm at the other radii a user may instantiate: R = 2 (row 12 + arm 20 slots), R = 4 (16 + 24)
+    check_tables<stencil_shape<2, 2, stencil_kind::star>>(12, 2);
+    check_tables<stencil_shape<2, 4, stencil_kind::star>>(16, 1);
+    check_coverage<stencil_shape<2, 2, stencil_kind::star>>();
+    check_coverage<stencil_shape<2, 4, stencil_kind::star>>();
+    check_block_product<stencil_shape<2, 2, stencil_kind::star>>();
+    check_block_product<stencil_shape<2, 4, stencil_kind::star>>();
     check_banks<star2d1r>();
     check_banks<box2d1r>();
     check_banks<star2d3r>();
