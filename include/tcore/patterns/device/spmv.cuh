@@ -182,9 +182,13 @@ private:
         dasp_view v = view_;
         v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
-        case 1:
-            if (fitted_steps_) detail::dasp_kernel<Backend, Shape, 1, true><<<blocks, th, 0, stream>>>(v, x, y);
-            else detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y);
+        case 1:  // a policy's steps are its own: it keeps the one kernel
+            if constexpr (is_backend_v<Backend>)
+                if (fitted_steps_) {
+                    detail::dasp_kernel<Backend, Shape, 1, true><<<blocks, th, 0, stream>>>(v, x, y);
+                    break;
+                }
+            detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y);
             break;
         case 2: detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
         case 3: detail::dasp_kernel<Backend, Shape, 3><<<blocks, th, 0, stream>>>(v, x, y); break;
