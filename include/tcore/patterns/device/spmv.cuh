@@ -114,9 +114,10 @@ public:
     int short_tiles() const { return view_.tile_count; }
     int empty_rows() const { return view_.empty_count; }
     int groups_per_warp() const { return view_.groups_per_warp; }
-    /// Whether medium groups start with a step fitted to their block count:
-    /// where 9 in 10 groups or more have at most 2 blocks (rows of under 12
-    /// entries, e.g. banded), else a whole step of spmv_step_blocks.
+    /// Whether run's medium groups start with a step fitted to their block
+    /// count: where 9 in 10 groups or more have at most 2 blocks (rows of
+    /// under 12 entries, e.g. banded), else a whole step of spmv_step_blocks
+    /// (run_with's policies always take their own steps).
     bool fitted_steps() const { return fitted_steps_; }
     int tiles_per_warp() const { return view_.tiles_per_warp; }
     /// Re-plans the launch: medium groups and short tiles one warp handles
