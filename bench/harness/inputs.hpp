@@ -9,6 +9,7 @@
 #include "harness/harness.hpp"
 
 #include <tcore/check.cuh>
+#include <tcore/infra/splitmix64.cuh>
 
 #include <cuda_runtime.h>
 
@@ -23,30 +24,21 @@
 
 namespace tcore::bench {
 
-/// The splitmix64 output function of a state `z` (host and device).
-__host__ __device__ inline std::uint64_t splitmix64_mix(std::uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /// A stateless input value in [-1, 1) for element i under `seed`, the same
 /// on the host and in a kernel (which can fill an array too large to send).
 __host__ __device__ inline double hash_unit(std::uint64_t i, std::uint64_t seed)
 {
-    return -1.0 + 2.0 * static_cast<double>(splitmix64_mix(i * 0x9e3779b97f4a7c15ull + seed) >> 11) * 0x1.0p-53;
+    return -1.0 + 2.0 * static_cast<double>(splitmix64_mix(i * splitmix64_gamma + seed) >> 11) * 0x1.0p-53;
 }
 
 /// n values uniform in (lo, hi), never exactly zero, the same for the same seed.
 inline std::vector<double> random_uniform(std::size_t n, std::uint64_t seed, double lo = -2.0, double hi = 2.0)
 {
     std::vector<double> v(n);
-    std::uint64_t state = seed;
+    splitmix64 r(seed);
     for (std::size_t i = 0; i < n; ++i) {
         double x = 0;
-        while (x == 0)
-            x = lo + (hi - lo) * static_cast<double>(splitmix64_mix(state += 0x9e3779b97f4a7c15ull) >> 11) * 0x1.0p-53;
+        while (x == 0) x = lo + (hi - lo) * r.unit();
         v[i] = x;
     }
     return v;

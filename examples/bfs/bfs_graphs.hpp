@@ -27,6 +27,7 @@
 #pragma once
 
 #include <tcore/check.cuh>
+#include <tcore/infra/splitmix64.cuh>
 #include <tcore/io/matrix_market.hpp>
 
 #include <algorithm>
@@ -67,15 +68,6 @@ inline void parallel_strided(long long count, const F& f)
             for (long long i = w; i < count; i += workers) f(i);
         });
     for (std::thread& t : pool) t.join();
-}
-
-/// The next value of the splitmix64 sequence at `state` (advances it).
-inline std::uint64_t splitmix64_next(std::uint64_t& state)
-{
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 /// Undirected simple graph from an edge list over vertices 0..n-1: both
@@ -165,11 +157,11 @@ inline graph kronecker(int scale, int edge_factor = 16, std::uint64_t seed = 0x6
     const unsigned ta = static_cast<unsigned>(A * 65536.0), tb = static_cast<unsigned>((A + B) * 65536.0),
                    tc = static_cast<unsigned>((A + B + C) * 65536.0);
     parallel_strided(m, [&](long long e) {
-        std::uint64_t state = seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull);
+        tcore::splitmix64 r(seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull));
         unsigned u = 0, v = 0;
         std::uint64_t bits = 0;
         for (int level = 0; level < scale; ++level) {
-            if ((level & 3) == 0) bits = splitmix64_next(state);
+            if ((level & 3) == 0) bits = r.next();
             const unsigned r = static_cast<unsigned>(bits & 0xffffu);
             bits >>= 16;
             const unsigned q = r < ta ? 0u : (r < tb ? 1u : (r < tc ? 2u : 3u));
@@ -194,8 +186,7 @@ inline graph uniform_random(int scale, int edge_factor = 16, std::uint64_t seed 
     require(2 * m < (1ll << 40), "uniform_random", "too many edges");
     std::vector<int> src(static_cast<std::size_t>(m)), dst(static_cast<std::size_t>(m));
     parallel_strided(m, [&](long long e) {
-        std::uint64_t state = seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull);
-        const std::uint64_t z = splitmix64_next(state);
+        const std::uint64_t z = tcore::splitmix64(seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull)).next();
         src[static_cast<std::size_t>(e)] = static_cast<int>(z & static_cast<std::uint64_t>(n - 1));
         dst[static_cast<std::size_t>(e)] = static_cast<int>((z >> 32) & static_cast<std::uint64_t>(n - 1));
     });
@@ -369,13 +360,9 @@ inline std::vector<std::vector<int>> cpu_bfs_all(const graph& g, const std::vect
 inline std::vector<int> pick_sources(const graph& g, int count, std::uint64_t seed)
 {
     std::vector<int> out;
-    std::uint64_t s = seed;
+    tcore::splitmix64 r(seed);
     for (int tries = 0; tries < 100000 && static_cast<int>(out.size()) < count && g.n > 0; ++tries) {
-        std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        const int v = static_cast<int>(z % static_cast<std::uint64_t>(g.n));
+        const int v = static_cast<int>(r.below(static_cast<std::uint64_t>(g.n)));
         if (g.degree(v) > 0 && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
     return out;
@@ -392,14 +379,10 @@ inline std::vector<int> pick_component_sources(const graph& g, int count, std::u
     for (int v = 0; v < g.n; ++v)
         if (label[static_cast<std::size_t>(v)] == largest) members.push_back(v);
     std::vector<int> out;
-    std::uint64_t s = seed;
+    tcore::splitmix64 r(seed);
     const int want = std::min<int>(count, static_cast<int>(members.size()));
     while (static_cast<int>(out.size()) < want) {
-        std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        const int v = members[static_cast<std::size_t>(z % members.size())];
+        const int v = members[static_cast<std::size_t>(r.below(members.size()))];
         if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
     return out;

@@ -9,6 +9,8 @@
 // __half). Rows are split over hardware threads.
 #pragma once
 
+#include <tcore/infra/splitmix64.cuh>
+
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -96,12 +98,8 @@ inline sample_grid pick_samples(int M, int N, int nr, int nc, std::uint64_t seed
         std::vector<char> used(static_cast<std::size_t>(n), 0);
         used[0] = used[static_cast<std::size_t>(n - 1)] = 1;
         while (static_cast<int>(out.size()) < want) {
-            seed += 0x9e3779b97f4a7c15ull;
-            std::uint64_t z = seed;
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            z ^= z >> 31;
-            const int v = static_cast<int>(z % static_cast<std::uint64_t>(n));
+            const int v = static_cast<int>(tcore::splitmix64_mix(seed += tcore::splitmix64_gamma) %
+                                           static_cast<std::uint64_t>(n));
             if (!used[static_cast<std::size_t>(v)]) {
                 used[static_cast<std::size_t>(v)] = 1;
                 out.push_back(v);

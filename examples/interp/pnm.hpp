@@ -16,6 +16,7 @@
 #include "interp_host.hpp"
 
 #include <tcore/check.cuh>
+#include <tcore/infra/splitmix64.cuh>
 
 #include <cstdint>
 #include <cstdio>
@@ -175,13 +176,10 @@ inline image with_random_alpha(const image& rgb, std::uint64_t seed)
 {
     require(rgb.channels == 3, "with_random_alpha", "an RGB image expected");
     image out = make_image(rgb.width, rgb.height, 4);
-    std::uint64_t state = seed;
+    splitmix64 r(seed);
     const std::size_t pixels = static_cast<std::size_t>(rgb.width) * static_cast<std::size_t>(rgb.height);
     for (std::size_t p = 0; p < pixels; ++p) {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
+        const std::uint64_t z = r.next();
         for (std::size_t c = 0; c < 3; ++c) out.data[4 * p + c] = rgb.data[3 * p + c];
         out.data[4 * p + 3] = static_cast<unsigned char>(z >> 56);
     }

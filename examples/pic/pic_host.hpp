@@ -13,6 +13,7 @@
 #pragma once
 
 #include <tcore/check.cuh>
+#include <tcore/infra/splitmix64.cuh>
 #include <tcore/patterns/boris.cuh>
 #include <tcore/patterns/device/pic.cuh>
 
@@ -63,14 +64,8 @@ inline void make_particles(setup& s, std::uint64_t seed = 0x70696370ull)
     require(s.ppc > 0 && s.ppc % 16 == 0, "make_particles", "particles per cell must be a positive multiple of 16");
     const long long n = g.cells() * s.ppc;
     s.particles.assign(static_cast<std::size_t>(n) * 8, 0.0);
-    std::uint64_t st = seed;
-    auto uniform = [&st] {
-        std::uint64_t z = (st += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        return static_cast<double>(z >> 11) * 0x1.0p-53;
-    };
+    splitmix64 r(seed);
+    auto uniform = [&r] { return r.unit(); };
     for (long long p = 0; p < n; ++p) {
         const long long cell = p / s.ppc;
         const int i = static_cast<int>(cell % g.nx), j = static_cast<int>((cell / g.nx) % g.ny),

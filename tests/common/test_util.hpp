@@ -20,6 +20,7 @@
 #pragma once
 
 #include <tcore/check.cuh>
+#include <tcore/infra/splitmix64.cuh>
 
 #include <cuda_runtime.h>
 
@@ -42,13 +43,7 @@ namespace tcore::test {
 struct rng {
     std::uint64_t state;
     explicit rng(std::uint64_t seed) : state(seed) {}
-    std::uint64_t next()
-    {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
+    std::uint64_t next() { return splitmix64_mix(state += splitmix64_gamma); }
     /// Uniform in [lo, hi).
     double uniform(double lo = -1.0, double hi = 1.0) { return lo + (hi - lo) * ((next() >> 11) * 0x1.0p-53); }
     /// Uniform in [lo, hi) but never exactly zero (tests must not hide behind zeros).

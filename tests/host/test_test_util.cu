@@ -9,11 +9,15 @@
 // unknown value is refused; gamma_n; the test matrices are found in the
 // repository (tests/data/matrices, run from its root) and a missing one
 // gives "".
+// The tests' rng and the kit's splitmix64 (tcore/infra/splitmix64.cuh)
+// give the published first outputs of splitmix64 for seed 1234567 (Vigna's
+// reference splitmix64.c), and its unit, value and below stay in range.
 // Planted faults (TCORE_TEST_PLANT): nan_result (a NaN among the errors of
 // a worst-error check), zero_checks.
 #include "common/test_util.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 
@@ -110,6 +114,29 @@ void check_gamma_and_matrices(tally& t)
     t.check(tcore::test::shipped_matrix("no_such_matrix").empty(), "a missing matrix gives an empty path");
 }
 
+void check_splitmix64(tally& t)
+{
+    const std::uint64_t published[5] = {6457827717110365317ull, 3203168211198807973ull, 9817491932198370423ull,
+                                        4593380528125082431ull, 16408922859458223821ull};
+    tcore::splitmix64 kit(1234567);
+    tcore::test::rng tests(1234567);
+    for (int i = 0; i < 5; ++i) {
+        const std::uint64_t a = kit.next(), b = tests.next();
+        t.check(a == published[i] && b == published[i], "splitmix64 output %d of seed 1234567: %llu and %llu", i,
+                static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
+    }
+    static_assert(tcore::splitmix64_mix(1234567 + tcore::splitmix64_gamma) == 6457827717110365317ull,
+                  "splitmix64_mix is usable at compile time");
+    tcore::splitmix64 r(42);
+    bool in_range = true;
+    for (int i = 0; i < 100000; ++i) {
+        const double u = r.unit(), v = r.value();
+        const std::uint64_t k = r.below(7);
+        in_range = in_range && u >= 0.0 && u < 1.0 && v >= -1.0 && v < 1.0 && v != 0.0 && k < 7;
+    }
+    t.check(in_range, "unit in [0, 1), value in [-1, 1) and not 0, below(7) < 7");
+}
+
 }  // namespace
 
 int main()
@@ -120,5 +147,6 @@ int main()
     check_tally(t);
     check_quick(t);
     check_gamma_and_matrices(t);
+    check_splitmix64(t);
     return t.finish();
 }

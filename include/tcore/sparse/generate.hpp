@@ -37,6 +37,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include "../infra/splitmix64.cuh"
+
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -44,30 +46,8 @@
 
 namespace tcore::sparse::gen {
 
-/// splitmix64: the generators' only source of randomness.
-struct splitmix64 {
-    std::uint64_t state;
-    explicit splitmix64(std::uint64_t seed) : state(seed) {}
-    std::uint64_t next()
-    {
-        std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    /// Uniform in [0, 1).
-    double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-    /// Uniform in [-1, 1), never zero.
-    double value()
-    {
-        for (;;) {
-            const double v = 2.0 * unit() - 1.0;
-            if (v != 0.0) return v;
-        }
-    }
-    /// Uniform integer in [0, n), n > 0.
-    std::uint64_t below(std::uint64_t n) { return next() % n; }
-};
+/// splitmix64 (infra/splitmix64.cuh): the generators' only source of randomness.
+using tcore::splitmix64;
 
 /// A stateless hash of (a, b) under `seed`: uniform in [0, 1).
 inline double hash_unit(std::uint64_t seed, std::uint64_t a, std::uint64_t b)
