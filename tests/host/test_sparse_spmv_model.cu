@@ -286,7 +286,16 @@ void check_fitted_rule()
     t.check(!dasp_fitted_steps(table(89, 11)), "89 of 100 groups: whole steps");
     sparse::dasp_options o;
     o.resident_warps = host_resident_warps;
-    const sparse::dasp_format shortrows = sparse::build_dasp(sparse::gen::random_rows(4001, 4001, 5, 11, 12), o);
+    // the GPU test's case "medium 5-11 3001x3001": groups of 1 and of 2 blocks, so its fitted kernels
+    // run both short first steps (1 and 2 blocks for m8n8k4)
+    const sparse::dasp_format shortrows = sparse::build_dasp(sparse::gen::random_rows(3001, 3001, 5, 11, 12), o);
+    int one_block = 0, two_blocks = 0;
+    for (int i = 0; i < shortrows.group_count(); ++i) {
+        const int slots = shortrows.group_ptr[i + 1] - shortrows.group_ptr[i];
+        one_block += slots == 32, two_blocks += slots == 64;
+    }
+    t.check(one_block > 0 && two_blocks > 0, "rows of 5-11 entries: groups of 1 block (%d) and of 2 (%d)", one_block,
+            two_blocks);
     const sparse::dasp_format longrows = sparse::build_dasp(sparse::gen::random_rows(4001, 4001, 20, 40, 13), o);
     t.check(shortrows.group_count() > 0 && dasp_fitted_steps(shortrows), "rows of 5-11 entries: fitted (%d groups)",
             shortrows.group_count());
