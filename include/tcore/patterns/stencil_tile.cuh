@@ -217,13 +217,30 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
     constexpr int R = G::R;
     if constexpr (MayPair && BC == boundary::dirichlet && G::bw % 2 == 0) {
         if (pairs) {
-            constexpr int np = G::bw / 2;
+            // a warp per region row, lane l copies column pairs l, l + 32, ...:
+            // contiguous global pieces into contiguous shared rows, and the
+            // column tests once per call
+            constexpr int np = G::bw / 2, per_lane = (np + 31) / 32;
+            const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
             const long long ax0 = x0 - G::halo + R, ay0 = y0 - G::halo + R;  // array position of region (0, 0)
-            for (int i = threadIdx.x; i < G::bh * np; i += Threads) {
-                const int by = i / np, bx = 2 * (i % np);
-                const long long ax = ax0 + bx, ay = ay0 + by;
-                const bool ok = src_plane != nullptr && ax >= 0 && ax < ex && ay >= 0 && ay < ny + 2 * R;
-                cp_async<16>(buf + by * G::pitch + bx, ok ? src_plane + ay * ex + ax : any_valid, ok ? 16 : 0);
+            bool xok[per_lane];
+#pragma unroll
+            for (int c = 0; c < per_lane; ++c) {
+                const long long ax = ax0 + 2 * (lane + 32 * c);
+                xok[c] = ax >= 0 && ax < ex;
+            }
+            for (int by = warp; by < G::bh; by += Threads / 32) {
+                const long long ay = ay0 + by;
+                const bool yok = src_plane != nullptr && ay >= 0 && ay < ny + 2 * R;
+                const double* row = yok ? src_plane + ay * ex + ax0 : any_valid;
+#pragma unroll
+                for (int c = 0; c < per_lane; ++c) {
+                    const int bx = 2 * (lane + 32 * c);
+                    if (bx < G::bw) {
+                        const bool ok = yok && xok[c];
+                        cp_async<16>(buf + by * G::pitch + bx, ok ? row + bx : any_valid, ok ? 16 : 0);
+                    }
+                }
             }
             return;
         }
@@ -305,45 +322,71 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
             }
         }
     };
+    // The same where every position of the step is interior (All, the
+    // common case: f.all / f.all_final): no test per value. The step's loop
+    // is compiled once for each, so the test is made once per step.
+    auto emit_as = [&](auto all_, int br, int bc, double v) {
+        if constexpr (!decltype(all_)::value) emit(br, bc, v);
+        else if constexpr (final_step && !Staged) dst.global[f.gbase + static_cast<long long>(br) * a.ex + bc] = v;
+        else dst.smem[br * P + bc] = v;
+    };
+    // emit_as needs the split only where emit tests: a final step to global
+    // memory, or an intermediate Dirichlet step; and only in 2D (NP == 1): a
+    // 3D step's second copy of the loop costs registers (the emulated MMA of
+    // box3d1r spilled).
+    constexpr bool tests = NP == 1 && (final_step ? !Staged : BC == boundary::dirichlet);
+    const bool all = final_step ? f.all_final : f.all;
+    auto for_all_or_not = [&](auto&& body) {
+        if constexpr (tests) {
+            if (all) body(std::true_type{});
+            else body(std::false_type{});
+        } else {
+            body(std::true_type{});
+        }
+    };
 
     if constexpr (!is_backend_v<Backend>) {
         static_assert(G::tile_y >= V, "a tile holds at least one strip");
         constexpr int W = hi_c - lo_c;
         constexpr int strips = (hi_r - lo_r + V - 1) / V;
-        for (int it = threadIdx.x; it < W * strips; it += Threads) {
-            const int col = lo_c + it % W;
-            const stencil_block_span rs = stencil_region_block(lo_r, hi_r, V, it / W);
-            const int r_nom = rs.nominal, r0 = rs.start;
-            double acc[V];
+        for_all_or_not([&](auto all_) {
+            for (int it = threadIdx.x; it < W * strips; it += Threads) {
+                const int col = lo_c + it % W;
+                const stencil_block_span rs = stencil_region_block(lo_r, hi_r, V, it / W);
+                const int r_nom = rs.nominal, r0 = rs.start;
+                double acc[V];
 #pragma unroll
-            for (int v = 0; v < V; ++v) acc[v] = 0.0;
-            static_for<NP>([&](auto p_) {
-                constexpr int dz = decltype(p_)::value + plan::dz_lo;
-                Backend::template add_strip<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
-            });
+                for (int v = 0; v < V; ++v) acc[v] = 0.0;
+                static_for<NP>([&](auto p_) {
+                    constexpr int dz = decltype(p_)::value + plan::dz_lo;
+                    Backend::template add_strip<S, V, P, dz>(acc, src[decltype(p_)::value] + r0 * P + col, a.w);
+                });
 #pragma unroll
-            for (int v = 0; v < V; ++v)
-                if (r0 + v >= r_nom) emit(r0 + v, col, acc[v]);
-        }
+                for (int v = 0; v < V; ++v)
+                    if (r0 + v >= r_nom) emit_as(all_, r0 + v, col, acc[v]);
+            }
+        });
     } else {
         constexpr int nbr = (hi_r - lo_r + 15) / 16, nbc = (hi_c - lo_c + 7) / 8;
         const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-        for (int b = warp; b < nbr * nbc; b += Threads / 32) {
-            const stencil_block_span rs = stencil_region_block(lo_r, hi_r, 16, b / nbc);
-            const stencil_block_span cs = stencil_region_block(lo_c, hi_c, 8, b % nbc);
-            const int r_nom = rs.nominal, r0 = rs.start, c_nom = cs.nominal, c0 = cs.start;
-            const double* blk[NP];
+        for_all_or_not([&](auto all_) {
+            for (int b = warp; b < nbr * nbc; b += Threads / 32) {
+                const stencil_block_span rs = stencil_region_block(lo_r, hi_r, 16, b / nbc);
+                const stencil_block_span cs = stencil_region_block(lo_c, hi_c, 8, b % nbc);
+                const int r_nom = rs.nominal, r0 = rs.start, c_nom = cs.nominal, c0 = cs.start;
+                const double* blk[NP];
 #pragma unroll
-            for (int p = 0; p < NP; ++p) blk[p] = src[p] + r0 * P + c0;
-            double d[4];
-            stencil_block_mma<Backend, S>(d, blk, P, *lane_plan);
+                for (int p = 0; p < NP; ++p) blk[p] = src[p] + r0 * P + c0;
+                double d[4];
+                stencil_block_mma<Backend, S>(d, blk, P, *lane_plan);
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const coord rc = stencil_out_coord(lane, i);
-                const int br = r0 + rc.row, bc = c0 + rc.col;
-                if (br >= r_nom && bc >= c_nom) emit(br, bc, d[i]);
+                for (int i = 0; i < 4; ++i) {
+                    const coord rc = stencil_out_coord(lane, i);
+                    const int br = r0 + rc.row, bc = c0 + rc.col;
+                    if (br >= r_nom && bc >= c_nom) emit_as(all_, br, bc, d[i]);
+                }
             }
-        }
+        });
     }
 }
 

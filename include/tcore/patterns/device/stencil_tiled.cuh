@@ -233,11 +233,20 @@ __global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>
         });
         if constexpr (C::staged) {
             // the final step's tile, staged in the buffer it did not read: whole rows out
+            // (a warp per row, lanes along it)
             const double* const staged = T % 2 == 1 ? work : cur;
-            for (int i = threadIdx.x; i < G::tile_x * G::tile_y; i += Threads) {
-                const int br = G::halo + i / G::tile_x, bc = G::halo + i % G::tile_x;
-                if (f.all_final || (bc >= f.ix_lo && bc < f.ix_hi && br >= f.iy_lo && br < f.iy_hi))
-                    a.out[f.gbase + static_cast<long long>(br) * a.ex + bc] = staged[br * G::pitch + bc];
+            const int lane = threadIdx.x & 31;
+            for (int row = threadIdx.x >> 5; row < G::tile_y; row += Threads / 32) {
+                const int br = G::halo + row;
+                if (!f.all_final && (br < f.iy_lo || br >= f.iy_hi)) continue;
+                double* const out_row = a.out + f.gbase + static_cast<long long>(br) * a.ex;
+                const double* const staged_row = staged + br * G::pitch;
+#pragma unroll
+                for (int c0 = 0; c0 < G::tile_x; c0 += 32) {
+                    const int bc = G::halo + c0 + lane;
+                    if (c0 + lane < G::tile_x && (f.all_final || (bc >= f.ix_lo && bc < f.ix_hi)))
+                        out_row[bc] = staged_row[bc];
+                }
             }
             // even t staged in `cur`, which the next iteration's prefetch overwrites
             if constexpr (T % 2 == 0) __syncthreads();
