@@ -102,14 +102,24 @@ void check_tables(int expect_slots, int expect_chunks)
         next = ch.base + ch.k;
     }
     T.check(next == plan::slots, "%s: chunks end at %d of %d slots", n.c_str(), next, plan::slots);
-    // real slots count the segment widths; padding slots come last in their plane
+    // real slots count the segment widths; padding slots come last in their
+    // slot group of 4 (stencil_chunk_a loads lanes t < real_lanes(j)); where
+    // a plane's segments are aligned, no group spans two rows
     int real = 0;
     for (int k = 0; k < plan::slots; ++k) {
         const stencil_slot s = plan::slot(k);
         real += s.real;
-        if (!s.real && k + 1 < plan::slots && plan::slot(k + 1).dz == s.dz)
-            T.check(!plan::slot(k + 1).real, "%s: real slot %d after padding", n.c_str(), k + 1);
+        if (!s.real && (k + 1) % 4 != 0)
+            T.check(!plan::slot(k + 1).real, "%s: real slot %d after padding in its group", n.c_str(), k + 1);
+        if (s.real && k % 4 != 0 && detail::stencil_segments_aligned<S>(s.dz)) {
+            const stencil_slot first = plan::slot(k - k % 4);
+            T.check(first.dz == s.dz && first.dy == s.dy, "%s: slot group %d spans rows %d and %d", n.c_str(), k / 4,
+                    first.dy, s.dy);
+        }
     }
+    // stars align at no cost (8 + (8 + 2r) + 8 or one segment), boxes would pay
+    T.check(detail::stencil_segments_aligned<S>(0) == (S::kind == stencil_kind::star),
+            "%s: plane 0's segments aligned: %d", n.c_str(), detail::stencil_segments_aligned<S>(0));
     int expect_real = 0;
     for (int dz = plan::dz_lo; dz <= plan::dz_hi; ++dz)
         for (int dy = -S::radius; dy <= S::radius; ++dy) {

@@ -197,6 +197,24 @@ __host__ __device__ constexpr int stencil_group_real(int dz)
     for (int dy = -S::radius; dy <= S::radius; ++dy) n += stencil_seg_width<S>(dz, dy);
     return n;
 }
+/// Segments of plane dz each start at a multiple of 4 slots where that
+/// costs no slot (e.g. star2d1r: 8 + 12 + 8 = 28 = 26 padded): no slot group
+/// of 4 lanes then spans two rows, whose gathers would hit a bank twice.
+template <class S>
+__host__ __device__ constexpr bool stencil_segments_aligned(int dz)
+{
+    int n = 0;
+    for (int dy = -S::radius; dy <= S::radius; ++dy) n += (stencil_seg_width<S>(dz, dy) + 3) / 4 * 4;
+    return n == (stencil_group_real<S>(dz) + 3) / 4 * 4;
+}
+/// Slots segment (dz, dy) takes in the packing: its width, rounded up to a
+/// multiple of 4 where the plane's segments are aligned.
+template <class S>
+__host__ __device__ constexpr int stencil_seg_span(int dz, int dy)
+{
+    const int w = stencil_seg_width<S>(dz, dy);
+    return stencil_segments_aligned<S>(dz) ? (w + 3) / 4 * 4 : w;
+}
 template <class S>
 __host__ __device__ constexpr int stencil_group_padded(int dz)
 {
@@ -302,9 +320,10 @@ struct stencil_mma_plan {
             if (k >= base + detail::stencil_group_padded<S>(dz)) continue;
             int off = k - base;
             for (int dy = -S::radius; dy <= S::radius; ++dy) {
-                const int w = detail::stencil_seg_width<S>(dz, dy);
+                const int w = detail::stencil_seg_width<S>(dz, dy), span = detail::stencil_seg_span<S>(dz, dy);
                 if (off < w) return {true, dz, dy, detail::stencil_seg_cmin<S>(dz, dy) + off};
-                off -= w;
+                if (off < span) return {false, dz, 0, 0};  // an aligned segment's padding
+                off -= span;
             }
             return {false, dz, 0, 0};  // padding of plane dz
         }
