@@ -229,10 +229,13 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
                 const long long ax = ax0 + 2 * (lane + 32 * c);
                 xok[c] = ax >= 0 && ax < ex;
             }
-            for (int by = warp; by < G::bh; by += Threads / 32) {
-                const long long ay = ay0 + by;
-                const bool yok = src_plane != nullptr && ay >= 0 && ay < ny + 2 * R;
-                const double* row = yok ? src_plane + ay * ex + ax0 : any_valid;
+            // region rows [by_lo, by_hi) lie in the array; `row` steps from
+            // row to row (an address only read where its row and column lie in the array)
+            const int by_lo = detail::stencil_clamp_to(-ay0, 0, G::bh);
+            const int by_hi = src_plane == nullptr ? by_lo : detail::stencil_clamp_to(ny + 2 * R - ay0, 0, G::bh);
+            const double* row = (src_plane != nullptr ? src_plane : any_valid) + (ay0 + warp) * ex + ax0;
+            for (int by = warp; by < G::bh; by += Threads / 32, row += (Threads / 32) * ex) {
+                const bool yok = by >= by_lo && by < by_hi;
 #pragma unroll
                 for (int c = 0; c < per_lane; ++c) {
                     const int bx = 2 * (lane + 32 * c);
@@ -261,18 +264,7 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
             xok[c] = bx < G::bw && x >= -R && x < nx + R;
         }
     }
-    for (int by = warp; by < G::bh; by += Threads / 32) {
-        const long long y = y0 - G::halo + by;
-        long long ys;
-        bool yok;
-        if constexpr (BC == boundary::periodic) {
-            ys = stencil_wrap(y, ny);
-            yok = src_plane != nullptr;
-        } else {
-            ys = y + R;
-            yok = src_plane != nullptr && y >= -R && y < ny + R;
-        }
-        const double* row = yok ? src_plane + ys * ex : any_valid;
+    auto copy_row = [&](int by, const double* row, bool yok) {
 #pragma unroll
         for (int c = 0; c < cols; ++c) {
             const int bx = lane + 32 * c;
@@ -281,6 +273,20 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
                 cp_async<8>(buf + by * G::pitch + bx, ok ? row + xs[c] : any_valid, ok ? 8 : 0);
             }
         }
+    };
+    if constexpr (BC == boundary::periodic) {
+        for (int by = warp; by < G::bh; by += Threads / 32) {
+            const long long ys = stencil_wrap(y0 - G::halo + by, ny);
+            copy_row(by, src_plane != nullptr ? src_plane + ys * ex : any_valid, src_plane != nullptr);
+        }
+    } else {
+        // array rows y0 - halo + R + by for by in [by_lo, by_hi); `row` steps as in the pair copies
+        const long long ay0 = y0 - G::halo + R;
+        const int by_lo = detail::stencil_clamp_to(-ay0, 0, G::bh);
+        const int by_hi = src_plane == nullptr ? by_lo : detail::stencil_clamp_to(ny + 2 * R - ay0, 0, G::bh);
+        const double* row = (src_plane != nullptr ? src_plane : any_valid) + (ay0 + warp) * ex;
+        for (int by = warp; by < G::bh; by += Threads / 32, row += (Threads / 32) * ex)
+            copy_row(by, row, by >= by_lo && by < by_hi);
     }
 }
 

@@ -235,12 +235,14 @@ __global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>
             // the final step's tile, staged in the buffer it did not read: whole rows out
             // (a warp per row, lanes along it)
             const double* const staged = T % 2 == 1 ? work : cur;
-            const int lane = threadIdx.x & 31;
-            for (int row = threadIdx.x >> 5; row < G::tile_y; row += Threads / 32) {
+            const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+            constexpr int warps = Threads / 32;
+            double* out_row = a.out + f.gbase + static_cast<long long>(G::halo + warp) * a.ex;
+            const double* staged_row = staged + (G::halo + warp) * G::pitch;
+            for (int row = warp; row < G::tile_y;
+                 row += warps, out_row += warps * a.ex, staged_row += warps * G::pitch) {
                 const int br = G::halo + row;
                 if (!f.all_final && (br < f.iy_lo || br >= f.iy_hi)) continue;
-                double* const out_row = a.out + f.gbase + static_cast<long long>(br) * a.ex;
-                const double* const staged_row = staged + br * G::pitch;
 #pragma unroll
                 for (int c0 = 0; c0 < G::tile_x; c0 += 32) {
                     const int bc = G::halo + c0 + lane;
