@@ -199,25 +199,31 @@ __global__ void __launch_bounds__(C::threads, (stencil_min_blocks<S, Backend, C>
     for (int i = threadIdx.x; i < C::buffers * G::plane; i += Threads) stencil_smem[i] = 0.0;
     const stencil_lane<S> ln = stencil_setup_lane<S, Backend>(a.w, stencil_smem + C::buffers * G::plane, G::pitch);
 
+    // a tile's origin, computed once: when its region is requested, kept for its steps
+    struct origin {
+        long long x0, y0;
+    };
     auto load_tile = [&](double* buf, long long it) {
-        const long long x0 = (it % a.tiles_x) * G::tile_x, y0 = (it / a.tiles_x) * G::tile_y;
-        stencil_load_region<G, BC, Threads, C::pairs>(buf, a.in, a.in, x0, y0, a.nx, a.ny, a.ex, a.pair_loads);
+        const origin o{(it % a.tiles_x) * G::tile_x, (it / a.tiles_x) * G::tile_y};
+        stencil_load_region<G, BC, Threads, C::pairs>(buf, a.in, a.in, o.x0, o.y0, a.nx, a.ny, a.ex, a.pair_loads);
+        return o;
     };
     __shared__ item_queue<2> queue;  // the tile of each input buffer
     queue.start(a.tickets);
     __syncthreads();
-    if (queue.at(0) < a.items) load_tile(stencil_smem, queue.at(0));
+    origin next_origin{0, 0};
+    if (queue.at(0) < a.items) next_origin = load_tile(stencil_smem, queue.at(0));
     cp_async_commit();
     for (int k = 0; queue.at(k) < a.items; ++k) {
-        const long long item = queue.at(k);
+        const origin o = next_origin;
         // prefetch the next tile into the other input buffer (freed by the
         // barrier that ended the previous iteration)
-        if (queue.at(k + 1) < a.items) load_tile(stencil_smem + ((k + 1) & 1) * G::plane, queue.at(k + 1));
+        if (queue.at(k + 1) < a.items) next_origin = load_tile(stencil_smem + ((k + 1) & 1) * G::plane, queue.at(k + 1));
         cp_async_commit();
         cp_async_wait<1>();
         __syncthreads();  // tile k landed; every thread has read its slots
         const long long next = queue.take(a.tickets, k);  // tile k + 2, published by step 1's barrier
-        const long long x0 = (item % a.tiles_x) * G::tile_x, y0 = (item / a.tiles_x) * G::tile_y;
+        const long long x0 = o.x0, y0 = o.y0;
         const stencil_tile_frame f = make_stencil_tile_frame<G, BC>(x0, y0, a.nx, a.ny, a.ex, true);
         double* const cur = stencil_smem + (k & 1) * G::plane;
         static_for<T>([&](auto s_) {
