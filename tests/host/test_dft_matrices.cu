@@ -27,11 +27,13 @@
 //     that every output is written exactly once and that each last-stage
 //     store instruction writes whole 32-byte sectors (all but the strided
 //     passes of M = 1 signal per tile, N >= 2048, whose rows are 16 bytes);
-//   * the same model counts shared-memory bank groups per 8-lane phase of
-//     the 16-byte accesses: the tile-load writes (2-way for the strided
-//     N = 512 and 1024) and the reads of every stage are conflict-free
-//     (N >= 128; mode b stage-1 reads too), and the writes of every stage
-//     with p >= 8;
+//   * the same model replays the shared-memory addresses of every 16-byte
+//     access instruction (tile-load writes, every stage's reads and
+//     writes) per warp and per 8-lane phase and counts wavefronts as the
+//     hardware serves them (a phase is one wavefront when its slots fall in
+//     distinct 16-byte bank groups): every stage read and write takes 4 per
+//     instruction, the ideal, for N = 64 .. 4096 and both pass kinds; so do
+//     the tile loads (8 for the strided N = 512 and 1024);
 //   * the long double reference itself against a direct O(N^2) DFT.
 #include "common/test_util.hpp"
 
@@ -398,26 +400,72 @@ void check_reference()
 
 // -- host model of fft_pass_kernel -------------------------------------------------
 
-struct bank_stats {
-    int worst_read = 1, worst_write = 1;
+/// Shared-memory wavefronts of the instructions of one kind of access of a
+/// stage, per instruction (the worst over the warps).
+struct access_stats {
+    std::vector<int> wavefronts;
+    void note(std::size_t instr, int wf)
+    {
+        if (wavefronts.size() <= instr) wavefronts.resize(instr + 1, 0);
+        wavefronts[instr] = std::max(wavefronts[instr], wf);
+    }
+};
+struct stage_stats {
+    access_stats read, write;  ///< LDS of the read half, STS of the write half
 };
 struct pass_stats {
-    std::vector<bank_stats> stage;
-    int worst_load = 1;         ///< bank ways of the tile-load writes
+    std::vector<stage_stats> stage;
+    access_stats load;          ///< bank wavefronts of the tile-load writes (LDGSTS)
+    access_stats load_rows;     ///< 128-byte shared-memory rows the tile-load instructions write, over the 4 phases
+    bool load_in_order = true;  ///< every load phase writes its row's 8 slots in lane order
     bool whole_sectors = true;  ///< every last-stage store instruction covers whole 32-byte sectors
     bool each_once = true;      ///< every output written exactly once
 };
 
-/// Tracks the bank groups (16-byte slot mod 8) of one 8-lane phase.
+/// The 16-byte slots one warp instruction touches, by 8-lane phase. The
+/// hardware serves a 128-bit shared-memory access in 4 phases of 8
+/// consecutive lanes; a phase takes one wavefront when its distinct slots
+/// fall in distinct 16-byte bank groups (slot mod 8, the tile buffers being
+/// 128-byte aligned), else as many as the most slots one group holds.
 struct phase {
-    int count[4][8] = {};  // phase (lanes 8k..8k+7) x bank group
-    void add(int lane, int slot) { ++count[lane >> 3][slot & 7]; }
-    int worst() const
+    int slot[32] = {};
+    void add(int lane, int s) { slot[lane] = s; }
+    int wavefronts() const
     {
-        int m = 0;
-        for (const auto& p : count)
-            for (int v : p) m = v > m ? v : m;
-        return m;
+        int total = 0;
+        for (int ph = 0; ph < 4; ++ph) {
+            int most = 0;
+            for (int group = 0; group < 8; ++group) {
+                int distinct = 0;
+                for (int a = 8 * ph; a < 8 * ph + 8; ++a) {
+                    bool first = (slot[a] & 7) == group;
+                    for (int b = 8 * ph; b < a && first; ++b) first = slot[b] != slot[a];
+                    distinct += first;
+                }
+                most = std::max(most, distinct);
+            }
+            total += most;
+        }
+        return total;
+    }
+    /// Distinct 128-byte rows (slot / 8) per phase, summed over the 4 phases.
+    int rows() const
+    {
+        int total = 0;
+        for (int ph = 0; ph < 4; ++ph)
+            for (int a = 8 * ph; a < 8 * ph + 8; ++a) {
+                bool first = true;
+                for (int b = 8 * ph; b < a && first; ++b) first = (slot[b] >> 3) != (slot[a] >> 3);
+                total += first;
+            }
+        return total;
+    }
+    /// Each phase writes slots 8 k + 0 .. 8 k + 7 in lane order.
+    bool in_order() const
+    {
+        bool ok = true;
+        for (int a = 0; a < 32; ++a) ok = ok && slot[a] == (slot[a & ~7] & ~7) + (a & 7);
+        return ok;
     }
 };
 
@@ -450,11 +498,13 @@ pass_stats model_pass(std::vector<cd>& data)
             phase ph;
             for (int lane = 0; lane < 32; ++lane) {
                 const dft::chunk c = dft::tile_chunk(32 * w + lane + threads * u, N, M, Strided);
-                const int slot = dft::swizzle(L, c.s, c.n);
+                const int slot = dft::tile_slot(L, c.s, c.n);
                 ph.add(lane, slot);
-                buf[c.s * N + slot] = data[gidx(c.s, c.n)];
+                buf[slot] = data[gidx(c.s, c.n)];
             }
-            stats.worst_load = std::max(stats.worst_load, ph.worst());
+            stats.load.note(static_cast<std::size_t>(u), ph.wavefronts());
+            stats.load_rows.note(static_cast<std::size_t>(u), ph.rows());
+            stats.load_in_order = stats.load_in_order && ph.in_order();
         }
     std::vector<int> written(per_cta, 0);
     for (int stage = 0; stage < S; ++stage) {
@@ -475,9 +525,9 @@ pass_stats model_pass(std::vector<cd>& data)
                         const int g = lane >> 2, t = lane & 3;
                         const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
                         const int q = t + 4 * qq, n = col.i + q * NR;
-                        const int slot = dft::swizzle(L, col.s, n);
+                        const int slot = dft::tile_slot(L, col.s, n);
                         ph.add(lane, slot);
-                        const cd x = buf[col.s * N + slot];
+                        const cd x = buf[slot];
                         if (first) {
                             v[lane][qq] = x;
                         } else {
@@ -487,7 +537,7 @@ pass_stats model_pass(std::vector<cd>& data)
                                              std::fma(x.real(), wv.imag(), x.imag() * wv.real()));
                         }
                     }
-                    stats.stage[stage].worst_read = std::max(stats.stage[stage].worst_read, ph.worst());
+                    stats.stage[stage].read.note(static_cast<std::size_t>(u * Q + qq), ph.wavefronts());
                 }
                 if (R == 8) {
                     frag_b<K16> b[32];
@@ -561,11 +611,12 @@ pass_stats model_pass(std::vector<cd>& data)
                                 const int g = lane >> 2, t = lane & 3;
                                 const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
                                 const int n = dft::stockham_out(col.i, g + 8 * h, R, p);
-                                const int slot = dft::swizzle(L, col.s, n);
+                                const int slot = dft::tile_slot(L, col.s, n);
                                 ph.add(lane, slot);
-                                buf[col.s * N + slot] = val[lane][e];
+                                buf[slot] = val[lane][e];
                             }
-                            stats.stage[stage].worst_write = std::max(stats.stage[stage].worst_write, ph.worst());
+                            stats.stage[stage].write.note(static_cast<std::size_t>((u * (R / 8) + h) * 2 + e),
+                                                          ph.wavefronts());
                         }
                     }
                 }
@@ -586,7 +637,7 @@ void check_model()
     for (cd& v : data) v = {r.uniform(), r.uniform()};
     const std::vector<cd> input = data;
     const pass_stats ps = model_pass<L, Sign, Strided>(data);
-    const std::vector<bank_stats>& stats = ps.stage;
+    const std::vector<stage_stats>& stats = ps.stage;
     double worst = 0, scale = 0;
     for (int s = 0; s < M; ++s) {
         std::vector<cd> sig(N);
@@ -607,24 +658,34 @@ void check_model()
     if (!Strided || M >= 2)
         T.check(ps.whole_sectors, "model N=%d %s: a last-stage store instruction leaves a 32-byte sector half written",
                 N, Strided ? "strided" : "contiguous");
-    // the strided loads of M = 4 and 2 (N = 512, 1024) interleave 2 or 4 rows per phase: 2-way at most
-    if (L >= 7)
-        T.check(ps.worst_load <= (Strided && (M == 4 || M == 2) ? 2 : 1), "N=%d %s tile load: %d-way bank conflict",
-                N, Strided ? "strided" : "contiguous", ps.worst_load);
-    std::string banks = " load:" + std::to_string(ps.worst_load);
+    // every 128-bit shared-memory instruction of the pass: 4 wavefronts (one per
+    // 8-lane phase) is conflict-free. The strided loads of M = 4 and 2 (N = 512,
+    // 1024) interleave 2 or 4 image rows per phase: 2-way by their lane map.
+    const int load_ideal = Strided && (M == 4 || M == 2) ? 8 : 4;
+    for (std::size_t i = 0; i < ps.load.wavefronts.size(); ++i)
+        T.check(ps.load.wavefronts[i] <= load_ideal, "N=%d %s tile load %zu: %d wavefronts (ideal 4)", N,
+                Strided ? "strided" : "contiguous", i, ps.load.wavefronts[i]);
+    auto list = [](const access_stats& a) {
+        std::string out;
+        for (std::size_t i = 0; i < a.wavefronts.size(); ++i) out += (i ? "," : "") + std::to_string(a.wavefronts[i]);
+        return out;
+    };
+    std::string banks = " load " + list(ps.load) + " (rows " + list(ps.load_rows) + (ps.load_in_order ? ", in order)" : ")");
     for (std::size_t st = 0; st < stats.size(); ++st) {
         const int R = dft::radix(L, static_cast<int>(st)), p = dft::stride_before(L, static_cast<int>(st));
-        const bool first = st == 0, last = st + 1 == stats.size();
-        banks += " r" + std::to_string(R) + ":" + std::to_string(stats[st].worst_read) + "/" +
-                 (last ? "-" : std::to_string(stats[st].worst_write));
-        const bool mode_b = Strided && (first || last);
-        if (L >= 7)
-            T.check(stats[st].worst_read == 1, "N=%d stage %zu reads: %d-way bank conflict", N, st, stats[st].worst_read);
-        if (!last && p >= 8 && !mode_b && L >= 7)
-            T.check(stats[st].worst_write == 1, "N=%d stage %zu writes: %d-way bank conflict", N, st,
-                    stats[st].worst_write);
+        const bool last = st + 1 == stats.size();
+        banks += " | s" + std::to_string(st) + " R" + std::to_string(R) + " p" + std::to_string(p) + " LDS " +
+                 list(stats[st].read) + (last ? "" : " STS " + list(stats[st].write));
+        for (std::size_t i = 0; i < stats[st].read.wavefronts.size(); ++i)
+            T.check(stats[st].read.wavefronts[i] == 4, "N=%d %s stage %zu read %zu: %d wavefronts (ideal 4)", N,
+                    Strided ? "strided" : "contiguous", st, i, stats[st].read.wavefronts[i]);
+        for (std::size_t i = 0; i < stats[st].write.wavefronts.size(); ++i)
+            T.check(stats[st].write.wavefronts[i] == 4, "N=%d %s stage %zu write %zu: %d wavefronts (ideal 4)", N,
+                    Strided ? "strided" : "contiguous", st, i, stats[st].write.wavefronts[i]);
+        T.check(last == stats[st].write.wavefronts.empty(), "N=%d stage %zu: shared-memory writes %s", N, st,
+                last ? "in the last stage" : "missing");
     }
-    std::printf("model N=%-4d %-7s %-10s max error %.2e (scale %.1f); bank ways read/write per stage:%s\n", N,
+    std::printf("model N=%-4d %-7s %-10s max error %.2e (scale %.1f); wavefronts per instruction:%s\n", N,
                 Sign < 0 ? "forward" : "inverse", Strided ? "strided" : "contiguous", worst, scale, banks.c_str());
 }
 

@@ -145,21 +145,45 @@ __host__ __device__ constexpr int twiddle_exp(int i, int q, int R, int p, int N)
     return twiddle_exp_k(i & (p - 1), q, R, p, N);
 }
 
+/// Bits of n (above the low three) whose swizzle mask holds bit k (k = 0,
+/// 1, 2): bit 0 comes from every bit b >= 3, bits 1-2 from bit b as the
+/// pattern 3, 1, 2 of b mod 3 (b = 3, 4, 5, 6, ... give 3, 1, 2, 3, ...).
+/// Any two adjacent bits of n thus get masks that differ in bits 1-2 and
+/// are both nonzero there, and every mask has bit 0.
+__host__ __device__ constexpr unsigned swizzle_select(int k)
+{
+    unsigned m = 0;
+    for (int b = 3; b < 32; ++b) {
+        const int pattern = b % 3 == 0 ? 3 : b % 3 == 1 ? 1 : 2;  // the mask's bits 1-2
+        if (k == 0 || ((pattern >> (k - 1)) & 1)) m |= 1u << b;
+    }
+    return m;
+}
+
 /// Shared-memory slot of element n of signal s (16-byte units inside the
-/// signal's N slots): n with its low 3 bits XORed by
-///   bit 0: parity of n >> 3, bits 1-2: bits (L-4, L-3) ^ (L-2, L-1) of n,
-/// and by s. A bijection on every aligned group of 8. It makes the stage
-/// reads (8 lanes: two columns g x four inputs q) and the writes of stages
-/// with p >= 8 (two outputs r x four columns) fall on 8 distinct 16-byte
-/// bank groups; tests/host/test_dft_matrices.cu counts it.
+/// signal's N slots): n with its low 3 bits XORed by s and by the mask
+///   bit k = parity of (n & swizzle_select(k)),
+/// the same for every L. A bijection on every aligned group of 8, and
+/// GF(2)-linear. An 8-lane phase of a stage access varies three bits of
+/// (s, n) (tests/host/test_dft_matrices.cu lists them by replaying the
+/// kernel): reads n bit 0 (or s bit 0) and two adjacent bits of n >= 3,
+/// p = 1 writes n bit 0 (or s bits) and two adjacent bits >= 3, p >= 8
+/// writes n bits 1, 2 and one bit >= 3, one N = 512 strided write n bits
+/// 0, 3 and s bit 1. With bit 0 in every mask and adjacent bits'
+/// masks independent in bits 1-2, each of these sets maps onto the 8 bank
+/// groups (slot mod 8): every stage read and write is conflict-free.
 __host__ __device__ inline int swizzle(int L, int s, int n)
 {
+    (void)L;
+    const unsigned u = static_cast<unsigned>(n);
 #if defined(__CUDA_ARCH__)
-    int h = __popc(n >> 3) & 1;
+    const int h = (__popc(u & swizzle_select(0)) & 1) | ((__popc(u & swizzle_select(1)) & 1) << 1) |
+                  ((__popc(u & swizzle_select(2)) & 1) << 2);
 #else
-    int h = __builtin_popcount(static_cast<unsigned>(n) >> 3) & 1;
+    const int h = (__builtin_popcount(u & swizzle_select(0)) & 1) |
+                  ((__builtin_popcount(u & swizzle_select(1)) & 1) << 1) |
+                  ((__builtin_popcount(u & swizzle_select(2)) & 1) << 2);
 #endif
-    if (L >= 7) h |= (((n >> (L - 4)) ^ (n >> (L - 2))) & 3) << 1;
     return n ^ ((h ^ s) & 7);
 }
 
@@ -169,8 +193,8 @@ __host__ __device__ inline int swizzle(int L, int s, int n)
 // MMA column is c = 8 (warp + warps u) + g (reads; 2t + e for the writes),
 // an input is q = t + 4 qq, an output r = g + 8 h, a load chunk is
 // j = thread + threads u. column_of, tile_chunk, stockham_out and
-// exchanged_slot only move bits, and tile_slot (the swizzle's XOR mask is a
-// parity and bit differences: XORs of bits) is GF(2)-linear in (s, n). So
+// exchanged_slot only move bits, and tile_slot (the swizzle's XOR mask is
+// three parities: XORs of bits) is GF(2)-linear in (s, n). So
 // every slot is slot(lane fields) ^ slot(u, qq, e, h fields): a per-lane
 // part, computed once per stage, XOR a compile-time constant (the kernels'
 // loops are unrolled). tests/host/test_dft_matrices.cu checks the split
