@@ -113,7 +113,13 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
     using K16 = f64_m16n8<16>;
     constexpr int N = C::n, M = C::signals;
     constexpr int S = dft::stages(L);
-    extern __shared__ __align__(16) double2 smem[];
+    // 128-byte aligned, so that each aligned group of 8 slots (a tile-load
+    // phase's row, dft::tile_chunk) is one 128-byte line of shared memory.
+    // With 16-byte alignment the area followed the static variables below
+    // at 0x440 (0x430 with two buffers): every row straddled two lines and
+    // each LDGSTS phase of the row passes took two wavefronts (the stages'
+    // bank groups only shifted by a constant)
+    extern __shared__ __align__(128) double2 smem[];
     // the tile each buffer holds or receives, where it starts, its signals
     __shared__ long long held[C::buffers], held_base[C::buffers];
     __shared__ int held_valid[C::buffers];
