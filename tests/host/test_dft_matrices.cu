@@ -33,7 +33,10 @@
 //     hardware serves them (a phase is one wavefront when its slots fall in
 //     distinct 16-byte bank groups): every stage read and write takes 4 per
 //     instruction, the ideal, for N = 64 .. 4096 and both pass kinds; so do
-//     the tile loads (8 for the strided N = 512 and 1024);
+//     the tile loads, whose phases each write one 128-byte row of slots
+//     (in lane order where dft::tile_load_in_slot_order) and whose
+//     instructions read whole 32-byte global sectors (but the strided
+//     M = 1, 16-byte rows);
 //   * the long double reference itself against a direct O(N^2) DFT.
 #include "common/test_util.hpp"
 
@@ -304,6 +307,7 @@ void check_split_indices(int L)
             const dft::chunk c = dft::tile_chunk(tid + threads * u, N, M, Strided);
             const dft::chunk lc = dft::tile_chunk(tid, N, M, Strided), fc = dft::tile_chunk(threads * u, N, M, Strided);
             split(dft::tile_slot(L, lc.s, lc.n), dft::tile_slot(L, fc.s, fc.n), c.s * N + dft::swizzle(L, c.s, c.n));
+            split(dft::swizzle(L, lc.s, lc.n), dft::swizzle(L, fc.s, fc.n), dft::swizzle(L, c.s, c.n));  // slot order
             const long long src = Strided ? c.s + c.n * nx : static_cast<long long>(c.s) * N + c.n;
             const long long src_split = Strided ? (lc.s + lc.n * nx) + (fc.s + fc.n * nx) : tid + threads * u;
             ok = ok && src == src_split && lc.s + fc.s == c.s;
@@ -418,6 +422,7 @@ struct pass_stats {
     access_stats load;          ///< bank wavefronts of the tile-load writes (LDGSTS)
     access_stats load_rows;     ///< 128-byte shared-memory rows the tile-load instructions write, over the 4 phases
     bool load_in_order = true;  ///< every load phase writes its row's 8 slots in lane order
+    bool load_whole_sectors = true;  ///< every tile-load instruction reads whole 32-byte sectors
     bool whole_sectors = true;  ///< every last-stage store instruction covers whole 32-byte sectors
     bool each_once = true;      ///< every output written exactly once
 };
@@ -496,12 +501,21 @@ pass_stats model_pass(std::vector<cd>& data)
     for (int u = 0; u < per_cta / threads; ++u)
         for (int w = 0; w < warps; ++w) {
             phase ph;
+            std::vector<int> sectors, sector_use;  // 16-byte pieces per global 32-byte sector
             for (int lane = 0; lane < 32; ++lane) {
                 const dft::chunk c = dft::tile_chunk(32 * w + lane + threads * u, N, M, Strided);
-                const int slot = dft::tile_slot(L, c.s, c.n);
+                // the kernel's two lane maps (dft::tile_load_in_slot_order)
+                const int slot = dft::tile_load_in_slot_order ? c.s * N + c.n : dft::tile_slot(L, c.s, c.n);
+                const int n = dft::tile_load_in_slot_order ? dft::swizzle(L, c.s, c.n) : c.n;
                 ph.add(lane, slot);
-                buf[slot] = data[gidx(c.s, c.n)];
+                buf[slot] = data[gidx(c.s, n)];
+                const int sector = Strided ? n * 1024 + c.s / 2 : gidx(c.s, n) / 2;
+                std::size_t k = 0;
+                while (k < sectors.size() && sectors[k] != sector) ++k;
+                if (k == sectors.size()) sectors.push_back(sector), sector_use.push_back(0);
+                ++sector_use[k];
             }
+            for (int c : sector_use) stats.load_whole_sectors = stats.load_whole_sectors && c == 2;
             stats.load.note(static_cast<std::size_t>(u), ph.wavefronts());
             stats.load_rows.note(static_cast<std::size_t>(u), ph.rows());
             stats.load_in_order = stats.load_in_order && ph.in_order();
@@ -659,12 +673,21 @@ void check_model()
         T.check(ps.whole_sectors, "model N=%d %s: a last-stage store instruction leaves a 32-byte sector half written",
                 N, Strided ? "strided" : "contiguous");
     // every 128-bit shared-memory instruction of the pass: 4 wavefronts (one per
-    // 8-lane phase) is conflict-free. The strided loads of M = 4 and 2 (N = 512,
-    // 1024) interleave 2 or 4 image rows per phase: 2-way by their lane map.
-    const int load_ideal = Strided && (M == 4 || M == 2) ? 8 : 4;
-    for (std::size_t i = 0; i < ps.load.wavefronts.size(); ++i)
-        T.check(ps.load.wavefronts[i] <= load_ideal, "N=%d %s tile load %zu: %d wavefronts (ideal 4)", N,
+    // 8-lane phase) is conflict-free. The tile load (LDGSTS) is costed by the
+    // 128-byte rows a phase writes (Nsight Compute: 8 per phase for a phase
+    // scattered over 8 signals' rows, 2 for a row straddling two lines):
+    // one row per phase, 4 per instruction; and it reads whole global sectors
+    for (std::size_t i = 0; i < ps.load.wavefronts.size(); ++i) {
+        T.check(ps.load.wavefronts[i] == 4, "N=%d %s tile load %zu: %d wavefronts (ideal 4)", N,
                 Strided ? "strided" : "contiguous", i, ps.load.wavefronts[i]);
+        T.check(ps.load_rows.wavefronts[i] == 4, "N=%d %s tile load %zu: %d 128-byte rows (ideal 4)", N,
+                Strided ? "strided" : "contiguous", i, ps.load_rows.wavefronts[i]);
+    }
+    T.check(ps.load_in_order == dft::tile_load_in_slot_order, "N=%d %s tile load: slots %sin lane order", N,
+            Strided ? "strided" : "contiguous", ps.load_in_order ? "" : "not ");
+    if (!Strided || M >= 2)
+        T.check(ps.load_whole_sectors, "N=%d %s tile load: a 32-byte sector half read", N,
+                Strided ? "strided" : "contiguous");
     auto list = [](const access_stats& a) {
         std::string out;
         for (std::size_t i = 0; i < a.wavefronts.size(); ++i) out += (i ? "," : "") + std::to_string(a.wavefronts[i]);

@@ -105,16 +105,33 @@ __host__ __device__ constexpr column column_of(int c, int cols_per_signal, int s
     return mode_b ? column{c % signals, c / signals} : column{c / cols_per_signal, c % cols_per_signal};
 }
 /// Signal s and element n of the j-th 16-byte chunk of a CTA's tile load
-/// (M signals of N elements): element-fastest for contiguous signals (the
-/// tile is one contiguous run of M N values), signal-fastest for strided
-/// ones (a tile row is M adjacent image columns, 16 M contiguous bytes).
+/// (M signals of N elements). Contiguous signals: element-fastest (the tile
+/// is one contiguous run of M N values; chunks 8k .. 8k+7 are one 128-byte
+/// global line and one 128-byte row of slots). Strided signals (a tile row
+/// is M adjacent image columns): runs of 8 consecutive elements of one
+/// signal, the runs of the M signals at the same 8 rows side by side, i.e.
+/// s = (j / 8) mod M, n = j mod 8 + 8 (j / 8M). The 8 lanes of a phase
+/// (j mod 8) then write the 8 slots of one 128-byte row (the swizzle
+/// permutes only within aligned groups of 8), and a warp's 4 phases take
+/// 4 adjacent signals (2 for M = 2) at 8 image rows: 64 (32) contiguous
+/// bytes per row, whole 32-byte sectors (16 bytes a row for M = 1).
 struct chunk {
     int s, n;
 };
 __host__ __device__ constexpr chunk tile_chunk(int j, int n_len, int signals, bool strided)
 {
-    return strided ? chunk{j % signals, j / signals} : chunk{j / n_len, j % n_len};
+    return strided ? chunk{(j >> 3) % signals, (j & 7) + 8 * (j / (8 * signals))} : chunk{j / n_len, j % n_len};
 }
+/// Which element a tile-load lane copies. false: chunk j's element
+/// (tile_chunk), written to its swizzled slot, so an 8-lane phase reads
+/// its 16-byte pieces in global order and writes one 128-byte row in the
+/// swizzle's (constant-per-row XOR) order. true: lane j writes slot j of
+/// that row in lane order and reads the element the swizzle puts there
+/// (swizzle is an involution on each row: n ^ mask with the mask fixed by
+/// the bits above the low three), so the phase reads the same 128 (row
+/// pass) or 8 x 16 (column pass) global bytes in XOR-permuted lane order.
+/// The same bytes move either way; only the lane that carries them differs.
+constexpr bool tile_load_in_slot_order = false;
 
 /// Last-stage store slot after the lane-pair exchange: lane (g, t) holds
 /// outputs r = g + 8h of MMA columns 2t and 2t+1 (the D map); it swaps one
