@@ -11,7 +11,8 @@
 //     g, twiddled by dft::cmul) give, through the stage's MMAs, the DFT of
 //     each of the 8 columns at the documented C-map outputs;
 //   * the twiddle table matches long double trigonometry;
-//   * swizzle is a bijection of every signal's slots;
+//   * swizzle is a bijection of every signal's slots, tile_slot of every
+//     tile's, with the swizzle's bank group;
 //   * the kernel's split indices (dft::tile_slot, dft::xor_fixed): for every
 //     index of every stage, lane part ^ fixed part (and the twiddle exponent
 //     from split i mod p) equals the direct formula, and the two parts share
@@ -22,7 +23,8 @@
 //     gives the long double reference DFT for N = 64 .. 4096, forward and
 //     inverse, contiguous and strided (2D column) passes;
 //     The model loads the tile as the kernel's cp.async does (16-byte chunks
-//     in dft::tile_chunk order into swizzled slots) and stores the last
+//     in dft::tile_chunk order into the slots of dft::tile_slot: chunk j
+//     in shared row j / 8) and stores the last
 //     stage through the lane-pair exchange (dft::exchanged_slot); it checks
 //     that every output is written exactly once and that each last-stage
 //     store instruction writes whole 32-byte sectors (all but the strided
@@ -34,10 +36,11 @@
 //     slots fall in distinct 16-byte bank groups): every stage read and
 //     write takes 4 per instruction, the ideal, for N = 64 .. 4096 and both
 //     pass kinds. The tile loads (LDGSTS) follow the rule Nsight Compute
-//     measured (phase::ldgsts: global lines x shared rows per phase): 4 for
-//     the contiguous loads; the strided ones are listed. Each load
-//     instruction reads whole 32-byte global sectors (but the strided
-//     M = 1, 16-byte rows);
+//     measured (phase::ldgsts: global lines x shared rows per phase): 4,
+//     one line into one row per phase, but for the strided tiles of M < 8
+//     signals, whose 8/M image rows per phase are 8/M lines (8, 16, 32 for
+//     M = 4, 2, 1). Each load instruction reads whole 32-byte global
+//     sectors (but the strided M = 1, 16-byte rows);
 //   * the long double reference itself against a direct O(N^2) DFT.
 #include "common/test_util.hpp"
 
@@ -286,6 +289,22 @@ void check_swizzle()
             for (int v : seen) bij = bij && v == 1;
             T.check(bij && groups, "swizzle L=%d s=%d is not a bijection within groups of 8", L, s);
         }
+        // tile_slot: a bijection of the tile's slots whose bank group is the swizzle's
+        const int per_cta = L >= 12 ? 4096 : 2048, M = per_cta / N;
+        for (bool strided : {false, true}) {
+            std::vector<int> seen(per_cta, 0);
+            bool banks = true;
+            for (int s = 0; s < M; ++s)
+                for (int n = 0; n < N; ++n) {
+                    const int slot = dft::tile_slot(L, M, strided, s, n);
+                    if (slot >= 0 && slot < per_cta) ++seen[slot];
+                    banks = banks && (slot & 7) == (dft::swizzle(L, s, n) & 7);
+                }
+            bool bij = true;
+            for (int v : seen) bij = bij && v == 1;
+            T.check(bij && banks, "tile_slot L=%d %s: not a bijection, or bank groups not the swizzle's", L,
+                    strided ? "strided" : "contiguous");
+        }
     }
 }
 
@@ -307,8 +326,8 @@ void check_split_indices(int L)
         for (int u = 0; u < per_cta / threads; ++u) {
             const dft::chunk c = dft::tile_chunk(tid + threads * u, N, M, Strided);
             const dft::chunk lc = dft::tile_chunk(tid, N, M, Strided), fc = dft::tile_chunk(threads * u, N, M, Strided);
-            split(dft::tile_slot(L, lc.s, lc.n), dft::tile_slot(L, fc.s, fc.n), c.s * N + dft::swizzle(L, c.s, c.n));
-            split(dft::swizzle(L, lc.s, lc.n), dft::swizzle(L, fc.s, fc.n), dft::swizzle(L, c.s, c.n));  // slot order
+            split(dft::tile_slot(L, M, Strided, lc.s, lc.n), dft::tile_slot(L, M, Strided, fc.s, fc.n),
+                  dft::tile_slot(L, M, Strided, c.s, c.n));
             const long long src = Strided ? c.s + c.n * nx : static_cast<long long>(c.s) * N + c.n;
             const long long src_split = Strided ? (lc.s + lc.n * nx) + (fc.s + fc.n * nx) : tid + threads * u;
             ok = ok && src == src_split && lc.s + fc.s == c.s;
@@ -327,8 +346,9 @@ void check_split_indices(int L)
                     const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
                     for (int qq = 0; qq < Q; ++qq) {
                         const int q = t + 4 * qq;
-                        split(dft::tile_slot(L, rc.s, rc.i + t * NR), dft::tile_slot(L, rf.s, rf.i + 4 * qq * NR),
-                              col.s * N + dft::swizzle(L, col.s, col.i + q * NR));
+                        split(dft::tile_slot(L, M, Strided, rc.s, rc.i + t * NR),
+                              dft::tile_slot(L, M, Strided, rf.s, rf.i + 4 * qq * NR),
+                              dft::tile_slot(L, M, Strided, col.s, col.i + q * NR));
                         const int k_mod_p = (rc.i & (p - 1)) + (rf.i & (p - 1));
                         ok = ok && dft::twiddle_exp_k(k_mod_p, q, R, p, N) == dft::twiddle_exp(col.i, q, R, p, N);
                     }
@@ -349,9 +369,9 @@ void check_split_indices(int L)
                                 const dft::column c = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
                                 const dft::column lc = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
                                 const dft::column fc = dft::column_of(8 * warps * u + e, NR, M, mode_b);
-                                split(dft::tile_slot(L, lc.s, dft::stockham_out(lc.i, g, R, p)),
-                                      dft::tile_slot(L, fc.s, dft::stockham_out(fc.i, 8 * h, R, p)),
-                                      c.s * N + dft::swizzle(L, c.s, dft::stockham_out(c.i, g + 8 * h, R, p)));
+                                split(dft::tile_slot(L, M, Strided, lc.s, dft::stockham_out(lc.i, g, R, p)),
+                                      dft::tile_slot(L, M, Strided, fc.s, dft::stockham_out(fc.i, 8 * h, R, p)),
+                                      dft::tile_slot(L, M, Strided, c.s, dft::stockham_out(c.i, g + 8 * h, R, p)));
                             }
                         }
                 }
@@ -421,7 +441,7 @@ struct stage_stats {
 struct pass_stats {
     std::vector<stage_stats> stage;
     access_stats load;          ///< tile-load (LDGSTS) wavefronts by the measured rule (phase::ldgsts)
-    bool load_in_order = true;  ///< every load phase writes its row's 8 slots in lane order
+    bool load_rows_in_order = true;  ///< tile-load chunk j lands in shared row j / 8
     bool load_whole_sectors = true;  ///< every tile-load instruction reads whole 32-byte sectors
     bool whole_sectors = true;  ///< every last-stage store instruction covers whole 32-byte sectors
     bool each_once = true;      ///< every output written exactly once
@@ -491,13 +511,6 @@ struct phase {
         }
         return total;
     }
-    /// Each phase writes slots 8 k + 0 .. 8 k + 7 in lane order.
-    bool in_order() const
-    {
-        bool ok = true;
-        for (int a = 0; a < 32; ++a) ok = ok && slot[a] == (slot[a & ~7] & ~7) + (a & 7);
-        return ok;
-    }
 };
 
 /// One tile's pass on the CPU, step for step as the kernel: `data` holds
@@ -530,9 +543,8 @@ pass_stats model_pass(std::vector<cd>& data)
             std::vector<int> sectors, sector_use;  // 16-byte pieces per global 32-byte sector
             for (int lane = 0; lane < 32; ++lane) {
                 const dft::chunk c = dft::tile_chunk(32 * w + lane + threads * u, N, M, Strided);
-                // the kernel's two lane maps (dft::tile_load_in_slot_order)
-                const int slot = dft::tile_load_in_slot_order ? c.s * N + c.n : dft::tile_slot(L, c.s, c.n);
-                const int n = dft::tile_load_in_slot_order ? dft::swizzle(L, c.s, c.n) : c.n;
+                const int slot = dft::tile_slot(L, M, Strided, c.s, c.n), n = c.n;
+                stats.load_rows_in_order = stats.load_rows_in_order && slot >> 3 == (32 * w + lane + threads * u) >> 3;
                 // global 128-byte line: 8 adjacent image columns of row n
                 // (the tile's columns start on a line), or 8 contiguous values
                 ph.add(lane, slot, Strided ? n * 1024LL + c.s / 8 : gidx(c.s, n) / 8);
@@ -545,7 +557,6 @@ pass_stats model_pass(std::vector<cd>& data)
             }
             for (int c : sector_use) stats.load_whole_sectors = stats.load_whole_sectors && c == 2;
             stats.load.note(static_cast<std::size_t>(u), ph.ldgsts());
-            stats.load_in_order = stats.load_in_order && ph.in_order();
         }
     std::vector<int> written(per_cta, 0);
     for (int stage = 0; stage < S; ++stage) {
@@ -566,7 +577,7 @@ pass_stats model_pass(std::vector<cd>& data)
                         const int g = lane >> 2, t = lane & 3;
                         const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
                         const int q = t + 4 * qq, n = col.i + q * NR;
-                        const int slot = dft::tile_slot(L, col.s, n);
+                        const int slot = dft::tile_slot(L, M, Strided, col.s, n);
                         ph.add(lane, slot);
                         const cd x = buf[slot];
                         if (first) {
@@ -652,7 +663,7 @@ pass_stats model_pass(std::vector<cd>& data)
                                 const int g = lane >> 2, t = lane & 3;
                                 const dft::column col = dft::column_of(8 * grp + 2 * t + e, NR, M, mode_b);
                                 const int n = dft::stockham_out(col.i, g + 8 * h, R, p);
-                                const int slot = dft::tile_slot(L, col.s, n);
+                                const int slot = dft::tile_slot(L, M, Strided, col.s, n);
                                 ph.add(lane, slot);
                                 buf[slot] = val[lane][e];
                             }
@@ -701,16 +712,15 @@ void check_model()
                 N, Strided ? "strided" : "contiguous");
     // every 128-bit shared-memory instruction of the pass: 4 wavefronts (one per
     // 8-lane phase) is the ideal. The tile load (LDGSTS) is costed by the
-    // measured rule (phase::ldgsts): the contiguous loads' phases read one
-    // line into one row. The strided loads' phases read 8 lines or write 8
-    // rows whatever the lane map while a tile is signal-major (a line is 8
-    // signals at one n); they are listed, not checked
-    if (!Strided)
-        for (std::size_t i = 0; i < ps.load.wavefronts.size(); ++i)
-            T.check(ps.load.wavefronts[i] == 4, "N=%d contiguous tile load %zu: %d wavefronts (ideal 4)", N, i,
-                    ps.load.wavefronts[i]);
-    T.check(ps.load_in_order == dft::tile_load_in_slot_order, "N=%d %s tile load: slots %sin lane order", N,
-            Strided ? "strided" : "contiguous", ps.load_in_order ? "" : "not ");
+    // measured rule (phase::ldgsts): each phase writes one shared row and
+    // reads one global line, or for a strided tile of M < 8 signals the
+    // 8/M lines its M columns of 8/M image rows take at least
+    const int load_ideal = Strided && M < 8 ? 4 * (8 / M) : 4;
+    for (std::size_t i = 0; i < ps.load.wavefronts.size(); ++i)
+        T.check(ps.load.wavefronts[i] == load_ideal, "N=%d %s tile load %zu: %d wavefronts (least possible %d)", N,
+                Strided ? "strided" : "contiguous", i, ps.load.wavefronts[i], load_ideal);
+    T.check(ps.load_rows_in_order, "N=%d %s tile load: chunk j not in shared row j / 8", N,
+            Strided ? "strided" : "contiguous");
     if (!Strided || M >= 2)
         T.check(ps.load_whole_sectors, "N=%d %s tile load: a 32-byte sector half read", N,
                 Strided ? "strided" : "contiguous");
@@ -719,7 +729,7 @@ void check_model()
         for (std::size_t i = 0; i < a.wavefronts.size(); ++i) out += (i ? "," : "") + std::to_string(a.wavefronts[i]);
         return out;
     };
-    std::string banks = " LDGSTS " + list(ps.load) + (ps.load_in_order ? " (in order)" : "");
+    std::string banks = " LDGSTS " + list(ps.load);
     for (std::size_t st = 0; st < stats.size(); ++st) {
         const int R = dft::radix(L, static_cast<int>(st)), p = dft::stride_before(L, static_cast<int>(st));
         const bool last = st + 1 == stats.size();

@@ -105,33 +105,27 @@ __host__ __device__ constexpr column column_of(int c, int cols_per_signal, int s
     return mode_b ? column{c % signals, c / signals} : column{c / cols_per_signal, c % cols_per_signal};
 }
 /// Signal s and element n of the j-th 16-byte chunk of a CTA's tile load
-/// (M signals of N elements). Contiguous signals: element-fastest (the tile
-/// is one contiguous run of M N values; chunks 8k .. 8k+7 are one 128-byte
-/// global line and one 128-byte row of slots). Strided signals (a tile row
-/// is M adjacent image columns): runs of 8 consecutive elements of one
-/// signal, the runs of the M signals at the same 8 rows side by side, i.e.
-/// s = (j / 8) mod M, n = j mod 8 + 8 (j / 8M). The 8 lanes of a phase
-/// (j mod 8) then write the 8 slots of one 128-byte row (the swizzle
-/// permutes only within aligned groups of 8), and a warp's 4 phases take
-/// 4 adjacent signals (2 for M = 2) at 8 image rows: 64 (32) contiguous
-/// bytes per row, whole 32-byte sectors (16 bytes a row for M = 1).
+/// (M signals of N elements), in the order of the tile's slots: chunks
+/// 8k .. 8k+7, the 8 lanes of one phase of an LDGSTS, fill shared row k
+/// (tile_slot), and they read one 128-byte global line where the data
+/// allows. Contiguous signals: element-fastest (the tile is one contiguous
+/// run of M N values). Strided signals (a tile row is M adjacent image
+/// columns): M >= 8, signal-fastest, s = j mod M, n = j / M (a phase reads 8
+/// adjacent columns of one image row: one line); M < 8 (2^m), the phase
+/// takes the M columns of 8/M rows n, n + M, .. (bits m..2 of n; 8/M lines,
+/// the fewest possible), and the next bits of j give n bits 0..m-1, then
+/// n / 8. A warp reads M adjacent columns of 32/M rows: whole 32-byte
+/// sectors but for M = 1 (16-byte rows).
 struct chunk {
     int s, n;
 };
 __host__ __device__ constexpr chunk tile_chunk(int j, int n_len, int signals, bool strided)
 {
-    return strided ? chunk{(j >> 3) % signals, (j & 7) + 8 * (j / (8 * signals))} : chunk{j / n_len, j % n_len};
+    if (!strided) return chunk{j / n_len, j % n_len};
+    if (signals >= 8) return chunk{j % signals, j / signals};
+    const int row = j >> 3;
+    return chunk{j & (signals - 1), (row / signals) * 8 + ((j & 7) / signals) * signals + (row & (signals - 1))};
 }
-/// Which element a tile-load lane copies. false: chunk j's element
-/// (tile_chunk), written to its swizzled slot, so an 8-lane phase reads
-/// its 16-byte pieces in global order and writes one 128-byte row in the
-/// swizzle's (constant-per-row XOR) order. true: lane j writes slot j of
-/// that row in lane order and reads the element the swizzle puts there
-/// (swizzle is an involution on each row: n ^ mask with the mask fixed by
-/// the bits above the low three), so the phase reads the same 128 (row
-/// pass) or 8 x 16 (column pass) global bytes in XOR-permuted lane order.
-/// The same bytes move either way; only the lane that carries them differs.
-constexpr bool tile_load_in_slot_order = false;
 
 /// Last-stage store slot after the lane-pair exchange: lane (g, t) holds
 /// outputs r = g + 8h of MMA columns 2t and 2t+1 (the D map); it swaps one
@@ -177,10 +171,11 @@ __host__ __device__ constexpr unsigned swizzle_select(int k)
     return m;
 }
 
-/// Shared-memory slot of element n of signal s (16-byte units inside the
-/// signal's N slots): n with its low 3 bits XORed by s and by the mask
+/// The swizzle of element n of signal s: n with its low 3 bits XORed by s
+/// and by the mask
 ///   bit k = parity of (n & swizzle_select(k)),
-/// the same for every L. A bijection on every aligned group of 8, and
+/// the same for every L. Its low 3 bits are the slot's bank group, slot
+/// mod 8 (tile_slot); a bijection on every aligned group of 8, and
 /// GF(2)-linear. An 8-lane phase of a stage access varies three bits of
 /// (s, n) (tests/host/test_dft_matrices.cu lists them by replaying the
 /// kernel): reads n bit 0 (or s bit 0) and two adjacent bits of n >= 3,
@@ -188,7 +183,8 @@ __host__ __device__ constexpr unsigned swizzle_select(int k)
 /// writes n bits 1, 2 and one bit >= 3, one N = 512 strided write n bits
 /// 0, 3 and s bit 1. With bit 0 in every mask and adjacent bits'
 /// masks independent in bits 1-2, each of these sets maps onto the 8 bank
-/// groups (slot mod 8): every stage read and write is conflict-free.
+/// groups: every stage read and write is conflict-free, whichever 128-byte
+/// row tile_slot gives the slot.
 __host__ __device__ inline int swizzle(int L, int s, int n)
 {
     (void)L;
@@ -210,16 +206,29 @@ __host__ __device__ inline int swizzle(int L, int s, int n)
 // MMA column is c = 8 (warp + warps u) + g (reads; 2t + e for the writes),
 // an input is q = t + 4 qq, an output r = g + 8 h, a load chunk is
 // j = thread + threads u. column_of, tile_chunk, stockham_out and
-// exchanged_slot only move bits, and tile_slot (the swizzle's XOR mask is
-// three parities: XORs of bits) is GF(2)-linear in (s, n). So
+// exchanged_slot only move bits, and tile_slot (rows by moved bits, the
+// swizzle's XOR mask three parities) is GF(2)-linear in (s, n). So
 // every slot is slot(lane fields) ^ slot(u, qq, e, h fields): a per-lane
 // part, computed once per stage, XOR a compile-time constant (the kernels'
 // loops are unrolled). tests/host/test_dft_matrices.cu checks the split
 // against the direct formulas for every index the kernels use.
 
-/// Shared-memory slot of element n of signal s in a tile (signals of N = 2^L
-/// slots): s N + swizzle(L, s, n). GF(2)-linear in the bits of (s, n).
-__host__ __device__ inline int tile_slot(int L, int s, int n) { return (s << L) + swizzle(L, s, n); }
+/// Shared-memory slot of element n of signal s in a tile of M signals of
+/// N = 2^L: 128-byte row (slot / 8) and bank group (slot mod 8, the
+/// swizzle's low 3 bits: the stages' accesses stay conflict-free for any
+/// choice of rows). Contiguous signals: signal-major, s N + swizzle(L, s, n).
+/// Strided signals: rows hold what one tile-load phase reads (tile_chunk),
+/// so that each LDGSTS phase writes one row: for M >= 8 n-major, row
+/// n M/8 + s/8 (8 adjacent signals at one n, one global line); for M < 8
+/// (2^m) a row holds the M signals at the 8/M values of n that differ only
+/// in bits m..2, row (n / 8) M + (n mod M) (for M = 1 the contiguous
+/// layout). Only moves bits and XORs: GF(2)-linear in (s, n).
+__host__ __device__ inline int tile_slot(int L, int signals, bool strided, int s, int n)
+{
+    if (!strided) return (s << L) + swizzle(L, s, n);
+    const int row = signals >= 8 ? n * (signals / 8) + (s >> 3) : (n >> 3) * signals + (n & (signals - 1));
+    return row * 8 + (swizzle(L, s, n) & 7);
+}
 
 /// x ^ c for a lane part x and a constant c with no common bit above the low
 /// three (x & c & ~7 == 0), written as (x ^ (c & 7)) + (c & ~7): the high

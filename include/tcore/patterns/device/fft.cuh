@@ -30,10 +30,11 @@
 // Passes of a 2D transform: rows (contiguous signals of nx), then columns
 // (signals of ny with stride nx): the column pass maps the 8 MMA columns of
 // its first and last stage to 8 adjacent columns of the image (mode b of
-// dft::column_of); its tile is ny rows of M adjacent columns, loaded as
-// runs of 8 rows of one column (each 8-lane phase fills one 128-byte row of
-// that signal's slots; a warp reads 64-byte row pieces of 4 columns,
-// dft::tile_chunk) and stored as whole sectors.
+// dft::column_of); its tile is ny rows of M adjacent columns, stored
+// n-major in shared memory so that each 8-lane phase of the tile load
+// reads one 128-byte image-row piece (8 columns; for M < 8 the M columns
+// of 8/M rows) into one 128-byte row of slots (dft::tile_slot), and its
+// results are stored as whole sectors.
 #pragma once
 
 #include "../../infra/async_copy.cuh"
@@ -150,37 +151,20 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
     };
     // chunk j = tid + threads u of the tile: lane part (tid) and fixed part
     // (u) of its slot and source offset (s N + n = j for contiguous signals,
-    // s + n nx for strided ones), see dft::tile_slot and dft::tile_chunk.
-    // With dft::tile_load_in_slot_order the lane writes the unswizzled slot
-    // s N + n and copies element swizzle(s, n) of signal s (lane part ^
-    // fixed part as well: swizzle is GF(2)-linear)
+    // s + n nx for strided ones), see dft::tile_slot and dft::tile_chunk
     auto load_tile = [&](int slot, double2* dst, int tid) {
         const long long base = held_base[slot];
         const int valid = held_valid[slot];
         const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
-        if constexpr (dft::tile_load_in_slot_order) {
-            const int dst_lane = (lane_c.s << L) + lane_c.n;
-            const int elem_lane = dft::swizzle(L, lane_c.s, lane_c.n);
+        const int dst_lane = dft::tile_slot(L, M, Strided, lane_c.s, lane_c.n);
+        const long long src_lane = base + (Strided ? lane_c.s + static_cast<long long>(lane_c.n) * n_stride : tid);
 #pragma unroll
-            for (int u = 0; u < C::per_cta / C::threads; ++u) {
-                const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
-                const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
-                const int s = lane_c.s + fix.s;
-                const int n = dft::xor_fixed(elem_lane, dft::swizzle(L, fix.s, fix.n));
-                const long long src = base + (Strided ? s + static_cast<long long>(n) * n_stride : (s << L) + n);
-                cp_async<16>(dst + dst_lane + ((fix.s << L) + fix.n), ok ? a.in + src : a.in, ok ? 16 : 0);
-            }
-        } else {
-            const int dst_lane = dft::tile_slot(L, lane_c.s, lane_c.n);
-            const long long src_lane = base + (Strided ? lane_c.s + static_cast<long long>(lane_c.n) * n_stride : tid);
-#pragma unroll
-            for (int u = 0; u < C::per_cta / C::threads; ++u) {
-                const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
-                const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
-                const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
-                const double2* src = ok ? a.in + src_lane + src_fix : a.in;
-                cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, fix.s, fix.n)), src, ok ? 16 : 0);
-            }
+        for (int u = 0; u < C::per_cta / C::threads; ++u) {
+            const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
+            const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
+            const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
+            const double2* src = ok ? a.in + src_lane + src_fix : a.in;
+            cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, M, Strided, fix.s, fix.n)), src, ok ? 16 : 0);
         }
     };
 
@@ -238,14 +222,14 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
             // Input q = t + 4 qq of column 8 (warp + warps u) + g: lane part
             // (column 8 warp + g, input t) ^ fixed part (column 8 warps u, input 4 qq)
             const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
-            const int rd_lane = dft::tile_slot(L, rd_col.s, rd_col.i + t * NR);
+            const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + t * NR);
             double2 vin[G][Q];
 #pragma unroll
             for (int u = 0; u < G; ++u) {
                 const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
 #pragma unroll
                 for (int qq = 0; qq < Q; ++qq)
-                    vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, fix.s, fix.i + 4 * qq * NR))];
+                    vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + 4 * qq * NR))];
             }
 #pragma unroll
             for (int u = 0; u < G; ++u) {
@@ -296,7 +280,7 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
                 st_lane = base0 + (Strided ? col.s + static_cast<long long>(n) * n_stride : col.s * N + n);
             } else {
                 const dft::column col = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
-                wr_lane = dft::tile_slot(L, col.s, dft::stockham_out(col.i, g, R, p));
+                wr_lane = dft::tile_slot(L, M, Strided, col.s, dft::stockham_out(col.i, g, R, p));
             }
 #pragma unroll
             for (int u = 0; u < G; ++u) {
@@ -327,7 +311,7 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
 #pragma unroll
                         for (int e = 0; e < 2; ++e) {
                             const dft::column fix = dft::column_of(8 * C::warps * u + e, NR, M, mode_b);
-                            const int slot = dft::tile_slot(L, fix.s, dft::stockham_out(fix.i, 8 * h, R, p));
+                            const int slot = dft::tile_slot(L, M, Strided, fix.s, dft::stockham_out(fix.i, 8 * h, R, p));
                             buf[dft::xor_fixed(wr_lane, slot)] = val[e];
                         }
                     }
