@@ -336,18 +336,18 @@ __device__ inline void stencil_tile_step(const double* const (&src)[NP], stencil
         else if constexpr (final_step && !Staged) dst.global[f.gbase + static_cast<long long>(br) * a.ex + bc] = v;
         else dst.smem[br * P + bc] = v;
     };
-    // emit_as needs the split only where emit tests: a final step to global
-    // memory, or an intermediate Dirichlet step; and only in 2D (NP == 1): a
-    // 3D step's second copy of the loop costs registers (the emulated MMA of
-    // box3d1r spilled).
-    constexpr bool tests = NP == 1 && (final_step ? !Staged : BC == boundary::dirichlet);
+    // emit tests where the step is a final one to global memory or an
+    // intermediate Dirichlet one; the loop is split there, and only in 2D
+    // (NP == 1): a 3D step's second copy of the loop costs registers (the
+    // emulated MMA of box3d1r spilled), so 3D steps keep emit's tests.
+    constexpr bool tests = final_step ? !Staged : BC == boundary::dirichlet;
     const bool all = final_step ? f.all_final : f.all;
     auto for_all_or_not = [&](auto&& body) {
-        if constexpr (tests) {
+        if constexpr (tests && NP == 1) {
             if (all) body(std::true_type{});
             else body(std::false_type{});
         } else {
-            body(std::true_type{});
+            body(std::bool_constant<!tests>{});
         }
     };
 
