@@ -290,8 +290,8 @@ void check_swizzle()
             T.check(bij && groups, "swizzle L=%d s=%d is not a bijection within groups of 8", L, s);
         }
         // tile_slot: a bijection of the tile's slots whose bank group is the swizzle's
-        const int per_cta = L >= 12 ? 4096 : 2048, M = per_cta / N;
         for (bool strided : {false, true}) {
+            const int per_cta = dft::tile_values(L, strided), M = per_cta / N;
             std::vector<int> seen(per_cta, 0);
             bool banks = true;
             for (int s = 0; s < M; ++s)
@@ -313,7 +313,7 @@ void check_swizzle()
 template <bool Strided>
 void check_split_indices(int L)
 {
-    const int N = 1 << L, per_cta = L >= 12 ? 4096 : 2048, M = per_cta / N;
+    const int N = 1 << L, per_cta = dft::tile_values(L, Strided), M = per_cta / N;
     const int threads = per_cta / 8, warps = threads / 32, S = dft::stages(L);
     const long long nx = 4096;  // a column pass's n stride (any multiple of M)
     bool ok = true, disjoint = true;
@@ -520,7 +520,7 @@ template <int L, int Sign, bool Strided>
 pass_stats model_pass(std::vector<cd>& data)
 {
     constexpr int N = 1 << L;
-    constexpr int per_cta = L >= 12 ? 4096 : 2048;
+    constexpr int per_cta = dft::tile_values(L, Strided);
     constexpr int M = per_cta / N, threads = per_cta / 8, warps = threads / 32;
     constexpr int S = dft::stages(L);
     auto gidx = [&](int s, int n) { return Strided ? n * M + s : s * N + n; };
@@ -682,7 +682,7 @@ template <int L, int Sign, bool Strided>
 void check_model()
 {
     constexpr int N = 1 << L;
-    constexpr int per_cta = L >= 12 ? 4096 : 2048;
+    constexpr int per_cta = dft::tile_values(L, Strided);
     constexpr int M = per_cta / N;
     test::rng r(test::seed() + 100 * L + (Sign > 0) + 2 * Strided);
     std::vector<cd> data(per_cta);

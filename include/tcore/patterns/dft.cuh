@@ -104,6 +104,17 @@ __host__ __device__ constexpr column column_of(int c, int cols_per_signal, int s
 {
     return mode_b ? column{c % signals, c / signals} : column{c / cols_per_signal, c % cols_per_signal};
 }
+/// Complex values in a CTA's tile of the FFT passes (M = tile_values / N
+/// signals): 4096 for N = 4096 and for the column pass of N = 512 (M = 8
+/// adjacent image columns, so that each load phase reads one whole
+/// 128-byte line: tile_chunk), else 2048. (The column pass of N = 1024
+/// keeps M = 2: with M = 4 the swizzle leaves its first stage's writes
+/// 2-way, tests/host/test_dft_matrices.cu.)
+__host__ __device__ constexpr int tile_values(int L, bool strided)
+{
+    return L >= 12 || (strided && L == 9) ? 4096 : 2048;
+}
+
 /// Signal s and element n of the j-th 16-byte chunk of a CTA's tile load
 /// (M signals of N elements), in the order of the tile's slots: chunks
 /// 8k .. 8k+7, the 8 lanes of one phase of an LDGSTS, fill shared row k

@@ -57,7 +57,7 @@ template <int L, bool Strided>
 struct fft_config {
     static_assert(dft::supported(L), "FFT sizes are 2^6 .. 2^12");
     static constexpr int n = 1 << L;
-    static constexpr int per_cta = L >= 12 ? 4096 : 2048;  ///< complex values per tile
+    static constexpr int per_cta = dft::tile_values(L, Strided);  ///< complex values per tile
     static constexpr int signals = per_cta / n;             ///< M
     static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
     static constexpr int warps = threads / 32;
@@ -75,10 +75,10 @@ struct fft_config {
 /// (threads x blocks) = 128): two, so that one CTA's stages overlap the
 /// other's barriers. The cc kernels (the MMA emulated with shuffles, more
 /// live registers) and N = 4096 (512 threads) get one.
-template <class Backend, int L>
+template <class Backend, int L, bool Strided>
 constexpr int fft_min_blocks()
 {
-    return std::is_same_v<Backend, tensor_core> && L < 12 ? 2 : 1;
+    return std::is_same_v<Backend, tensor_core> && fft_config<L, Strided>::threads < 512 ? 2 : 1;
 }
 
 /// The tile counter of a pass: CTAs take tiles in order with atomicAdd on
@@ -109,7 +109,7 @@ struct fft_pass_args {
 /// tiles into the other shared-memory buffers (swizzled as the stages read
 /// them).
 template <int L, class Backend, int Sign, bool Strided>
-__global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_blocks<Backend, L>()))
+__global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_blocks<Backend, L, Strided>()))
     fft_pass_kernel(const fft_pass_args a)
 {
     using C = fft_config<L, Strided>;
@@ -356,7 +356,7 @@ public:
             ly_ = size_log2(ny);
             require(ly_ >= 0 && dft::supported(ly_), where,
                     "ny must be 1 or a power of two from 64 to 4096 (got " + std::to_string(ny) + ")");
-            const long long m = (ly_ >= 12 ? 4096 : 2048) / ny;
+            const long long m = dft::tile_values(ly_, true) / ny;
             require(nx % m == 0, where, "nx must be a multiple of " + std::to_string(m) + " for ny = " +
                                             std::to_string(ny));
         }
