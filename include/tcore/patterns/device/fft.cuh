@@ -11,11 +11,13 @@
 // in == out (in place) is allowed, other overlaps are not.
 //
 // One persistent kernel per pass. A tile is 2048 complex values (4096 for
-// N = 4096): M = 2048/N signals, 8 values per thread of a 256-thread CTA
-// (512 for N = 4096). The grid fills the device once (the tc kernels are
-// built for 2 CTAs per SM); CTAs take tiles from a counter in device memory
-// (atomicAdd: the tiles in work stay one contiguous window, which keeps the
-// column passes' DRAM rows shared between neighbouring tiles) and hold 2 or
+// N = 4096 and the column pass of N = 512: dft::tile_values): M = 2048/N
+// (4096/N) signals, 8 values per thread of a 256-thread CTA (512 for the
+// 4096-value tiles). The grid fills the device once (the tc kernels of
+// 256 threads are built for 2 CTAs per SM); CTAs take tiles from a
+// counter in device memory (atomicAdd: the tiles in work stay one
+// contiguous window, which keeps the column passes' DRAM rows shared
+// between neighbouring tiles) and hold 2 or
 // 3 tile buffers in shared memory: cp.async (16-byte chunks, coalesced,
 // zero-fill past the last signal) brings the next tiles into the others
 // while the stages of one tile run, so loads stay in flight without holding
