@@ -53,6 +53,10 @@
 //     block through stencil_block_mma; a strip step gives each thread one
 //     column of a strip of V rows (the last strip of a column shifted back
 //     as the blocks are) and leaves the arithmetic to Backend::add_strip.
+//     A 2D step whose writes need tests (the final step to global memory,
+//     an intermediate Dirichlet step) compiles its loop twice, once for
+//     tiles whose every position is interior (frame.all / all_final: no
+//     test per value) and once for the rest; 3D steps test every value.
 //
 //   Backend: tcore::tensor_core or tcore::cuda_core (the stencil-to-MMA layout
 //   of stencil.cuh on that backend), or a caller's strip step: a type with
