@@ -4,8 +4,10 @@
 // CPU reference (dft::fft_reference) and against cuFFT (Z2Z):
 //   * 1D: every supported size 64 .. 4096, batches that leave a CTA partly
 //     empty (1, 3, 37 signals), forward and inverse;
-//   * 2D: ny x nx in {64x64, 256x128, 128x512, 512x256} with small batches,
-//     forward and inverse (the column pass with 2, 4, 8 or 16 signals per CTA);
+//   * 2D: ny x nx in {64x64, 256x128, 128x512, 512x256, 1024x64, 2048x64,
+//     4096x64} with small batches, forward and inverse (the column pass with
+//     32, 16, 8, 2 and 1 signals per CTA: every strided tile layout of
+//     dft::tile_slot, n-major and not);
 //   * batches of more tiles than the device holds CTAs (1D 256 x 3001, 2D
 //     256x256 x 24, 512x512 x 3): the persistent CTAs loop and prefetch;
 //   * in place (in == out), and inverse(forward(x)) = N x;
@@ -241,7 +243,10 @@ void run_backend(std::uint64_t salt)
         long long ny, nx, batch;
     };
     std::vector<shape> shapes = {{64, 64, 3}, {256, 128, 2}};
-    if (!quick) shapes.push_back({128, 512, 2}), shapes.push_back({512, 256, 1});
+    if (!quick)
+        for (const shape& s :
+             std::vector<shape>{{128, 512, 2}, {512, 256, 1}, {1024, 64, 2}, {2048, 64, 1}, {4096, 64, 1}})
+            shapes.push_back(s);
     for (const shape& s : shapes)
         for (const fft_direction d : {fft_direction::forward, fft_direction::inverse})
             run_case<Backend>(s.nx, s.ny, s.batch, d, false, salt++);

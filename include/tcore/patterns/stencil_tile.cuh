@@ -208,6 +208,28 @@ struct stencil_args {
     stencil_weights<S> w;
 };
 
+namespace detail {
+
+/// The rows of a Dirichlet tile region in the array: region row by holds
+/// array row ay0 + by, and rows [lo, hi) lie in the array (none for a plane
+/// outside it, src_plane == nullptr); `first` is the address of array row
+/// ay0 + first_row (in any_valid's place for a plane outside the array),
+/// to be read only for rows in [lo, hi).
+struct stencil_region_rows {
+    int lo, hi;
+    const double* first;
+};
+template <class G>
+__device__ inline stencil_region_rows stencil_rows_of(const double* src_plane, const double* any_valid,
+                                                      long long ay0, long long ny, long long ex, int first_row)
+{
+    const int lo = stencil_clamp_to(-ay0, 0, G::bh);
+    const int hi = src_plane == nullptr ? lo : stencil_clamp_to(ny + 2 * G::R - ay0, 0, G::bh);
+    return {lo, hi, (src_plane != nullptr ? src_plane : any_valid) + (ay0 + first_row) * ex};
+}
+
+}  // namespace detail
+
 /// Loads the step-0 region of the XY tile (x0, y0) from array plane `src_plane`
 /// (nullptr: a plane outside the array, zero-filled) into `buf`.
 /// pairs: 16-byte copies of column pairs (cp.async.cg, no L1 allocation),
@@ -233,13 +255,11 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
                 const long long ax = ax0 + 2 * (lane + 32 * c);
                 xok[c] = ax >= 0 && ax < ex;
             }
-            // region rows [by_lo, by_hi) lie in the array; `row` steps from
-            // row to row (an address only read where its row and column lie in the array)
-            const int by_lo = detail::stencil_clamp_to(-ay0, 0, G::bh);
-            const int by_hi = src_plane == nullptr ? by_lo : detail::stencil_clamp_to(ny + 2 * R - ay0, 0, G::bh);
-            const double* row = (src_plane != nullptr ? src_plane : any_valid) + (ay0 + warp) * ex + ax0;
+            // `row` steps from row to row (read only where its row and column lie in the array)
+            const detail::stencil_region_rows rows = detail::stencil_rows_of<G>(src_plane, any_valid, ay0, ny, ex, warp);
+            const double* row = rows.first + ax0;
             for (int by = warp; by < G::bh; by += Threads / 32, row += (Threads / 32) * ex) {
-                const bool yok = by >= by_lo && by < by_hi;
+                const bool yok = by >= rows.lo && by < rows.hi;
 #pragma unroll
                 for (int c = 0; c < per_lane; ++c) {
                     const int bx = 2 * (lane + 32 * c);
@@ -284,13 +304,12 @@ __device__ inline void stencil_load_region(double* buf, const double* src_plane,
             copy_row(by, src_plane != nullptr ? src_plane + ys * ex : any_valid, src_plane != nullptr);
         }
     } else {
-        // array rows y0 - halo + R + by for by in [by_lo, by_hi); `row` steps as in the pair copies
-        const long long ay0 = y0 - G::halo + R;
-        const int by_lo = detail::stencil_clamp_to(-ay0, 0, G::bh);
-        const int by_hi = src_plane == nullptr ? by_lo : detail::stencil_clamp_to(ny + 2 * R - ay0, 0, G::bh);
-        const double* row = (src_plane != nullptr ? src_plane : any_valid) + (ay0 + warp) * ex;
+        // `row` steps as in the pair copies
+        const detail::stencil_region_rows rows =
+            detail::stencil_rows_of<G>(src_plane, any_valid, y0 - G::halo + R, ny, ex, warp);
+        const double* row = rows.first;
         for (int by = warp; by < G::bh; by += Threads / 32, row += (Threads / 32) * ex)
-            copy_row(by, row, by >= by_lo && by < by_hi);
+            copy_row(by, row, by >= rows.lo && by < rows.hi);
     }
 }
 
