@@ -281,7 +281,7 @@ void check_swizzle()
             std::vector<int> seen(N, 0);
             bool groups = true;
             for (int n = 0; n < N; ++n) {
-                const int p = dft::swizzle(L, s, n);
+                const int p = dft::swizzle(s, n);
                 if (p >= 0 && p < N) ++seen[p];
                 groups = groups && (p >> 3) == (n >> 3);
             }
@@ -298,7 +298,7 @@ void check_swizzle()
                 for (int n = 0; n < N; ++n) {
                     const int slot = dft::tile_slot(L, M, strided, s, n);
                     if (slot >= 0 && slot < per_cta) ++seen[slot];
-                    banks = banks && (slot & 7) == (dft::swizzle(L, s, n) & 7);
+                    banks = banks && (slot & 7) == (dft::swizzle(s, n) & 7);
                 }
             bool bij = true;
             for (int v : seen) bij = bij && v == 1;

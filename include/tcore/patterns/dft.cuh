@@ -185,9 +185,9 @@ __host__ __device__ constexpr unsigned swizzle_select(int k)
 /// The swizzle of element n of signal s: n with its low 3 bits XORed by s
 /// and by the mask
 ///   bit k = parity of (n & swizzle_select(k)),
-/// the same for every L. Its low 3 bits are the slot's bank group, slot
-/// mod 8 (tile_slot); a bijection on every aligned group of 8, and
-/// GF(2)-linear. An 8-lane phase of a stage access varies three bits of
+/// the same for every N (it takes no size). Its low 3 bits are the slot's
+/// bank group, slot mod 8 (tile_slot); a bijection on every aligned group
+/// of 8, and GF(2)-linear. An 8-lane phase of a stage access varies three bits of
 /// (s, n) (tests/host/test_dft_matrices.cu lists them by replaying the
 /// kernel): reads n bit 0 (or s bit 0) and two adjacent bits of n >= 3,
 /// p = 1 writes n bit 0 (or s bits) and two adjacent bits >= 3, p >= 8
@@ -196,9 +196,8 @@ __host__ __device__ constexpr unsigned swizzle_select(int k)
 /// masks independent in bits 1-2, each of these sets maps onto the 8 bank
 /// groups: every stage read and write is conflict-free, whichever 128-byte
 /// row tile_slot gives the slot.
-__host__ __device__ inline int swizzle(int L, int s, int n)
+__host__ __device__ inline int swizzle(int s, int n)
 {
-    (void)L;
     const unsigned u = static_cast<unsigned>(n);
 #if defined(__CUDA_ARCH__)
     const int h = (__popc(u & swizzle_select(0)) & 1) | ((__popc(u & swizzle_select(1)) & 1) << 1) |
@@ -227,7 +226,7 @@ __host__ __device__ inline int swizzle(int L, int s, int n)
 /// Shared-memory slot of element n of signal s in a tile of M signals of
 /// N = 2^L: 128-byte row (slot / 8) and bank group (slot mod 8, the
 /// swizzle's low 3 bits: the stages' accesses stay conflict-free for any
-/// choice of rows). Contiguous signals: signal-major, s N + swizzle(L, s, n).
+/// choice of rows). Contiguous signals: signal-major, s N + swizzle(s, n).
 /// Strided signals: rows hold what one tile-load phase reads (tile_chunk),
 /// so that each LDGSTS phase writes one row: for M >= 8 n-major, row
 /// n M/8 + s/8 (8 adjacent signals at one n, one global line); for M < 8
@@ -236,9 +235,9 @@ __host__ __device__ inline int swizzle(int L, int s, int n)
 /// layout). Only moves bits and XORs: GF(2)-linear in (s, n).
 __host__ __device__ inline int tile_slot(int L, int signals, bool strided, int s, int n)
 {
-    if (!strided) return (s << L) + swizzle(L, s, n);
+    if (!strided) return (s << L) + swizzle(s, n);
     const int row = signals >= 8 ? n * (signals / 8) + (s >> 3) : (n >> 3) * signals + (n & (signals - 1));
-    return row * 8 + (swizzle(L, s, n) & 7);
+    return row * 8 + (swizzle(s, n) & 7);
 }
 
 /// x ^ c for a lane part x and a constant c with no common bit above the low
