@@ -106,6 +106,167 @@ struct fft_pass_args {
     fft_schedule* schedule;  ///< zero before the launch, zero again after it
 };
 
+/// Issues the cp.async copies of one tile (`valid` of its M signals from
+/// `base` in `in`; the rest zero-filled) into `dst` in the tile layout,
+/// swizzled as the stages read it; thread `tid` of the CTA. Chunk
+/// j = tid + threads u of the tile: lane part (tid) and fixed part (u) of
+/// its slot and source offset (s N + n = j for contiguous signals, s + n nx
+/// for strided ones), see dft::tile_slot and dft::tile_chunk.
+template <int L, bool Strided>
+__device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, long long base, int valid,
+                                              long long n_stride, int tid)
+{
+    using C = fft_config<L, Strided>;
+    constexpr int N = C::n, M = C::signals;
+    const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
+    const int dst_lane = dft::tile_slot(L, M, Strided, lane_c.s, lane_c.n);
+    const long long src_lane = base + (Strided ? lane_c.s + static_cast<long long>(lane_c.n) * n_stride : tid);
+#pragma unroll
+    for (int u = 0; u < C::per_cta / C::threads; ++u) {
+        const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
+        const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
+        const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
+        const double2* src = ok ? in + src_lane + src_fix : in;
+        cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, M, Strided, fix.s, fix.n)), src, ok ? 16 : 0);
+    }
+}
+
+/// The stages of one tile in its shared-memory buffer `buf` (thread `tid`
+/// of the CTA; every thread calls it), with the twiddle table io.twiddle
+/// (exp(-2 pi i e/N), e < N). Each stage reads all its inputs, passes a
+/// barrier and writes in place. The last stage writes the first `valid`
+/// signals to io.out from `base0` (the pass's layout, n_stride for strided
+/// signals). With ToShared it writes back into `buf` in the tile
+/// layout instead, and a barrier follows. Until the first stage's barrier
+/// the buffer must hold the loaded tile; it may be refilled once the
+/// function has returned.
+template <int L, class Backend, int Sign, bool Strided, bool ToShared = false, class Io>
+__device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8,
+                                                const dft::radix16_matrix<Sign>& f16, const Io& io, long long base0,
+                                                int valid, long long n_stride, int tid)
+{
+    using C = fft_config<L, Strided>;
+    using K16 = f64_m16n8<16>;
+    constexpr int N = C::n, M = C::signals;
+    constexpr int S = dft::stages(L);
+    const int warp = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
+    static_for<S>([&](auto st_) {
+        constexpr int stage = decltype(st_)::value;
+        constexpr int R = dft::radix(L, stage);
+        constexpr int p = dft::stride_before(L, stage);
+        constexpr int NR = N / R;
+        constexpr bool first = stage == 0, last = stage == S - 1;
+        constexpr bool to_global = last && !ToShared;  // else the results go back into buf
+        constexpr bool mode_b = Strided && (first || last);
+        constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
+        constexpr int Q = R / 4;                             // inputs per lane per column
+        constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
+        static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
+        double res[G][RES];
+
+        // -- read half: every input of the warp's groups, twiddled, into the MMA.
+        // Input q = t + 4 qq of column 8 (warp + warps u) + g: lane part
+        // (column 8 warp + g, input t) ^ fixed part (column 8 warps u, input 4 qq)
+        const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
+        const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + t * NR);
+        double2 vin[G][Q];
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+            const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+#pragma unroll
+            for (int qq = 0; qq < Q; ++qq)
+                vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + 4 * qq * NR))];
+        }
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+            const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+            double2 v[Q];
+#pragma unroll
+            for (int qq = 0; qq < Q; ++qq) {
+                v[qq] = vin[u][qq];
+                if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
+                    // i mod p of column i = lane part + fixed part (no common bit)
+                    const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
+                    double2 w = __ldg(io.twiddle + dft::twiddle_exp_k(k_mod_p, t + 4 * qq, R, p, N));
+                    if constexpr (Sign > 0) w.y = -w.y;
+                    v[qq] = dft::cmul(v[qq], w);
+                }
+            }
+            // the DFTs of the group's 8 columns (dft_stage.cuh)
+            if constexpr (R == 8) {
+                const frag_b<K16> b = dft::radix8_b(v);
+                frag_c<K16> d;
+                d = dft::radix8_stage<Backend>(f8, b);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
+            } else {
+                frag_b<K16> b0, b1;
+                dft::radix16_b(v, b0, b1);
+                frag_c<K16> re, im;
+                dft::radix16_stage<Backend>(f16, b0, b1, re, im);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
+            }
+        }
+        __syncthreads();  // every read of this stage is done: write in place
+
+        // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1.
+        // Output r = g + 8h of column 8 (warp + warps u) + 2t + e: lane part
+        // (column 8 warp + 2t, output g) ^ fixed part (column 8 warps u + e,
+        // output 8h); in the last stage, after the exchange, lane part
+        // dft::exchanged_slot(g, t, 0, 0) ^ fixed part exchanged_slot(0, 0, e, h)
+        [[maybe_unused]] int wr_lane = 0;
+        [[maybe_unused]] long long st_lane = 0;
+        [[maybe_unused]] int st_s = 0;
+        if constexpr (to_global) {
+            const dft::store_slot sl = dft::exchanged_slot(g, t, 0, 0);
+            const dft::column col = dft::column_of(8 * warp + sl.col, NR, M, mode_b);
+            const int n = dft::stockham_out(col.i, sl.r, R, p);
+            st_s = col.s;
+            st_lane = base0 + (Strided ? col.s + static_cast<long long>(n) * n_stride : col.s * N + n);
+        } else {
+            const dft::column col = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
+            wr_lane = dft::tile_slot(L, M, Strided, col.s, dft::stockham_out(col.i, g, R, p));
+        }
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+#pragma unroll
+            for (int h = 0; h < RES / 4; ++h) {
+                double2 val[2];
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    if constexpr (R == 8) val[e] = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
+                    else val[e] = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
+                }
+                if constexpr (to_global) {
+                    // swap with lane ^ 4 so that each store covers whole sectors (dft::exchanged_slot)
+                    const bool odd = g & 1;
+                    const double2 send = odd ? val[0] : val[1];
+                    const double2 recv = make_double2(__shfl_xor_sync(0xffffffffu, send.x, 4),
+                                                      __shfl_xor_sync(0xffffffffu, send.y, 4));
+                    const double2 stored[2] = {odd ? recv : val[0], odd ? val[1] : recv};
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const dft::store_slot sl = dft::exchanged_slot(0, 0, e, h);
+                        const dft::column fix = dft::column_of(8 * C::warps * u + sl.col, NR, M, mode_b);
+                        const int n = dft::stockham_out(fix.i, sl.r, R, p);
+                        if (st_s + fix.s < valid)
+                            io.out[st_lane + (Strided ? fix.s + static_cast<long long>(n) * n_stride : fix.s * N + n)] = stored[e];
+                    }
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const dft::column fix = dft::column_of(8 * C::warps * u + e, NR, M, mode_b);
+                        const int slot = dft::tile_slot(L, M, Strided, fix.s, dft::stockham_out(fix.i, 8 * h, R, p));
+                        buf[dft::xor_fixed(wr_lane, slot)] = val[e];
+                    }
+                }
+            }
+        }
+        if constexpr (!to_global) __syncthreads();
+    });
+}
+
 /// Persistent pass kernel: each CTA takes tiles from the pass's counter;
 /// while the stages of one tile run, cp.async brings the next buffers - 1
 /// tiles into the other shared-memory buffers (swizzled as the stages read
@@ -115,9 +276,7 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
     fft_pass_kernel(const fft_pass_args a)
 {
     using C = fft_config<L, Strided>;
-    using K16 = f64_m16n8<16>;
-    constexpr int N = C::n, M = C::signals;
-    constexpr int S = dft::stages(L);
+    constexpr int M = C::signals;
     // 128-byte aligned, so that each aligned group of 8 slots (a tile-load
     // phase's row, dft::tile_chunk) is one 128-byte line of shared memory.
     // With 16-byte alignment the area followed the static variables below
@@ -151,25 +310,6 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
         held_base[slot] = quo * a.batch_stride + rem * a.sig_stride;
         held_valid[slot] = left < M ? static_cast<int>(left) : M;
     };
-    // chunk j = tid + threads u of the tile: lane part (tid) and fixed part
-    // (u) of its slot and source offset (s N + n = j for contiguous signals,
-    // s + n nx for strided ones), see dft::tile_slot and dft::tile_chunk
-    auto load_tile = [&](int slot, double2* dst, int tid) {
-        const long long base = held_base[slot];
-        const int valid = held_valid[slot];
-        const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
-        const int dst_lane = dft::tile_slot(L, M, Strided, lane_c.s, lane_c.n);
-        const long long src_lane = base + (Strided ? lane_c.s + static_cast<long long>(lane_c.n) * n_stride : tid);
-#pragma unroll
-        for (int u = 0; u < C::per_cta / C::threads; ++u) {
-            const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
-            const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
-            const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
-            const double2* src = ok ? a.in + src_lane + src_fix : a.in;
-            cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, M, Strided, fix.s, fix.n)), src, ok ? 16 : 0);
-        }
-    };
-
     // DFT operands, generated once
     const dft::radix8_matrix<Sign> f8(lane);
     const dft::radix16_matrix<Sign> f16(lane);
@@ -181,7 +321,9 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
     __syncthreads();
 #pragma unroll
     for (int d = 0; d < D; ++d) {
-        if (held[d] < tiles) load_tile(d, smem + d * C::per_cta, static_cast<int>(threadIdx.x));
+        if (held[d] < tiles)
+            fft_load_tile<L, Strided>(smem + d * C::per_cta, a.in, held_base[d], held_valid[d], n_stride,
+                                      static_cast<int>(threadIdx.x));
         cp_async_commit();
     }
 #pragma unroll 1
@@ -199,128 +341,13 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
         // parts are computed; the fixed parts are immediates (dft::tile_slot)
         int tid = static_cast<int>(threadIdx.x);
         asm volatile("" : "+r"(tid));
-        if (held[(k + D) % C::buffers] < tiles)
-            load_tile((k + D) % C::buffers, smem + ((k + D) % C::buffers) * C::per_cta, tid);
+        const int next = (k + D) % C::buffers;
+        if (held[next] < tiles)
+            fft_load_tile<L, Strided>(smem + next * C::per_cta, a.in, held_base[next], held_valid[next], n_stride, tid);
         cp_async_commit();
-        const int warp = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
         double2* const buf = smem + (k % C::buffers) * C::per_cta;
-        const long long base0 = held_base[k % C::buffers];
-        const int valid = held_valid[k % C::buffers];
-
-        static_for<S>([&](auto st_) {
-            constexpr int stage = decltype(st_)::value;
-            constexpr int R = dft::radix(L, stage);
-            constexpr int p = dft::stride_before(L, stage);
-            constexpr int NR = N / R;
-            constexpr bool first = stage == 0, last = stage == S - 1;
-            constexpr bool mode_b = Strided && (first || last);
-            constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
-            constexpr int Q = R / 4;                             // inputs per lane per column
-            constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
-            static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
-            double res[G][RES];
-
-            // -- read half: every input of the warp's groups, twiddled, into the MMA.
-            // Input q = t + 4 qq of column 8 (warp + warps u) + g: lane part
-            // (column 8 warp + g, input t) ^ fixed part (column 8 warps u, input 4 qq)
-            const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
-            const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + t * NR);
-            double2 vin[G][Q];
-#pragma unroll
-            for (int u = 0; u < G; ++u) {
-                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
-#pragma unroll
-                for (int qq = 0; qq < Q; ++qq)
-                    vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + 4 * qq * NR))];
-            }
-#pragma unroll
-            for (int u = 0; u < G; ++u) {
-                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
-                double2 v[Q];
-#pragma unroll
-                for (int qq = 0; qq < Q; ++qq) {
-                    v[qq] = vin[u][qq];
-                    if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
-                        // i mod p of column i = lane part + fixed part (no common bit)
-                        const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
-                        double2 w = __ldg(a.twiddle + dft::twiddle_exp_k(k_mod_p, t + 4 * qq, R, p, N));
-                        if constexpr (Sign > 0) w.y = -w.y;
-                        v[qq] = dft::cmul(v[qq], w);
-                    }
-                }
-                // the DFTs of the group's 8 columns (dft_stage.cuh)
-                if constexpr (R == 8) {
-                    const frag_b<K16> b = dft::radix8_b(v);
-                    frag_c<K16> d;
-                    d = dft::radix8_stage<Backend>(f8, b);
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
-                } else {
-                    frag_b<K16> b0, b1;
-                    dft::radix16_b(v, b0, b1);
-                    frag_c<K16> re, im;
-                    dft::radix16_stage<Backend>(f16, b0, b1, re, im);
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
-                }
-            }
-            __syncthreads();  // every read of this stage is done: write in place
-
-            // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1.
-            // Output r = g + 8h of column 8 (warp + warps u) + 2t + e: lane part
-            // (column 8 warp + 2t, output g) ^ fixed part (column 8 warps u + e,
-            // output 8h); in the last stage, after the exchange, lane part
-            // dft::exchanged_slot(g, t, 0, 0) ^ fixed part exchanged_slot(0, 0, e, h)
-            [[maybe_unused]] int wr_lane = 0;
-            [[maybe_unused]] long long st_lane = 0;
-            [[maybe_unused]] int st_s = 0;
-            if constexpr (last) {
-                const dft::store_slot sl = dft::exchanged_slot(g, t, 0, 0);
-                const dft::column col = dft::column_of(8 * warp + sl.col, NR, M, mode_b);
-                const int n = dft::stockham_out(col.i, sl.r, R, p);
-                st_s = col.s;
-                st_lane = base0 + (Strided ? col.s + static_cast<long long>(n) * n_stride : col.s * N + n);
-            } else {
-                const dft::column col = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
-                wr_lane = dft::tile_slot(L, M, Strided, col.s, dft::stockham_out(col.i, g, R, p));
-            }
-#pragma unroll
-            for (int u = 0; u < G; ++u) {
-#pragma unroll
-                for (int h = 0; h < RES / 4; ++h) {
-                    double2 val[2];
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        if constexpr (R == 8) val[e] = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
-                        else val[e] = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
-                    }
-                    if constexpr (last) {
-                        // swap with lane ^ 4 so that each store covers whole sectors (dft::exchanged_slot)
-                        const bool odd = g & 1;
-                        const double2 send = odd ? val[0] : val[1];
-                        const double2 recv = make_double2(__shfl_xor_sync(0xffffffffu, send.x, 4),
-                                                          __shfl_xor_sync(0xffffffffu, send.y, 4));
-                        const double2 out[2] = {odd ? recv : val[0], odd ? val[1] : recv};
-#pragma unroll
-                        for (int e = 0; e < 2; ++e) {
-                            const dft::store_slot sl = dft::exchanged_slot(0, 0, e, h);
-                            const dft::column fix = dft::column_of(8 * C::warps * u + sl.col, NR, M, mode_b);
-                            const int n = dft::stockham_out(fix.i, sl.r, R, p);
-                            if (st_s + fix.s < valid)
-                                a.out[st_lane + (Strided ? fix.s + static_cast<long long>(n) * n_stride : fix.s * N + n)] = out[e];
-                        }
-                    } else {
-#pragma unroll
-                        for (int e = 0; e < 2; ++e) {
-                            const dft::column fix = dft::column_of(8 * C::warps * u + e, NR, M, mode_b);
-                            const int slot = dft::tile_slot(L, M, Strided, fix.s, dft::stockham_out(fix.i, 8 * h, R, p));
-                            buf[dft::xor_fixed(wr_lane, slot)] = val[e];
-                        }
-                    }
-                }
-            }
-            if constexpr (!last) __syncthreads();
-        });
+        fft_tile_stages<L, Backend, Sign, Strided>(buf, f8, f16, a, held_base[k % C::buffers], held_valid[k % C::buffers],
+                                                   n_stride, tid);
     }
     // the last CTA out resets the counter for the next launch
     if (threadIdx.x == 0) {
