@@ -58,7 +58,7 @@ std::vector<workload_catalog> make_catalog()
         // the five 2D Cubie cases, forward
         {"fft",
          {"=2d 256x256 fwd", "=2d 256x512 fwd", "=2d 256x1024 fwd", "=2d 512x256 fwd", "=2d 512x512 fwd"},
-         {"base", "tc", "cc"}},
+         {"base", "tc", "cc", "tc-1pass", "cc-1pass", "tc-2pass", "cc-2pass"}},
         // bicubic and bilinear, six cases each (the geomean rows)
         {"interp",
          {"bilinear ", "bicubic "},

@@ -9,6 +9,11 @@
 //         kernel per dimension (cp.async tile prefetch, stages in shared
 //         memory)
 //   cc    the same kernels with the cuda_core backend
+//   tc-1pass, cc-1pass, tc-2pass, cc-2pass  for 256x256, which has a
+//         one-pass kernel (fft_plan::single_pass, thread-block clusters):
+//         each backend's schedule that the plan does not take by default on
+//         this device (tc one pass where DRAM has under 30 GB/s an SM, else
+//         two; cc two)
 //
 // Cases: "1d N=<n> <dir>" for n = 256 .. 4096 with 2^26/n signals (1 GiB per
 // array); "2d <ny>x<nx> <dir>" (ny rows of nx, x fastest) for 256x256,
@@ -41,6 +46,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,7 +109,8 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
                                    : "1d N=" + std::to_string(c.nx) + " " + dname;
     if (!ctx.want_case(name) || !ctx.announce_case(name)) return;
     bool any = false;
-    for (const char* v : {"base", "tc", "cc"}) any = any || ctx.want_variant(v);
+    for (const char* v : {"base", "tc", "cc", "tc-1pass", "cc-1pass", "tc-2pass", "cc-2pass"})
+        any = any || ctx.want_variant(v);
     if (!any) return;
     // fit input, output and cuFFT's workspace (at most one more array) in memory
     std::size_t free_b = 0, total_b = 0;
@@ -198,7 +205,17 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
     }
 
     const tcore::fft_plan plan(c.nx, c.ny, c.batch);
-    auto run_tcore = [&](const char* variant, bool tensor) {
+    // where the size has a one-pass kernel, each backend's other schedule
+    // than the plan's default: tc-2pass beside a one-pass tc, tc-1pass
+    // beside a two-pass one (cc likewise)
+    std::unique_ptr<tcore::fft_plan> one_pass, two_passes;
+    if (plan.single_pass_available()) {
+        one_pass = std::make_unique<tcore::fft_plan>(c.nx, c.ny, c.batch);
+        one_pass->set_single_pass(true);
+        two_passes = std::make_unique<tcore::fft_plan>(c.nx, c.ny, c.batch);
+        two_passes->set_single_pass(false);
+    }
+    auto run_tcore = [&](const char* variant, bool tensor, const tcore::fft_plan& plan) {
         if (!ctx.want_variant(variant)) return;
         auto exec = [&plan, pin, pout, dir, tensor](cudaStream_t s) {
             if (tensor) plan.execute<tcore::tensor_core>(pin, pout, dir, s);
@@ -219,12 +236,23 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
                 radices += (s ? "x" : "") + std::to_string(tcore::dft::radix(l, s));
         }
         spec.note = std::string(tensor ? "f64 m16n8k16 tensor cores" : "tc's kernels on the cuda_core backend") +
-                    ", radices " + radices + ", " + std::to_string(plan.passes()) + " pass(es); " + common;
+                    ", radices " + radices + ", " +
+                    (c.ny == 1 ? std::string("1 pass")
+                     : (tensor ? plan.single_pass<tcore::tensor_core>() : plan.single_pass<tcore::cuda_core>())
+                         ? std::string("1 pass (a thread-block cluster holds an image)")
+                         : std::string("2 passes")) +
+                    "; " + common;
         const auto med = ctx.measure(spec, exec, accuracy_of_output());
         if (!med.empty()) median_ms[variant] = med.front();
     };
-    run_tcore("tc", true);
-    run_tcore("cc", false);
+    run_tcore("tc", true, plan);
+    run_tcore("cc", false, plan);
+    const std::string tc_other = plan.single_pass<tcore::tensor_core>() ? "tc-2pass" : "tc-1pass";
+    const std::string cc_other = plan.single_pass<tcore::cuda_core>() ? "cc-2pass" : "cc-1pass";
+    if (one_pass) {
+        run_tcore(tc_other.c_str(), true, tc_other == "tc-1pass" ? *one_pass : *two_passes);
+        run_tcore(cc_other.c_str(), false, cc_other == "cc-1pass" ? *one_pass : *two_passes);
+    }
 
     auto ratio = [&](const char* a, const char* b, const char* target) {
         const auto ia = median_ms.find(a), ib = median_ms.find(b);
@@ -233,6 +261,7 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
     };
     ratio("tc", "base", two_d ? " (target >= 0.80x)" : "");
     ratio("tc", "cc", " (target >= 1.50x)");
+    ratio("tc", tc_other.c_str(), "");
 }
 
 /// The transform sizes of an --input fft:size=... value: NX (1D) or NYxNX

@@ -86,4 +86,13 @@ extern template void fft_plan::launch_l<10, cuda_core, 1, true>(const fft_plan::
 extern template void fft_plan::launch_l<11, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
 extern template void fft_plan::launch_l<12, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
 
+
+// unit tc_single_pass
+extern template bool fft_plan::launch_2d_l<8, 8, tensor_core, -1>(const fft_plan::single_pass_args&, cudaStream_t);
+extern template bool fft_plan::launch_2d_l<8, 8, tensor_core, 1>(const fft_plan::single_pass_args&, cudaStream_t);
+
+// unit cc_single_pass
+extern template bool fft_plan::launch_2d_l<8, 8, cuda_core, -1>(const fft_plan::single_pass_args&, cudaStream_t);
+extern template bool fft_plan::launch_2d_l<8, 8, cuda_core, 1>(const fft_plan::single_pass_args&, cudaStream_t);
+
 }  // namespace tcore

@@ -10,6 +10,11 @@
 //     dft::tile_slot, n-major and not);
 //   * batches of more tiles than the device holds CTAs (1D 256 x 3001, 2D
 //     256x256 x 24, 512x512 x 3): the persistent CTAs loop and prefetch;
+//   * the one-pass 2D kernel (256x256 in thread-block clusters of 16 CTAs,
+//     where the device launches them, whatever the plan's default): 37
+//     images (clusters loop), 1, in place, and the two passes beside it; the
+//     default (one pass where DRAM per SM is below 30 GB/s) and the sizes
+//     without a one-pass kernel;
 //   * in place (in == out), and inverse(forward(x)) = N x;
 //   * the output is poisoned (NaN) before each run: every element written;
 //   * bad arguments throw tcore::error;
@@ -74,8 +79,11 @@ const char* backend_name()
 }
 
 /// Runs one plan on random data; checks against the CPU reference and cuFFT.
+/// passes: 0 the plan's default, 1 the one-pass 2D kernel (the plan must
+/// have it), 2 the two passes.
 template <class Backend>
-void run_case(long long nx, long long ny, long long batch, fft_direction dir, bool in_place, std::uint64_t salt)
+void run_case(long long nx, long long ny, long long batch, fft_direction dir, bool in_place, std::uint64_t salt,
+              int passes = 0)
 {
     const long long per = nx * ny, count = per * batch;
     test::rng r(test::seed() + salt);
@@ -83,7 +91,8 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
     for (cd& v : x) v = {r.uniform(), r.uniform()};
     const std::vector<double2> xd = to_d2(x);
 
-    const fft_plan plan(nx, ny, batch);
+    fft_plan plan(nx, ny, batch);
+    if (passes != 0) plan.set_single_pass(passes == 1);
     device_buffer<double2> din(static_cast<std::size_t>(count)), dout(static_cast<std::size_t>(count));
     din.upload(xd);
     double2* out = in_place ? din.ptr : dout.ptr;
@@ -128,8 +137,9 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
     const int stages = stages_of(nx) + (ny > 1 ? stages_of(ny) : 0);
     const double tol = 32.0 * stages * 0x1.0p-52 * scale;
     char name[160];
-    std::snprintf(name, sizeof name, "%s %lldx%lld batch %lld %s%s", backend_name<Backend>(), ny, nx, batch,
-                  dir == fft_direction::forward ? "forward" : "inverse", in_place ? " in place" : "");
+    std::snprintf(name, sizeof name, "%s %lldx%lld batch %lld %s%s%s", backend_name<Backend>(), ny, nx, batch,
+                  dir == fft_direction::forward ? "forward" : "inverse", in_place ? " in place" : "",
+                  ny > 1 ? (plan.passes<Backend>() == 1 ? " (one pass)" : " (two passes)") : "");
     tally_.check(bad == 0 && worst <= tol, "%s: %zu NaN, max error %.3g > %.3g (scale %.3g)", name, bad, worst, tol, scale);
     // cuFFT within the same bound of the reference: the reference is the
     // transform cuFFT computes (sign, scaling, ordering), not only a model
@@ -164,8 +174,40 @@ void round_trip(long long nx, long long ny, long long batch)
     tally_.check(worst <= tol, "%s round trip %lldx%lld: %.3g > %.3g", backend_name<Backend>(), ny, nx, worst, tol);
 }
 
+bool cluster_launch()
+{
+    int dev = 0, on = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    TCORE_CHECK(cudaDeviceGetAttribute(&on, cudaDevAttrClusterLaunch, dev));
+    return on != 0;
+}
+
 void bad_arguments()
 {
+    // one pass is tc's default for 256x256 where clusters launch and the DRAM
+    // has under 30 GB/s an SM, never cc's; set_single_pass sets both; other
+    // sizes have no one-pass kernel
+    {
+        fft_plan p(256, 256, 2);
+        const bool tc_default = cluster_launch() && tcore::dram_gbs_per_sm() < 30.0;
+        tally_.check(p.single_pass<tensor_core>() == tc_default && !p.single_pass<cuda_core>() &&
+                         p.passes<tensor_core>() == (tc_default ? 1 : 2) && p.passes<cuda_core>() == 2,
+                     "256x256: tc's default is one pass exactly where clusters launch and DRAM per SM < 30 GB/s; "
+                     "cc's is two");
+        if (cluster_launch()) {
+            p.set_single_pass(true);
+            tally_.check(p.single_pass<tensor_core>() && p.single_pass<cuda_core>(), "set_single_pass(true): both");
+        }
+        p.set_single_pass(false);
+        tally_.check(!p.single_pass<tensor_core>() && !p.single_pass<cuda_core>(), "set_single_pass(false): both");
+    }
+    tally_.check(!fft_plan(128, 128, 2).single_pass<tensor_core>() && !fft_plan(256, 1, 2).single_pass<tensor_core>() &&
+                     !fft_plan(512, 256, 2).single_pass<tensor_core>() &&
+                     !fft_plan(256, 512, 2).single_pass<tensor_core>() &&
+                     !fft_plan(512, 256, 2).single_pass_available(),
+                 "128x128, 256x512, 512x256 and 1D 256 have no one-pass kernel");
+    tally_.expect_error("one pass for 128x128", [] { fft_plan(128, 128, 1).set_single_pass(true); });
+    tally_.expect_error("one pass for 256x512", [] { fft_plan(512, 256, 1).set_single_pass(true); });
     tally_.expect_error("nx = 100", [] { fft_plan p(100, 1, 1); });
     tally_.expect_error("nx = 32", [] { fft_plan p(32, 1, 1); });
     tally_.expect_error("nx = 8192", [] { fft_plan p(8192, 1, 1); });
@@ -259,6 +301,15 @@ void run_backend(std::uint64_t salt)
     run_case<Backend>(128, 64, 3, fft_direction::inverse, true, salt++);
     round_trip<Backend>(2048, 1, 3);
     round_trip<Backend>(256, 256, 1);
+    // the one-pass 2D kernel (clusters of 16 CTAs holding an image), whatever
+    // the default: more images than clusters fit (each cluster loops), a
+    // single image, in place; and the two passes of the same size beside it
+    if (cluster_launch()) {
+        run_case<Backend>(256, 256, 37, fft_direction::forward, false, salt++, 1);
+        run_case<Backend>(256, 256, 1, fft_direction::inverse, false, salt++, 1);
+        run_case<Backend>(256, 256, 5, fft_direction::inverse, true, salt++, 1);
+        run_case<Backend>(256, 256, 3, fft_direction::forward, false, salt++, 2);
+    }
 }
 
 }  // namespace

@@ -41,9 +41,14 @@
 //     signals, whose 8/M image rows per phase are 8/M lines (8, 16, 32 for
 //     M = 4, 2, 1). Each load instruction reads whole 32-byte global
 //     sectors (but the strided M = 1, 16-byte rows);
+//   * a host model of the one-pass 2D kernel (fft2d_cluster_kernel): row
+//     tiles whose last stage writes back into the tile, pushed into the
+//     column tiles by the kernel's formula (each slot once), for 256x256,
+//     against the long double 2D reference;
 //   * the long double reference itself against a direct O(N^2) DFT.
 #include "common/test_util.hpp"
 
+#include <tcore/patterns/device/fft.cuh>
 #include <tcore/patterns/dft.cuh>
 #include <tcore/patterns/dft_stage.cuh>
 
@@ -515,12 +520,16 @@ struct phase {
 
 /// One tile's pass on the CPU, step for step as the kernel: `data` holds
 /// M signals, element (s, n) at data[s * N + n] (contiguous) or
-/// data[n * M + s] (strided: M adjacent image columns).
-template <int L, int Sign, bool Strided>
-pass_stats model_pass(std::vector<cd>& data)
+/// data[n * M + s] (strided: M adjacent image columns). `loaded`: the tile
+/// as it already sits in shared memory (the load is skipped); `kept`: the
+/// last stage writes back into the tile (fft_tile_stages<..., ToShared>),
+/// which is returned there, and `data` is read out of it at
+/// tile_slot(s, n). (The one-pass 2D kernel: rows kept, columns loaded.)
+template <int L, int Sign, bool Strided, int PerCta = dft::tile_values(L, Strided)>
+pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nullptr, std::vector<cd>* kept = nullptr)
 {
     constexpr int N = 1 << L;
-    constexpr int per_cta = dft::tile_values(L, Strided);
+    constexpr int per_cta = PerCta;
     constexpr int M = per_cta / N, threads = per_cta / 8, warps = threads / 32;
     constexpr int S = dft::stages(L);
     auto gidx = [&](int s, int n) { return Strided ? n * M + s : s * N + n; };
@@ -537,7 +546,8 @@ pass_stats model_pass(std::vector<cd>& data)
     stats.stage.resize(S);
     // the tile load: thread j's u-th chunk is chunk j + threads u; a warp's
     // 16-byte copies go in 8-lane phases
-    for (int u = 0; u < per_cta / threads; ++u)
+    if (loaded) buf = *loaded;
+    for (int u = 0; u < (loaded ? 0 : per_cta / threads); ++u)
         for (int w = 0; w < warps; ++w) {
             phase ph;
             std::vector<int> sectors, sector_use;  // 16-byte pieces per global 32-byte sector
@@ -626,7 +636,7 @@ pass_stats model_pass(std::vector<cd>& data)
                         for (int e = 0; e < 2; ++e)
                             val[lane][e] = R == 8 ? cd(at(w, u, lane, e), at(w, u, lane, 2 + e))
                                                   : cd(at(w, u, lane, 2 * h + e), at(w, u, lane, 4 + 2 * h + e));
-                    if (last) {
+                    if (last && !kept) {
                         // the kernel's exchange with lane ^ 4, then two stores per lane
                         cd out[32][2];
                         for (int lane = 0; lane < 32; ++lane) {
@@ -674,8 +684,79 @@ pass_stats model_pass(std::vector<cd>& data)
                 }
             }
     }
+    if (kept) {
+        *kept = buf;
+        for (int sg = 0; sg < M; ++sg)
+            for (int n = 0; n < N; ++n) {
+                data[gidx(sg, n)] = buf[dft::tile_slot(L, M, Strided, sg, n)];
+                ++written[gidx(sg, n)];
+            }
+    }
     for (int c : written) stats.each_once = stats.each_once && c == 1;
     return stats;
+}
+
+/// The one-pass 2D kernel (detail::fft2d_cluster_kernel) on the CPU: per
+/// rank its row tiles, each pushed after its stages into the ranks' column
+/// tiles through the kernel's own placement (detail::fft2d_push_place),
+/// then the column tiles; against the long double 2D reference, and every
+/// column-tile slot written once by the pushes.
+template <int Lx, int Ly, int Sign>
+void check_one_pass()
+{
+    using F = detail::fft2d_config<Lx, Ly>;
+    using RC = typename F::rows;
+    using CC = typename F::cols;
+    static_assert(F::fits, "a one-pass size");
+    constexpr int nx = F::nx, ny = F::ny, Mx = RC::signals, My = CC::signals;  // signals a row / column tile
+    test::rng r(test::seed() + 7000 + 10 * Lx + Ly + (Sign > 0));
+    std::vector<cd> image(static_cast<std::size_t>(nx) * ny), result(image.size(), cd(std::nan(""), std::nan("")));
+    for (cd& v : image) v = {r.uniform(), r.uniform()};
+    // rows: rank r's tile rt holds image rows r rank_rows + rt Mx + s, s < Mx;
+    // each transformed tile is pushed into the ranks' column tiles by the
+    // kernel's placement
+    std::vector<std::vector<cd>> recv(F::ranks, std::vector<cd>(F::col_tiles * CC::per_cta, cd(std::nan(""), std::nan(""))));
+    std::vector<std::vector<int>> hits(F::ranks, std::vector<int>(F::col_tiles * CC::per_cta, 0));
+    bool rows_once = true;
+    for (int rank = 0; rank < F::ranks; ++rank)
+        for (int rt = 0; rt < F::row_tiles; ++rt) {
+            const int row0 = rank * F::rank_rows + rt * Mx;
+            std::vector<cd> data(image.begin() + static_cast<std::ptrdiff_t>(row0) * nx,
+                                 image.begin() + static_cast<std::ptrdiff_t>(row0 + Mx) * nx);
+            std::vector<cd> tile;
+            rows_once = model_pass<Lx, Sign, false>(data, nullptr, &tile).each_once && rows_once;
+            for (int j = 0; j < RC::per_cta; ++j) {
+                const detail::fft2d_push at = detail::fft2d_push_place<Lx, Ly>(rank, rt, j);
+                recv[at.dst_rank][at.dst_slot] = tile[at.src_slot];
+                ++hits[at.dst_rank][at.dst_slot];
+            }
+        }
+    bool pushed_once = true, cols_once = true;
+    for (const std::vector<int>& h : hits)
+        for (int c : h) pushed_once = pushed_once && c == 1;
+    // columns: rank r's tile q holds image columns c0 + s, c0 = r rank_cols + q My
+    for (int rank = 0; rank < F::ranks; ++rank)
+        for (int q = 0; q < F::col_tiles; ++q) {
+            const int c0 = rank * F::rank_cols + q * My;
+            std::vector<cd> tile(recv[rank].begin() + q * CC::per_cta, recv[rank].begin() + (q + 1) * CC::per_cta);
+            std::vector<cd> data(CC::per_cta);  // the column tile's results, element (s, n) at n My + s
+            cols_once = model_pass<Ly, Sign, true, CC::per_cta>(data, &tile).each_once && cols_once;
+            for (int n = 0; n < ny; ++n)
+                for (int sg = 0; sg < My; ++sg)
+                    result[static_cast<std::size_t>(n) * nx + c0 + sg] = data[static_cast<std::size_t>(n) * My + sg];
+        }
+    const auto ref = dft::fft_reference(image.data(), nx, ny, static_cast<fft_direction>(Sign));
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        worst = tcore::test::worst_of(worst, std::abs(result[i] - ref[i]));
+        scale = std::fmax(scale, std::abs(ref[i]));
+    }
+    const double tol = 16.0 * (dft::stages(Lx) + dft::stages(Ly)) * 0x1.0p-52 * scale;
+    T.check(rows_once && pushed_once && cols_once && worst <= tol,
+            "one-pass model %dx%d %s (%d ranks): rows once %d, push once %d, columns once %d, max error %.3g > %.3g",
+            ny, nx, Sign < 0 ? "forward" : "inverse", F::ranks, rows_once, pushed_once, cols_once, worst, tol);
+    std::printf("one-pass model %dx%d %-7s (%d ranks, %d row and %d column tiles a rank): max error %.2e (scale %.1f)\n",
+                ny, nx, Sign < 0 ? "forward" : "inverse", F::ranks, F::row_tiles, F::col_tiles, worst, scale);
 }
 
 template <int L, int Sign, bool Strided>
@@ -782,5 +863,7 @@ int main()
     check_models<10>();
     check_models<11>();
     check_models<12>();
+    check_one_pass<8, 8, -1>();
+    check_one_pass<8, 8, 1>();
     return T.finish();
 }

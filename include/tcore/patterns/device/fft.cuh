@@ -1,7 +1,8 @@
 // tcore/patterns/device/fft.cuh - batched complex FP64 FFTs (1D, and 2D as
-// two 1D passes) whose butterflies are the DFT matrix products of dft.cuh on
-// the FP64 MMA: `tc` (tensor_core) or, the same kernel with the MMA emulated
-// lane by lane, `cc` (cuda_core).
+// two 1D passes, or for 256 x 256 one pass in thread-block clusters) whose
+// butterflies are the DFT matrix products of dft.cuh on the FP64 MMA: `tc`
+// (tensor_core) or, the same kernel with the MMA emulated lane by lane, `cc`
+// (cuda_core).
 //
 //   tcore::fft_plan plan(nx, ny, batch);           // ny = 1: 1D; twiddles uploaded here
 //   plan.execute<tcore::tensor_core>(in, out, tcore::fft_direction::forward, stream);
@@ -37,6 +38,13 @@
 // reads one 128-byte image-row piece (8 columns; for M < 8 the M columns
 // of 8/M rows) into one 128-byte row of slots (dft::tile_slot), and its
 // results are stored as whole sectors.
+//
+// One pass (256 x 256, fft_plan::single_pass): a cluster of 16 CTAs holds
+// an image in distributed shared memory. Each CTA transforms 16 rows with
+// the same tile stages, pushes the results into the column tiles of the
+// CTAs that own their columns, and after a cluster barrier transforms its
+// 16 columns as the column pass does: one DRAM read and write of the image
+// instead of two (fft2d_cluster_kernel).
 #pragma once
 
 #include "../../infra/async_copy.cuh"
@@ -45,6 +53,7 @@
 #include "../dft_stage.cuh"
 #include "../../infra/launch.cuh"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <string>
@@ -55,11 +64,14 @@ namespace tcore {
 
 namespace detail {
 
-template <int L, bool Strided>
+/// PerCta: the passes' tile (dft::tile_values); the one-pass 2D kernel
+/// takes 2048-value column tiles where the pass has 4096 (N = 512), so
+/// that its rows and columns run on the same 256 threads.
+template <int L, bool Strided, int PerCta = dft::tile_values(L, Strided)>
 struct fft_config {
     static_assert(dft::supported(L), "FFT sizes are 2^6 .. 2^12");
     static constexpr int n = 1 << L;
-    static constexpr int per_cta = dft::tile_values(L, Strided);  ///< complex values per tile
+    static constexpr int per_cta = PerCta;  ///< complex values per tile
     static constexpr int signals = per_cta / n;             ///< M
     static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
     static constexpr int warps = threads / 32;
@@ -112,11 +124,11 @@ struct fft_pass_args {
 /// j = tid + threads u of the tile: lane part (tid) and fixed part (u) of
 /// its slot and source offset (s N + n = j for contiguous signals, s + n nx
 /// for strided ones), see dft::tile_slot and dft::tile_chunk.
-template <int L, bool Strided>
+template <int L, bool Strided, int PerCta = dft::tile_values(L, Strided)>
 __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, long long base, int valid,
                                               long long n_stride, int tid)
 {
-    using C = fft_config<L, Strided>;
+    using C = fft_config<L, Strided, PerCta>;
     constexpr int N = C::n, M = C::signals;
     const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
     const int dst_lane = dft::tile_slot(L, M, Strided, lane_c.s, lane_c.n);
@@ -140,12 +152,13 @@ __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, l
 /// layout instead, and a barrier follows. Until the first stage's barrier
 /// the buffer must hold the loaded tile; it may be refilled once the
 /// function has returned.
-template <int L, class Backend, int Sign, bool Strided, bool ToShared = false, class Io>
+template <int L, class Backend, int Sign, bool Strided, bool ToShared = false,
+          int PerCta = dft::tile_values(L, Strided), class Io>
 __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8,
                                                 const dft::radix16_matrix<Sign>& f16, const Io& io, long long base0,
                                                 int valid, long long n_stride, int tid)
 {
-    using C = fft_config<L, Strided>;
+    using C = fft_config<L, Strided, PerCta>;
     using K16 = f64_m16n8<16>;
     constexpr int N = C::n, M = C::signals;
     constexpr int S = dft::stages(L);
@@ -360,6 +373,151 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
     }
 }
 
+/// The one-pass 2D transform of ny x nx = 2^Ly x 2^Lx images in
+/// thread-block clusters of 16 CTAs (a non-portable cluster size, sm_90)
+/// that hold one image between them in distributed shared memory. Rank r
+/// transforms image rows [r ny/16, (r+1) ny/16) one row tile at a time and
+/// pushes the results into the column tiles of their owners; rank r owns
+/// image columns [r nx/16, (r+1) nx/16). One read and one write of each
+/// image in DRAM against two of each for the two passes. Only sizes whose
+/// column tiles and one row tile leave room for two CTAs an SM (the latency
+/// of one CTA's barriers hidden by the other's work; the tc kernel is built
+/// for two, the cc one, with more live registers, for one) are built:
+/// 256 x 256 (96 KiB a CTA). At one CTA an SM (256 x 512, 512 x 256: 160
+/// KiB) the tc kernel ran 7-12% slower than the two passes on an H100.
+template <int Lx, int Ly>
+struct fft2d_config {
+    using rows = fft_config<Lx, false>;
+    using cols = fft_config<Ly, true, 2048>;
+    static constexpr int nx = 1 << Lx, ny = 1 << Ly;
+    static constexpr int ranks = 16;
+    static constexpr int rank_rows = ny / ranks;  ///< image rows a CTA transforms
+    static constexpr int rank_cols = nx / ranks;  ///< image columns a CTA receives and transforms
+    static constexpr int row_tiles = rank_rows / rows::signals;
+    static constexpr int col_tiles = rank_cols / cols::signals;
+    static constexpr int threads = rows::threads;
+    /// the column tiles (received), then one row tile
+    static constexpr std::size_t smem_bytes = sizeof(double2) * (col_tiles * cols::per_cta + rows::per_cta);
+    static constexpr bool fits = rows::threads == cols::threads && rows::per_cta == cols::per_cta &&
+                                 row_tiles >= 1 && row_tiles * rows::signals == rank_rows && col_tiles >= 1 &&
+                                 col_tiles * cols::signals == rank_cols && 2 * smem_bytes <= 227 * 1024;
+};
+
+/// Where value j (< per_cta) of row tile rt of rank `rank` goes after the row
+/// stages: its slot in the row tile, and the rank and slot of the column
+/// tile that receives it. Values j = T (My Mx) + r My + s: image row
+/// rank rank_rows + rt Mx + r, column T My + s (column tile T of the image),
+/// so that each 8-lane phase writes one 128-byte row of slots of one column
+/// tile, as a tile load does.
+struct fft2d_push {
+    int src_slot, dst_rank, dst_slot;
+};
+template <int Lx, int Ly>
+__host__ __device__ inline fft2d_push fft2d_push_place(int rank, int rt, int j)
+{
+    using F = fft2d_config<Lx, Ly>;
+    constexpr int Mx = F::rows::signals, My = F::cols::signals;
+    const int s = j % My, r = (j / My) % Mx, T = j / (My * Mx);
+    const int n = rank * F::rank_rows + rt * Mx + r, c = T * My + s;
+    return {dft::tile_slot(Lx, Mx, false, r, c), T / F::col_tiles,
+            (T % F::col_tiles) * F::cols::per_cta + dft::tile_slot(Ly, My, true, s, n)};
+}
+
+/// A tile's twiddle table and output (fft_tile_stages) where they are not
+/// a pass's arguments.
+struct fft_tile_io {
+    const double2* twiddle;
+    double2* out;
+};
+
+/// Arguments of fft2d_cluster_kernel.
+struct fft2d_args {
+    const double2* in;
+    double2* out;
+    long long images;
+    const double2* twiddle_x;  ///< exp(-2 pi i e/nx), e < nx
+    const double2* twiddle_y;  ///< exp(-2 pi i e/ny), e < ny
+};
+
+/// Arrival at the cluster barrier without release semantics (no fence):
+/// for barriers that only order this thread's finished reads before other
+/// CTAs' writes. All 32 lanes of the warp call it together.
+__device__ inline void cluster_arrive_relaxed()
+{
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+
+/// One-pass 2D kernel, launched in clusters of fft2d_config::ranks CTAs;
+/// cluster c transforms images c, c + clusters, ... Per image and rank: each
+/// row tile is loaded (cp.async), transformed in the row buffer (the last
+/// stage writes back: fft_tile_stages<..., ToShared>) and pushed into the
+/// column tiles of the ranks that own its columns (stores to distributed
+/// shared memory, fft2d_push_place); then the buffer loads the next row
+/// tile, of this image or the next. A cluster barrier; the rank transforms
+/// its column tiles and stores the results to `out` as the column pass
+/// does, then arrives at the barrier that the next image's first push
+/// waits on. in == out is allowed: every rank has read its rows of an image
+/// before the barrier that precedes the image's first store.
+template <int Lx, int Ly, class Backend, int Sign>
+__global__ void __launch_bounds__(fft2d_config<Lx, Ly>::threads, (std::is_same_v<Backend, tensor_core> ? 2 : 1))
+    fft2d_cluster_kernel(const fft2d_args a)
+{
+    using F = fft2d_config<Lx, Ly>;
+    using RC = typename F::rows;
+    using CC = typename F::cols;
+    static_assert(F::fits, "no one-pass 2D layout for this size");
+    extern __shared__ __align__(128) double2 smem[];
+    double2* const recv = smem;                               // the rank's column tiles
+    double2* const row = smem + F::col_tiles * CC::per_cta;  // the row tile in work
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    const int rank = static_cast<int>(cluster.block_rank());
+    const long long first = blockIdx.x / F::ranks, clusters = gridDim.x / F::ranks;
+    const int lane = threadIdx.x & 31;
+    const dft::radix8_matrix<Sign> f8(lane);
+    const dft::radix16_matrix<Sign> f16(lane);
+    const fft_tile_io row_io{a.twiddle_x, nullptr}, col_io{a.twiddle_y, a.out};
+
+    // row tile rt of image img into the row buffer
+    auto load_row = [&](long long img, int rt, int tid) {
+        const long long base = img * F::nx * F::ny + static_cast<long long>(rank * F::rank_rows + rt * RC::signals) * F::nx;
+        fft_load_tile<Lx, false>(row, a.in, base, RC::signals, 1, tid);
+        cp_async_commit();
+    };
+    if (first < a.images) load_row(first, 0, static_cast<int>(threadIdx.x));
+    cluster_arrive_relaxed();  // every CTA of the cluster runs before any push into it
+#pragma unroll 1
+    for (long long img = first; img < a.images; img += clusters) {
+        int tid = static_cast<int>(threadIdx.x);
+        asm volatile("" : "+r"(tid));  // offsets recomputed per image (fft_pass_kernel)
+#pragma unroll 1
+        for (int rt = 0; rt < F::row_tiles; ++rt) {
+            cp_async_wait<0>();
+            __syncthreads();
+            fft_tile_stages<Lx, Backend, Sign, false, true>(row, f8, f16, row_io, 0, RC::signals, 1, tid);
+            if (rt == 0) cluster.barrier_wait();  // every rank's column tiles are free
+#pragma unroll
+            for (int u = 0; u < RC::per_cta / RC::threads; ++u) {
+                const fft2d_push at = fft2d_push_place<Lx, Ly>(rank, rt, tid + RC::threads * u);
+                cluster.map_shared_rank(recv, at.dst_rank)[at.dst_slot] = row[at.src_slot];
+            }
+            __syncthreads();  // the row buffer is read: the next row tile may load
+            if (rt + 1 < F::row_tiles) load_row(img, rt + 1, tid);
+            else if (img + clusters < a.images) load_row(img + clusters, 0, tid);
+        }
+        cluster.sync();  // every push into this rank has landed
+        const long long image = img * F::nx * F::ny;
+#pragma unroll 1
+        for (int q = 0; q < F::col_tiles; ++q) {
+            const int c0 = rank * F::rank_cols + q * CC::signals;  // the tile's first image column
+            fft_tile_stages<Ly, Backend, Sign, true, false, CC::per_cta>(recv + q * CC::per_cta, f8, f16, col_io,
+                                                                         image + c0, CC::signals, F::nx, tid);
+        }
+        cluster_arrive_relaxed();  // this thread has read its column tiles (the next image's pushes wait)
+    }
+    cluster.barrier_wait();  // pairs the last arrival: every rank leaves together
+}
+
 }  // namespace detail
 
 /// A batched FP64 complex FFT of nx (1D) or ny x nx (2D, x fastest), both
@@ -372,6 +530,8 @@ class fft_plan {
 public:
     /// The arguments of one pass kernel (the plan as the kernel sees it).
     using pass_args = detail::fft_pass_args;
+    /// The arguments of the one-pass 2D kernel.
+    using single_pass_args = detail::fft2d_args;
 
     fft_plan(long long nx, long long ny, long long batch) : nx_(nx), ny_(ny), batch_(batch)
     {
@@ -394,6 +554,7 @@ public:
         TCORE_CHECK(cudaMemset(schedule_, 0, sizeof(detail::fft_schedule)));
         tw_x_ = upload(static_cast<int>(nx));
         if (ny > 1) tw_y_ = upload(static_cast<int>(ny));
+        tc_one_pass_ = single_pass_available() && dram_gbs_per_sm() < 30.0;
     }
     ~fft_plan()
     {
@@ -415,8 +576,51 @@ public:
     long long batch() const { return batch_; }
     /// Complex elements of in (and out).
     long long elements() const { return nx_ * ny_ * batch_; }
-    /// Kernel launches per execute (1D: 1, 2D: 2).
-    int passes() const { return ny_ > 1 ? 2 : 1; }
+    /// Kernel launches per execute (1D and one-pass 2D: 1, else 2).
+    template <class Backend = default_backend>
+    int passes() const
+    {
+        return ny_ > 1 && !single_pass<Backend>() ? 2 : 1;
+    }
+
+    /// Whether execute<Backend> makes one pass over memory in 2D: one kernel
+    /// in thread-block clusters whose CTAs hold an image between them in
+    /// distributed shared memory (detail::fft2d_cluster_kernel). Available
+    /// for ny x nx = 256 x 256 on devices with cluster launch (sm_90). By
+    /// default tc takes it where the DRAM bandwidth per SM is below 30 GB/s
+    /// (dram_gbs_per_sm), cc never: 2026-11-27, batch 2048, forward, one
+    /// pass against two and cuFFT, H100 (25 GB/s an SM): tc 2.82 ms against
+    /// 2.90 and 2.88, cc 8.34 against 6.46; H200 (36 GB/s an SM): tc 2.71
+    /// against 2.43 and 2.10. set_single_pass overrides the default for
+    /// both backends. (Where the device fits no cluster of 16 such CTAs,
+    /// execute makes the two passes.)
+    template <class Backend = default_backend>
+    bool single_pass() const
+    {
+        return choice_ == pass_choice::one ||
+               (choice_ == pass_choice::automatic && std::is_same_v<Backend, tensor_core> && tc_one_pass_);
+    }
+    /// Whether set_single_pass(true) is possible: a one-pass kernel for this
+    /// size (256 x 256) and cluster launch on the current device.
+    bool single_pass_available() const
+    {
+        if (!(lx_ == 8 && ly_ == 8)) return false;
+        int dev = 0, clusters = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, dev) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return clusters != 0;
+    }
+
+    /// Chooses one pass (where available: else throws) or the two passes.
+    void set_single_pass(bool on)
+    {
+        require(!on || single_pass_available(), "fft_plan::set_single_pass",
+                "no one-pass kernel for " + std::to_string(ny_) + " x " + std::to_string(nx_) +
+                    " on this device (256 x 256 on a device with thread-block clusters)");
+        choice_ = on ? pass_choice::one : pass_choice::two;
+    }
 
     /// out = FFT(in) on `Backend` (tcore::tensor_core: tc, tcore::cuda_core: cc).
     template <class Backend = default_backend>
@@ -431,6 +635,12 @@ public:
         require(in == out || in + count <= out || out + count <= in, where,
                 "in and out overlap without being the same array");
         require(dir == fft_direction::forward || dir == fft_direction::inverse, where, "bad direction");
+        if (ny_ > 1 && single_pass<Backend>()) {
+            const detail::fft2d_args a{in, out, batch_, tw_x_, tw_y_};
+            const bool fwd = dir == fft_direction::forward;
+            const bool launched = fwd ? launch_2d_l<8, 8, Backend, -1>(a, stream) : launch_2d_l<8, 8, Backend, 1>(a, stream);
+            if (launched) return;  // else no cluster of its size fits this device: two passes
+        }
         // rows: signal gs starts at gs * nx
         detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_, schedule_};
         if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, stream);
@@ -450,12 +660,15 @@ private:
     double2* tw_x_ = nullptr;
     double2* tw_y_ = nullptr;
     detail::fft_schedule* schedule_ = nullptr;  ///< the passes' tile counter (they run one after another)
+    enum class pass_choice { automatic, one, two };
+    pass_choice choice_ = pass_choice::automatic;  ///< set_single_pass
+    bool tc_one_pass_ = false;                     ///< tc's automatic choice (single_pass)
 
     void swap(fft_plan& o) noexcept
     {
         std::swap(nx_, o.nx_), std::swap(ny_, o.ny_), std::swap(batch_, o.batch_);
         std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
-        std::swap(schedule_, o.schedule_);
+        std::swap(schedule_, o.schedule_), std::swap(choice_, o.choice_), std::swap(tc_one_pass_, o.tc_one_pass_);
     }
 
     static int size_log2(long long n)
@@ -484,6 +697,12 @@ private:
     // of launch_l) and declare it `extern template` elsewhere.
     template <int L, class Backend, int Sign, bool Strided>
     static void launch_l(const pass_args& a, cudaStream_t stream);
+
+    // The one-pass 2D kernel of 2^Ly x 2^Lx (likewise defined below the
+    // class); false (nothing launched) where the device fits none of its
+    // clusters.
+    template <int Lx, int Ly, class Backend, int Sign>
+    static bool launch_2d_l(const single_pass_args& a, cudaStream_t stream);
 
     template <class Backend, int Sign, bool Strided>
     static void launch(int l, const detail::fft_pass_args& a, cudaStream_t stream)
@@ -524,6 +743,50 @@ void fft_plan::launch_l(const pass_args& a, cudaStream_t stream)
     const long long blocks = tiles < full ? tiles : full;  // persistent: a CTA loops over tiles
     kernel<<<static_cast<unsigned>(blocks), C::threads, C::smem_bytes, stream>>>(a);
     TCORE_CHECK_LAUNCH();
+}
+
+template <int Lx, int Ly, class Backend, int Sign>
+bool fft_plan::launch_2d_l(const single_pass_args& a, cudaStream_t stream)
+{
+    using F = detail::fft2d_config<Lx, Ly>;
+    auto kernel = detail::fft2d_cluster_kernel<Lx, Ly, Backend, Sign>;
+    cudaLaunchAttribute cluster_dim[1];
+    cluster_dim[0].id = cudaLaunchAttributeClusterDimension;
+    cluster_dim[0].val.clusterDim.x = F::ranks;
+    cluster_dim[0].val.clusterDim.y = 1;
+    cluster_dim[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.blockDim = dim3(F::threads);
+    cfg.dynamicSmemBytes = F::smem_bytes;
+    cfg.stream = stream;
+    cfg.attrs = cluster_dim;
+    cfg.numAttrs = 1;
+    // once per device: raise the dynamic shared-memory limit, count the
+    // clusters that fit at once (-1: none)
+    static int resident[64] = {};
+    int dev = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    int clusters = dev >= 0 && dev < 64 ? resident[dev] : 0;
+    if (clusters == 0) {
+        TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(F::smem_bytes)));
+        // a device that refuses the cluster size (a non-portable 16) or fits
+        // none of these clusters gets the two passes
+        cfg.gridDim = dim3(F::ranks);
+        const bool sized = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+        if (!sized || cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess) {
+            cudaGetLastError();
+            clusters = 0;
+        }
+        if (clusters <= 0) clusters = -1;
+        if (dev >= 0 && dev < 64) resident[dev] = clusters;
+    }
+    if (clusters < 0) return false;
+    const long long grid = a.images < clusters ? a.images : clusters;  // persistent: a cluster loops over images
+    cfg.gridDim = dim3(static_cast<unsigned>(grid * F::ranks));
+    TCORE_CHECK(cudaLaunchKernelEx(&cfg, kernel, a));
+    TCORE_CHECK_LAUNCH();
+    return true;
 }
 
 }  // namespace tcore
