@@ -462,6 +462,9 @@ template <int Lx, int Ly, class Backend, int Sign>
 __global__ void __launch_bounds__(fft2d_config<Lx, Ly>::threads, (std::is_same_v<Backend, tensor_core> ? 2 : 1))
     fft2d_cluster_kernel(const fft2d_args a)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    __trap();  // clusters need sm_90: fft_plan launches this kernel only on devices that have them
+#else
     using F = fft2d_config<Lx, Ly>;
     using RC = typename F::rows;
     using CC = typename F::cols;
@@ -516,6 +519,7 @@ __global__ void __launch_bounds__(fft2d_config<Lx, Ly>::threads, (std::is_same_v
         cluster_arrive_relaxed();  // this thread has read its column tiles (the next image's pushes wait)
     }
     cluster.barrier_wait();  // pairs the last arrival: every rank leaves together
+#endif
 }
 
 }  // namespace detail
