@@ -594,8 +594,8 @@ public:
     /// default tc takes it where the DRAM bandwidth per SM is below 30 GB/s
     /// (dram_gbs_per_sm), cc never: 2026-11-27, batch 2048, forward, one
     /// pass against two and cuFFT, H100 (25 GB/s an SM): tc 2.82 ms against
-    /// 2.90 and 2.88, cc 8.34 against 6.46; H200 (36 GB/s an SM): tc 2.71
-    /// against 2.43 and 2.10. set_single_pass overrides the default for
+    /// 2.90 and 2.88, cc 8.34 against 6.46; H200 (36 GB/s an SM): tc 2.73
+    /// against 2.33 and 2.09. set_single_pass overrides the default for
     /// both backends. (Where the device fits no cluster of 16 such CTAs,
     /// execute makes the two passes.)
     template <class Backend = default_backend>
