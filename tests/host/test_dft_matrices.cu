@@ -17,7 +17,7 @@
 //     index of every stage, lane part ^ fixed part (and the twiddle exponent
 //     from split i mod p) equals the direct formula, and the two parts share
 //     no bit above the low three;
-//   * a host model of fft_pass_kernel (device/fft.cuh): the same stage loop,
+//   * a host model of fft_pass_kernel (device/fft_pass.cuh): the same stage loop,
 //     column mapping, swizzled shared-memory slots, twiddles, fragments and
 //     the CUDA-core MMA's code (mma_emulated) for all 32 lanes of every warp,
 //     gives the long double reference DFT for N = 64 .. 4096, forward and

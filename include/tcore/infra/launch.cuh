@@ -1,6 +1,7 @@
 // tcore/infra/launch.cuh - host helpers the launchers share and a user's
 // launcher can call: device queries for grid sizing (sm_count,
-// blocks_per_sm, resident_grid, dram_gbs_per_sm), pointer alignment and
+// blocks_per_sm, resident_grid, dram_gbs_per_sm), a per-device cache for
+// such answers (cached_per_device), pointer alignment and
 // argument checks (aligned, require_pointer, require_size), ceil_div and
 // grid_of (a 1D grid for a thread count, checked against the grid limit).
 #pragma once
@@ -35,20 +36,33 @@ inline int sm_count()
     return sms > 0 ? sms : 1;
 }
 
+/// cache[d] for the current device d, set by compute(d) the first time: a
+/// launcher's per-device answer (resident blocks, a bandwidth) asked once.
+/// A value equal to T{} counts as not yet computed; devices past 63 are
+/// computed on every call.
+template <class T, class Compute>
+inline T cached_per_device(T (&cache)[64], Compute compute)
+{
+    int dev = 0;
+    TCORE_CHECK(cudaGetDevice(&dev));
+    const bool slot = dev >= 0 && dev < 64;
+    if (slot && cache[dev] != T{}) return cache[dev];
+    const T v = compute(dev);
+    if (slot) cache[dev] = v;
+    return v;
+}
+
 /// The current device's peak DRAM bandwidth per multiprocessor in GB/s
 /// (memory clock x 2 transfers x bus width, over the SMs), cached per device.
 inline double dram_gbs_per_sm()
 {
     static double cached[64] = {};
-    int dev = 0;
-    TCORE_CHECK(cudaGetDevice(&dev));
-    if (dev >= 0 && dev < 64 && cached[dev] > 0) return cached[dev];
-    int khz = 0, bits = 0;
-    TCORE_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev));
-    TCORE_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev));
-    const double gbs = 2.0 * khz * 1e3 * bits / 8.0 / 1e9 / sm_count();
-    if (dev >= 0 && dev < 64) cached[dev] = gbs;
-    return gbs;
+    return cached_per_device(cached, [](int dev) {
+        int khz = 0, bits = 0;
+        TCORE_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev));
+        TCORE_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev));
+        return 2.0 * khz * 1e3 * bits / 8.0 / 1e9 / sm_count();
+    });
 }
 
 /// Resident blocks of `kernel` per multiprocessor (at least 1).

@@ -98,20 +98,19 @@ template <class Tag, class Kernel>
 inline int stencil_prepare_kernel(Kernel kernel, std::size_t smem, int threads)
 {
     static int cached[64] = {};
-    int dev = 0;
-    TCORE_CHECK(cudaGetDevice(&dev));
-    if (dev >= 0 && dev < 64 && cached[dev] > 0) return cached[dev];
-    int optin = 0;
-    TCORE_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    require(smem <= static_cast<std::size_t>(optin), "stencil_apply",
-            "the tile needs " + std::to_string(smem) + " bytes of shared memory, the device allows " +
-                std::to_string(optin) + " per block (use a smaller T)");
-    TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    int blocks = 0;
-    TCORE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem));
-    require(blocks > 0, "stencil_apply", "the kernel cannot be resident on this device");
-    if (dev >= 0 && dev < 64) cached[dev] = blocks;
-    return blocks;
+    return cached_per_device(cached, [&](int dev) {
+        int optin = 0;
+        TCORE_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        require(smem <= static_cast<std::size_t>(optin), "stencil_apply",
+                "the tile needs " + std::to_string(smem) + " bytes of shared memory, the device allows " +
+                    std::to_string(optin) + " per block (use a smaller T)");
+        TCORE_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        int blocks = 0;
+        TCORE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem));
+        require(blocks > 0, "stencil_apply", "the kernel cannot be resident on this device");
+        return blocks;
+    });
 }
 
 namespace detail {

@@ -1,0 +1,231 @@
+// tcore/patterns/device/fft_tile.cuh - one FFT tile in shared memory: its
+// shape (fft_config), its load (fft_load_tile) and its Stockham stages on the
+// FP64 MMA (fft_tile_stages, the radix-8/16 stages of dft_stage.cuh). The
+// building blocks of the pass kernel (fft_pass.cuh) and the one-pass 2D
+// kernel (fft_cluster.cuh).
+//
+// A tile is 2048 complex values (4096 for N = 4096 and the column pass of
+// N = 512: dft::tile_values): M = 2048/N (4096/N) signals, 8 values per
+// thread of a 256-thread CTA (512 for the 4096-value tiles). cp.async
+// (16-byte chunks, coalesced, zero-fill past the last signal) brings a tile
+// into its buffer without holding registers. The stages work in place in
+// the buffer (all reads of a stage, a barrier, all writes), with the
+// swizzle of dft::swizzle; the last stage writes straight to global memory
+// after swapping one value with the neighbouring lane
+// (dft::exchanged_slot), so that each store instruction writes whole
+// 32-byte sectors, or back into the buffer. Each warp owns 32/R groups of 8
+// columns per stage; every lane keeps 8 complex results in registers
+// between the read and the write half of a stage.
+//
+// Strided tiles (the column pass of a 2D transform: signals of ny with
+// stride nx) map the 8 MMA columns of their first and last stage to 8
+// adjacent columns of the image (mode b of dft::column_of); such a tile is
+// ny rows of M adjacent columns, stored n-major so that each 8-lane phase of
+// the tile load reads one 128-byte image-row piece (8 columns; for M < 8 the
+// M columns of 8/M rows) into one 128-byte row of slots (dft::tile_slot),
+// and its results are stored as whole sectors.
+#pragma once
+
+#include "../../infra/async_copy.cuh"
+#include "../dft.cuh"
+#include "../dft_stage.cuh"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace tcore {
+namespace detail {
+
+/// PerCta: the passes' tile (dft::tile_values); the one-pass 2D kernel
+/// takes 2048-value column tiles where the pass has 4096 (N = 512), so
+/// that its rows and columns run on the same 256 threads.
+template <int L, bool Strided, int PerCta = dft::tile_values(L, Strided)>
+struct fft_config {
+    static_assert(dft::supported(L), "FFT sizes are 2^6 .. 2^12");
+    static constexpr int n = 1 << L;
+    static constexpr int per_cta = PerCta;  ///< complex values per tile
+    static constexpr int signals = per_cta / n;             ///< M
+    static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
+    static constexpr int warps = threads / 32;
+    /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
+    /// for the row passes of N <= 2048; two for N = 4096 (64 KiB tiles, one
+    /// CTA an SM either way: no gain) and the column passes, where the third
+    /// buffer's 32 KiB is worth more as L1 (twiddle table): three measured a
+    /// gain on the row passes and a small loss on the column passes
+    /// (examples/fft/README.md).
+    static constexpr int buffers = !Strided && L <= 11 ? 3 : 2;
+    static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
+};
+
+/// A tile's twiddle table and output (fft_tile_stages) where they are not
+/// a pass's arguments.
+struct fft_tile_io {
+    const double2* twiddle;
+    double2* out;
+};
+
+/// Issues the cp.async copies of one tile (`valid` of its M signals from
+/// `base` in `in`; the rest zero-filled) into `dst` in the tile layout,
+/// swizzled as the stages read it; thread `tid` of the CTA. Chunk
+/// j = tid + threads u of the tile: lane part (tid) and fixed part (u) of
+/// its slot and source offset (s N + n = j for contiguous signals, s + n nx
+/// for strided ones), see dft::tile_slot and dft::tile_chunk.
+template <int L, bool Strided, int PerCta = dft::tile_values(L, Strided)>
+__device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, long long base, int valid,
+                                              long long n_stride, int tid)
+{
+    using C = fft_config<L, Strided, PerCta>;
+    constexpr int N = C::n, M = C::signals;
+    const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
+    const int dst_lane = dft::tile_slot(L, M, Strided, lane_c.s, lane_c.n);
+    const long long src_lane = base + (Strided ? lane_c.s + static_cast<long long>(lane_c.n) * n_stride : tid);
+#pragma unroll
+    for (int u = 0; u < C::per_cta / C::threads; ++u) {
+        const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
+        const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
+        const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
+        const double2* src = ok ? in + src_lane + src_fix : in;
+        cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, M, Strided, fix.s, fix.n)), src, ok ? 16 : 0);
+    }
+}
+
+/// The stages of one tile in its shared-memory buffer `buf` (thread `tid`
+/// of the CTA; every thread calls it), with the twiddle table io.twiddle
+/// (exp(-2 pi i e/N), e < N). Each stage reads all its inputs, passes a
+/// barrier and writes in place. The last stage writes the first `valid`
+/// signals to io.out from `base0` (the pass's layout, n_stride for strided
+/// signals). With ToShared it writes back into `buf` in the tile
+/// layout instead, and a barrier follows. Until the first stage's barrier
+/// the buffer must hold the loaded tile; it may be refilled once the
+/// function has returned.
+template <int L, class Backend, int Sign, bool Strided, bool ToShared = false,
+          int PerCta = dft::tile_values(L, Strided), class Io>
+__device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8,
+                                                const dft::radix16_matrix<Sign>& f16, const Io& io, long long base0,
+                                                int valid, long long n_stride, int tid)
+{
+    using C = fft_config<L, Strided, PerCta>;
+    using K16 = f64_m16n8<16>;
+    constexpr int N = C::n, M = C::signals;
+    constexpr int S = dft::stages(L);
+    const int warp = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
+    static_for<S>([&](auto st_) {
+        constexpr int stage = decltype(st_)::value;
+        constexpr int R = dft::radix(L, stage);
+        constexpr int p = dft::stride_before(L, stage);
+        constexpr int NR = N / R;
+        constexpr bool first = stage == 0, last = stage == S - 1;
+        constexpr bool to_global = last && !ToShared;  // else the results go back into buf
+        constexpr bool mode_b = Strided && (first || last);
+        constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
+        constexpr int Q = R / 4;                             // inputs per lane per column
+        constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
+        static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
+        double res[G][RES];
+
+        // -- read half: every input of the warp's groups, twiddled, into the MMA.
+        // Input q = t + 4 qq of column 8 (warp + warps u) + g: lane part
+        // (column 8 warp + g, input t) ^ fixed part (column 8 warps u, input 4 qq)
+        const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
+        const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + t * NR);
+        double2 vin[G][Q];
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+            const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+#pragma unroll
+            for (int qq = 0; qq < Q; ++qq)
+                vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + 4 * qq * NR))];
+        }
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+            const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+            double2 v[Q];
+#pragma unroll
+            for (int qq = 0; qq < Q; ++qq) {
+                v[qq] = vin[u][qq];
+                if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
+                    // i mod p of column i = lane part + fixed part (no common bit)
+                    const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
+                    double2 w = __ldg(io.twiddle + dft::twiddle_exp_k(k_mod_p, t + 4 * qq, R, p, N));
+                    if constexpr (Sign > 0) w.y = -w.y;
+                    v[qq] = dft::cmul(v[qq], w);
+                }
+            }
+            // the DFTs of the group's 8 columns (dft_stage.cuh)
+            if constexpr (R == 8) {
+                const frag_b<K16> b = dft::radix8_b(v);
+                frag_c<K16> d;
+                d = dft::radix8_stage<Backend>(f8, b);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
+            } else {
+                frag_b<K16> b0, b1;
+                dft::radix16_b(v, b0, b1);
+                frag_c<K16> re, im;
+                dft::radix16_stage<Backend>(f16, b0, b1, re, im);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
+            }
+        }
+        __syncthreads();  // every read of this stage is done: write in place
+
+        // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1.
+        // Output r = g + 8h of column 8 (warp + warps u) + 2t + e: lane part
+        // (column 8 warp + 2t, output g) ^ fixed part (column 8 warps u + e,
+        // output 8h); in the last stage, after the exchange, lane part
+        // dft::exchanged_slot(g, t, 0, 0) ^ fixed part exchanged_slot(0, 0, e, h)
+        [[maybe_unused]] int wr_lane = 0;
+        [[maybe_unused]] long long st_lane = 0;
+        [[maybe_unused]] int st_s = 0;
+        if constexpr (to_global) {
+            const dft::store_slot sl = dft::exchanged_slot(g, t, 0, 0);
+            const dft::column col = dft::column_of(8 * warp + sl.col, NR, M, mode_b);
+            const int n = dft::stockham_out(col.i, sl.r, R, p);
+            st_s = col.s;
+            st_lane = base0 + (Strided ? col.s + static_cast<long long>(n) * n_stride : col.s * N + n);
+        } else {
+            const dft::column col = dft::column_of(8 * warp + 2 * t, NR, M, mode_b);
+            wr_lane = dft::tile_slot(L, M, Strided, col.s, dft::stockham_out(col.i, g, R, p));
+        }
+#pragma unroll
+        for (int u = 0; u < G; ++u) {
+#pragma unroll
+            for (int h = 0; h < RES / 4; ++h) {
+                double2 val[2];
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    if constexpr (R == 8) val[e] = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
+                    else val[e] = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
+                }
+                if constexpr (to_global) {
+                    // swap with lane ^ 4 so that each store covers whole sectors (dft::exchanged_slot)
+                    const bool odd = g & 1;
+                    const double2 send = odd ? val[0] : val[1];
+                    const double2 recv = make_double2(__shfl_xor_sync(0xffffffffu, send.x, 4),
+                                                      __shfl_xor_sync(0xffffffffu, send.y, 4));
+                    const double2 stored[2] = {odd ? recv : val[0], odd ? val[1] : recv};
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const dft::store_slot sl = dft::exchanged_slot(0, 0, e, h);
+                        const dft::column fix = dft::column_of(8 * C::warps * u + sl.col, NR, M, mode_b);
+                        const int n = dft::stockham_out(fix.i, sl.r, R, p);
+                        if (st_s + fix.s < valid)
+                            io.out[st_lane + (Strided ? fix.s + static_cast<long long>(n) * n_stride : fix.s * N + n)] = stored[e];
+                    }
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const dft::column fix = dft::column_of(8 * C::warps * u + e, NR, M, mode_b);
+                        const int slot = dft::tile_slot(L, M, Strided, fix.s, dft::stockham_out(fix.i, 8 * h, R, p));
+                        buf[dft::xor_fixed(wr_lane, slot)] = val[e];
+                    }
+                }
+            }
+        }
+        if constexpr (!to_global) __syncthreads();
+    });
+}
+
+}  // namespace detail
+}  // namespace tcore
