@@ -205,6 +205,16 @@ __device__ __forceinline__ spmv_short_head spmv_short_head_of(const dasp_view& m
     return {__ldcs(m.short_val + slot), __ldcs(m.short_col + slot), m.tile_mask[tile], m.tile_row_ptr[tile]};
 }
 
+/// MMAs (or quad sums) a short tile needs: the most segments of any of its
+/// 8 lines (the lines' counts `nseg`, one per quad). Warp-collective.
+__device__ __forceinline__ int spmv_short_most(int nseg)
+{
+    int most = nseg;
+    most = max(most, __shfl_xor_sync(0xffffffffu, most, 4));
+    most = max(most, __shfl_xor_sync(0xffffffffu, most, 8));
+    return max(most, __shfl_xor_sync(0xffffffffu, most, 16));
+}
+
 /// One short tile: up to 4 MMAs (one per segment position), B masked to
 /// the segment; D_j(g, g) is row j of line g. A policy: the lane's product,
 /// quad sums masked to each segment.
@@ -216,28 +226,40 @@ __device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x
     const spmv_short_head h = spmv_short_head_of(m, tile, lane);
     const double v = h.v;
     const int c = h.c;
-    const double xv = c >= 0 ? __ldg(x + c) : 0.0;
-    const spmv_short_lane info = spmv_short_lane_info(h.mask, lane);
-    const int seg = info.seg, nseg = info.nseg;
-    int most = nseg;  // MMAs the tile needs: the most segments of any line
-    most = max(most, __shfl_xor_sync(0xffffffffu, most, 4));
-    most = max(most, __shfl_xor_sync(0xffffffffu, most, 8));
-    most = max(most, __shfl_xor_sync(0xffffffffu, most, 16));
-    const int out = h.row0 + info.out;
-    const bool writer = holds_diag(lane);
     if constexpr (is_backend_v<Backend>) {
+        const spmv_short_lane info = spmv_short_lane_info(h.mask, lane);
+        const int seg = info.seg, nseg = info.nseg;
+        const int out = h.row0 + info.out;
+        const bool writer = holds_diag(lane);
+        // The line's output rows (at most 4) are loaded beside the x gather,
+        // not after the products: one round trip a tile fewer.
+        int rows[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) rows[j] = writer && j < nseg ? m.short_rows[out + j] : -1;
+        const double xv = c >= 0 ? __ldg(x + c) : 0.0;
+        const int most = spmv_short_most(nseg);
         frag_a<S> a;
         double vs[1] = {v};
-        for (int j = 0; j < most; ++j) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            if (j >= most) break;
             frag_b<S> b;
             double xs[1] = {seg == j ? xv : 0.0};
             diag_operands<S>(a, b, vs, xs);
             frag_c<S> d;
             fill(d, 0.0);
             mma<Backend>(d, a, b, d);
-            if (writer && j < nseg) spmv_store_y(m, y, m.short_rows[out + j], diag_of(d, lane));
+            if (rows[j] >= 0) spmv_store_y(m, y, rows[j], diag_of(d, lane));
         }
     } else {
+        // (A policy keeps the rows' loads after its quad sums: ahead, they
+        // made the plain CUDA-core opponent 1-2% slower on power_law.)
+        const double xv = c >= 0 ? __ldg(x + c) : 0.0;
+        const spmv_short_lane info = spmv_short_lane_info(h.mask, lane);
+        const int seg = info.seg, nseg = info.nseg;
+        const int most = spmv_short_most(nseg);
+        const int out = h.row0 + info.out;
+        const bool writer = holds_diag(lane);
         const double p = Backend::product(v, xv);
         for (int j = 0; j < most; ++j) {
             const double s = spmv_quad_sum(seg == j ? p : 0.0);
