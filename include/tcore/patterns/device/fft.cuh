@@ -101,8 +101,9 @@ public:
     /// (dram_gbs_per_sm: the one pass wins where DRAM is the limit and
     /// loses where the MMA work is; measurements in examples/fft/README.md),
     /// cc never (its one-pass kernel, at one CTA an SM, is slower than its
-    /// two passes). set_single_pass overrides the default for both backends. (Where the device fits no cluster of 16 such CTAs,
-    /// execute makes the two passes.)
+    /// two passes). set_single_pass overrides the default for both
+    /// backends. (Where the device fits no cluster of 16 such CTAs, execute
+    /// makes the two passes.)
     template <class Backend = default_backend>
     bool single_pass() const
     {
@@ -291,6 +292,5 @@ bool fft_plan::launch_2d_l(const single_pass_args& a, cudaStream_t stream)
     TCORE_CHECK_LAUNCH();
     return true;
 }
-
 
 }  // namespace tcore
