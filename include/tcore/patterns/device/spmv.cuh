@@ -119,6 +119,9 @@ public:
     /// under 12 entries, e.g. banded), else a whole step of spmv_step_blocks
     /// (run_with's policies always take their own steps).
     bool fitted_steps() const { return fitted_steps_; }
+    /// Experimental: the fitted kernel takes a warp's medium groups two at a
+    /// time in lockstep (spmv_medium_pair). Off by default.
+    void set_group_pairs(bool on) { group_pairs_ = on; }
     int tiles_per_warp() const { return view_.tiles_per_warp; }
     /// Re-plans the launch: medium groups and short tiles one warp handles
     /// in turn (>= 1 each, or 0 for the automatic choice).
@@ -163,6 +166,7 @@ private:
     std::size_t bytes_ = 0;
     double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
     bool fitted_steps_ = false;     ///< fitted_steps()
+    bool group_pairs_ = false;      ///< set_group_pairs()
     int resident_warps_ = 0;        ///< warps the device keeps resident (the packing's, or the current device's)
 
     template <class Backend, class Shape>
@@ -186,7 +190,8 @@ private:
         case 1:  // a policy's steps are its own: it keeps the one kernel
             if constexpr (is_backend_v<Backend>)
                 if (fitted_steps_) {
-                    detail::dasp_kernel<Backend, Shape, 1, true><<<blocks, th, 0, stream>>>(v, x, y);
+                    if (group_pairs_) detail::dasp_kernel<Backend, Shape, 1, 2><<<blocks, th, 0, stream>>>(v, x, y);
+                    else detail::dasp_kernel<Backend, Shape, 1, 1><<<blocks, th, 0, stream>>>(v, x, y);
                     break;
                 }
             detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y);

@@ -190,6 +190,66 @@ __device__ __forceinline__ void spmv_medium_step(const dasp_view& m, const doubl
     spmv_medium_group<Backend, Shape, n>(m, x, y, r, lane);
 }
 
+/// Two medium groups in lockstep (FitSteps kernels): both groups' first
+/// steps of N = 2 MMAs' blocks and first irregular entries are loaded, then
+/// both x gathers issued, then both groups' MMAs, so a warp keeps two
+/// groups' loads in flight where spmv_medium_group keeps one. Blocks past
+/// the first step and irregular entries past the first follow group by
+/// group. r1 may be a default spmv_medium_refs (no group: nothing loaded or
+/// stored).
+template <class Backend, class Shape>
+__device__ void spmv_medium_pair(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y,
+                                 const spmv_medium_refs& r0, const spmv_medium_refs& r1, int lane)
+{
+    static_assert(is_backend_v<Backend>, "pairs run on tensor_core or cuda_core");
+    constexpr int N = 2 * Shape::k / 4;
+    const spmv_medium_refs* r[2] = {&r0, &r1};
+    spmv_step<N> st[2];
+    double irr_v[2];
+    int irr_c[2];
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+        spmv_load_step(st[q], m.reg_val, m.reg_col, r[q]->base, 0, r[q]->nblk, lane);
+        const bool has_irr = r[q]->p0 < r[q]->p1;
+        irr_v[q] = has_irr ? __ldcs(m.irr_val + r[q]->p0) : 0.0;
+        irr_c[q] = has_irr ? __ldcs(m.irr_col + r[q]->p0) : -1;
+    }
+    double xv[2][N], irr_x[2];
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) xv[q][j] = st[q].c[j] >= 0 ? __ldg(x + st[q].c[j]) : 0.0;
+        irr_x[q] = irr_c[q] >= 0 ? __ldg(x + irr_c[q]) : 0.0;
+    }
+    frag_c<Shape> acc[2];
+    double s[2];
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+        fill(acc[q], 0.0);
+        s[q] = irr_v[q] * irr_x[q];
+        constexpr int kb = Shape::k / 4;
+#pragma unroll
+        for (int i = 0; i < N / kb; ++i) {
+            frag_a<Shape> a;
+            frag_b<Shape> b;
+            diag_operands<Shape>(a, b, st[q].v + i * kb, xv[q] + i * kb);
+            mma<Backend>(acc[q], a, b, acc[q]);
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+        spmv_accumulate<Backend, Shape>(acc[q], s[q], m.reg_val, m.reg_col, r[q]->base, N, r[q]->nblk, x, lane);
+#pragma unroll 4
+        for (int p = r[q]->p0 + 4; p < r[q]->p1; p += 4)
+            s[q] = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s[q]);
+        s[q] = spmv_quad_sum(s[q]);
+        if (holds_diag(lane)) {
+            s[q] += diag_of(acc[q], lane);
+            if (r[q]->row >= 0) spmv_store_y(m, y, r[q]->row, s[q]);
+        }
+    }
+}
+
 /// A short tile's loads that depend on no other: the lane's slot, the
 /// tile's segment mask and its first output row.
 struct spmv_short_head {
@@ -343,7 +403,7 @@ inline constexpr int spmv_min_blocks = std::is_same_v<Backend, tensor_core> && S
 /// (spmv_medium_step), for matrices whose groups are mostly 1 or 2 blocks
 /// (dasp_spmv::fitted_steps); otherwise every group starts with a whole
 /// spmv_step_blocks step.
-template <class Backend, class Shape, int P, bool FitSteps = false>
+template <class Backend, class Shape, int P, int FitSteps = 0>
 __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>))
     dasp_kernel(dasp_view m, const double* __restrict__ x, double* __restrict__ y)
 {
@@ -365,13 +425,22 @@ __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>
         // or they would repeat their neighbours' groups.)
         const int first = (block - m.bun_end) * spmv_warps + warp;
         const int end = first < m.med_warps ? m.group_count : 0;
-        spmv_medium_refs next;
-        if (first < end) next = spmv_medium_refs_of(m, first, lane);
-        for (int group = first; group < end; group += m.med_warps) {
-            const spmv_medium_refs cur = next;
-            if (group + m.med_warps < end) next = spmv_medium_refs_of(m, group + m.med_warps, lane);
-            if constexpr (FitSteps) spmv_medium_step<Backend, Shape>(m, x, y, cur, lane);
-            else spmv_medium_group<Backend, Shape, spmv_step_blocks<Backend, Shape>>(m, x, y, cur, lane);
+        if constexpr (FitSteps == 2) {
+            for (int group = first; group < end; group += 2 * m.med_warps) {
+                const int other = group + m.med_warps;
+                spmv_medium_refs r1;
+                if (other < end) r1 = spmv_medium_refs_of(m, other, lane);
+                spmv_medium_pair<Backend, Shape>(m, x, y, spmv_medium_refs_of(m, group, lane), r1, lane);
+            }
+        } else {
+            spmv_medium_refs next;
+            if (first < end) next = spmv_medium_refs_of(m, first, lane);
+            for (int group = first; group < end; group += m.med_warps) {
+                const spmv_medium_refs cur = next;
+                if (group + m.med_warps < end) next = spmv_medium_refs_of(m, group + m.med_warps, lane);
+                if constexpr (FitSteps == 1) spmv_medium_step<Backend, Shape>(m, x, y, cur, lane);
+                else spmv_medium_group<Backend, Shape, spmv_step_blocks<Backend, Shape>>(m, x, y, cur, lane);
+            }
         }
     } else if (block < m.short_end) {
         const int first = (block - m.med_end) * spmv_warps + warp;
