@@ -122,6 +122,9 @@ public:
     /// Experimental: the fitted kernel takes a warp's medium groups two at a
     /// time in lockstep (spmv_medium_pair). Off by default.
     void set_group_pairs(bool on) { group_pairs_ = on; }
+    /// Experimental: short tiles two at a time in lockstep (spmv_short_pair;
+    /// pairs form only where tiles_per_warp >= 2). Off by default.
+    void set_short_pairs(bool on) { short_pairs_ = on; }
     int tiles_per_warp() const { return view_.tiles_per_warp; }
     /// Re-plans the launch: medium groups and short tiles one warp handles
     /// in turn (>= 1 each, or 0 for the automatic choice).
@@ -167,6 +170,7 @@ private:
     double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
     bool fitted_steps_ = false;     ///< fitted_steps()
     bool group_pairs_ = false;      ///< set_group_pairs()
+    bool short_pairs_ = false;      ///< set_short_pairs()
     int resident_warps_ = 0;        ///< warps the device keeps resident (the packing's, or the current device's)
 
     template <class Backend, class Shape>
@@ -189,11 +193,19 @@ private:
         switch (view_.bundle) {
         case 1:  // a policy's steps are its own: it keeps the one kernel
             if constexpr (is_backend_v<Backend>)
+            {
+                if (short_pairs_) {
+                    if (fitted_steps_ && group_pairs_) detail::dasp_kernel<Backend, Shape, 1, 2, true><<<blocks, th, 0, stream>>>(v, x, y);
+                    else if (fitted_steps_) detail::dasp_kernel<Backend, Shape, 1, 1, true><<<blocks, th, 0, stream>>>(v, x, y);
+                    else detail::dasp_kernel<Backend, Shape, 1, 0, true><<<blocks, th, 0, stream>>>(v, x, y);
+                    break;
+                }
                 if (fitted_steps_) {
                     if (group_pairs_) detail::dasp_kernel<Backend, Shape, 1, 2><<<blocks, th, 0, stream>>>(v, x, y);
                     else detail::dasp_kernel<Backend, Shape, 1, 1><<<blocks, th, 0, stream>>>(v, x, y);
                     break;
                 }
+            }
             detail::dasp_kernel<Backend, Shape, 1><<<blocks, th, 0, stream>>>(v, x, y);
             break;
         case 2: detail::dasp_kernel<Backend, Shape, 2><<<blocks, th, 0, stream>>>(v, x, y); break;
@@ -370,6 +382,15 @@ public:
     }
 
     int panels() const { return static_cast<int>(panels_.size()); }
+    /// Experimental: every panel's work per warp and short-tile pairs (dasp_spmv's setters).
+    void set_work_per_warp(int groups_per_warp, int tiles_per_warp)
+    {
+        for (dasp_spmv& s : panels_) s.set_work_per_warp(groups_per_warp, tiles_per_warp);
+    }
+    void set_short_pairs(bool on)
+    {
+        for (dasp_spmv& s : panels_) s.set_short_pairs(on);
+    }
     const dasp_spmv& panel(int p) const { return panels_.at(static_cast<std::size_t>(p)); }
     /// Device bytes of all panels.
     std::size_t device_bytes() const

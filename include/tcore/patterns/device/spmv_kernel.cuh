@@ -328,6 +328,51 @@ __device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x
     }
 }
 
+/// Two short tiles in lockstep (MMA backends): both heads, then both tiles'
+/// output rows and x gathers, then each tile's MMAs and stores, so a warp
+/// keeps two tiles' loads in flight. t1 < 0: none.
+template <class Backend, class Shape>
+__device__ void spmv_short_pair(const dasp_view& m, const double* __restrict__ x, double* __restrict__ y, int t0,
+                                int t1, int lane)
+{
+    static_assert(is_backend_v<Backend>, "pairs run on tensor_core or cuda_core");
+    using S = spmv_short_shape_t<Shape>;
+    spmv_short_head h[2];
+    h[0] = spmv_short_head_of(m, t0, lane);
+    if (t1 >= 0) h[1] = spmv_short_head_of(m, t1, lane);
+    int seg[2], nseg[2], rows[2][4];
+    double xv[2];
+    const bool writer = holds_diag(lane);
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+        const spmv_short_lane info = spmv_short_lane_info(h[q].mask, lane);
+        seg[q] = info.seg;
+        nseg[q] = info.nseg;
+        const int out = h[q].row0 + info.out;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) rows[q][j] = writer && j < nseg[q] ? m.short_rows[out + j] : -1;
+    }
+#pragma unroll
+    for (int q = 0; q < 2; ++q) xv[q] = h[q].c >= 0 ? __ldg(x + h[q].c) : 0.0;
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+        const int most = spmv_short_most(nseg[q]);
+        frag_a<S> a;
+        double vs[1] = {h[q].v};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            if (j >= most) break;
+            frag_b<S> b;
+            double xs[1] = {seg[q] == j ? xv[q] : 0.0};
+            diag_operands<S>(a, b, vs, xs);
+            frag_c<S> d;
+            fill(d, 0.0);
+            mma<Backend>(d, a, b, d);
+            if (rows[q][j] >= 0) spmv_store_y(m, y, rows[q][j], diag_of(d, lane));
+        }
+    }
+}
+
 /// One group of 8 bundles of P identical rows: per 32-block one column
 /// index and one x gather per lane, ceil(P / 2) m16n8k4 MMAs (B shared);
 /// a policy adds each row's products into its own `ess`.
@@ -403,7 +448,7 @@ inline constexpr int spmv_min_blocks = std::is_same_v<Backend, tensor_core> && S
 /// (spmv_medium_step), for matrices whose groups are mostly 1 or 2 blocks
 /// (dasp_spmv::fitted_steps); otherwise every group starts with a whole
 /// spmv_step_blocks step.
-template <class Backend, class Shape, int P, int FitSteps = 0>
+template <class Backend, class Shape, int P, int FitSteps = 0, bool ShortPairs = false>
 __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>))
     dasp_kernel(dasp_view m, const double* __restrict__ x, double* __restrict__ y)
 {
@@ -444,9 +489,17 @@ __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>
         }
     } else if (block < m.short_end) {
         const int first = (block - m.med_end) * spmv_warps + warp;
-        if (first < m.short_warps)
-            for (int tile = first; tile < m.tile_count; tile += m.short_warps)
-                spmv_short_tile<Backend, Shape>(m, x, y, tile, lane);
+        if (first < m.short_warps) {
+            if constexpr (ShortPairs) {
+                for (int tile = first; tile < m.tile_count; tile += 2 * m.short_warps) {
+                    const int other = tile + m.short_warps;
+                    spmv_short_pair<Backend, Shape>(m, x, y, tile, other < m.tile_count ? other : -1, lane);
+                }
+            } else {
+                for (int tile = first; tile < m.tile_count; tile += m.short_warps)
+                    spmv_short_tile<Backend, Shape>(m, x, y, tile, lane);
+            }
+        }
     } else {
         const int i = (block - m.short_end) * spmv_threads + static_cast<int>(threadIdx.x);
         if (i < m.empty_count && !m.accumulate) y[m.empty_rows[i]] = 0.0;
