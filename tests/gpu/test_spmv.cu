@@ -195,11 +195,15 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     for (const sparse::dasp_options& o : opts)
         for (const int gpw : {1, 3, 0}) {
             if (gpw != 1 && (o.bundle != 1 || o.long_min < 256)) continue;
+          for (const bool pairs : {false, true}) {
             dasp_spmv s(a, o, nullptr, gpw);
-            // Short tiles: one per warp, or 3 per warp where groups are 3 per warp.
-            s.set_work_per_warp(gpw, gpw == 3 ? 3 : 1);
+            // Short tiles: one per warp, or 3 per warp where groups are 3 per warp
+            // (2 with pairs, so that pairs form).
+            s.set_work_per_warp(gpw, gpw == 3 ? 3 : pairs ? 2 : 1);
+            s.set_group_pairs(pairs);
+            s.set_short_pairs(pairs);
             for (const variant& v : variants) {
-                const std::string what = m.name + " [" + v.name + ", long_min " + std::to_string(o.long_min) +
+                const std::string what = m.name + " [" + v.name + (pairs ? ", pairs" : "") + ", long_min " + std::to_string(o.long_min) +
                                          ", piece " + std::to_string(o.long_piece) + ", groups/warp " +
                                          std::to_string(gpw) + ", tiles/warp " + std::to_string(s.tiles_per_warp()) +
                                          ", bundle " + std::to_string(s.bundle()) +
@@ -222,6 +226,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
                     t.check(false, "%s: %s", what.c_str(), e.what());
                 }
             }
+          }
         }
 
     // Column panels: the first writes y (over the poison), the others add to it.
