@@ -202,8 +202,15 @@ void test_matrix(const named& m, tcore::test::rng& rng)
             s.set_work_per_warp(gpw, gpw == 3 ? 3 : pairs ? 2 : 1);
             s.set_group_pairs(pairs);
             s.set_short_pairs(pairs);
+            // A move keeps every launch choice (the panels and multi-GPU parts are moved).
+            const bool fitted = s.fitted_steps(), group_pairs = s.group_pairs(), short_pairs = s.short_pairs();
+            dasp_spmv moved(std::move(s));
+            s = std::move(moved);
+            t.check(s.fitted_steps() == fitted && s.group_pairs() == group_pairs && s.short_pairs() == short_pairs,
+                    "%s: a moved dasp_spmv changed its launch choices", m.name.c_str());
             for (const variant& v : variants) {
-                const std::string what = m.name + " [" + v.name + (pairs ? ", pairs" : "") + ", long_min " + std::to_string(o.long_min) +
+                const std::string what = m.name + " [" + v.name + (s.group_pairs() ? ", group pairs" : "") +
+                                         (s.short_pairs() ? ", tile pairs" : "") + ", long_min " + std::to_string(o.long_min) +
                                          ", piece " + std::to_string(o.long_piece) + ", groups/warp " +
                                          std::to_string(gpw) + ", tiles/warp " + std::to_string(s.tiles_per_warp()) +
                                          ", bundle " + std::to_string(s.bundle()) +
@@ -230,9 +237,11 @@ void test_matrix(const named& m, tcore::test::rng& rng)
         }
 
     // Column panels: the first writes y (over the poison), the others add to it.
-    for (const int panels : {2, 3}) {
+    for (const int panels : {2, 3})
+    for (const bool tile_pairs : {true, false}) {
         try {
-            const dasp_spmv_panels s(a, panels);
+            dasp_spmv_panels s(a, panels);
+            s.set_short_pairs(tile_pairs);
             const std::pair<const char*, void (*)(const dasp_spmv_panels&, const double*, double*)> runs[] = {
                 {"tc m8n8k4", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core>(x, y); }},
                 {"tc m16n8k16",
@@ -242,7 +251,8 @@ void test_matrix(const named& m, tcore::test::rng& rng)
                  [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<cuda_core, f64_m16n8k16>(x, y); }},
                 {"cce", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run_with<spmv_cce>(x, y); }}};
             for (const auto& [name, run] : runs) {
-                const std::string what = m.name + " [" + name + ", " + std::to_string(s.panels()) + " column panels]";
+                const std::string what = m.name + " [" + name + ", " + std::to_string(s.panels()) + " column panels" +
+                                         (tile_pairs ? ", tile pairs]" : "]");
                 dy.poison();
                 run(s, dx.ptr, dy.ptr);
                 TCORE_CHECK(cudaDeviceSynchronize());

@@ -96,6 +96,7 @@ public:
             cudaFree(arena_);
             arena_ = nullptr;
             view_ = {};
+            policy_view_ = {};
             swap(o);
         }
         return *this;
@@ -119,15 +120,27 @@ public:
     /// under 12 entries, e.g. banded), else a whole step of spmv_step_blocks
     /// (run_with's policies always take their own steps).
     bool fitted_steps() const { return fitted_steps_; }
-    /// Experimental: the fitted kernel takes a warp's medium groups two at a
-    /// time in lockstep (spmv_medium_pair). Off by default.
+    /// Whether the fitted kernel takes a warp's medium groups two at a time
+    /// in lockstep (spmv_medium_pair: both groups' loads in flight before
+    /// either's MMAs). On by default; it applies where fitted_steps() and
+    /// groups_per_warp() >= 2, that is where the groups outnumber the
+    /// resident warps (banded 1e7: 3% faster; examples/spmv/README.md).
     void set_group_pairs(bool on) { group_pairs_ = on; }
-    /// Experimental: short tiles two at a time in lockstep (spmv_short_pair;
-    /// pairs form only where tiles_per_warp >= 2). Off by default.
-    void set_short_pairs(bool on) { short_pairs_ = on; }
+    bool group_pairs() const { return group_pairs_ && fitted_steps_ && view_.groups_per_warp >= 2; }
+    /// Whether short tiles run two at a time in lockstep (spmv_short_pair).
+    /// Off by default (whole power-law matrices run 7% slower with it);
+    /// dasp_spmv_panels turns it on (power_law 1e8 in panels 1.3% faster).
+    /// Re-plans the launch: the automatic tiles_per_warp becomes 2.
+    void set_short_pairs(bool on)
+    {
+        short_pairs_ = on;
+        plan_grid(asked_groups_per_warp_, asked_tiles_per_warp_);
+    }
+    bool short_pairs() const { return short_pairs_ && view_.tiles_per_warp >= 2; }
     int tiles_per_warp() const { return view_.tiles_per_warp; }
     /// Re-plans the launch: medium groups and short tiles one warp handles
-    /// in turn (>= 1 each, or 0 for the automatic choice).
+    /// in turn (>= 1 each, or 0 for the automatic choice: tiles_per_warp 2
+    /// with short pairs, else 1).
     void set_work_per_warp(int groups_per_warp, int tiles_per_warp)
     {
         require(groups_per_warp >= 0 && tiles_per_warp >= 0, "tcore::dasp_spmv::set_work_per_warp",
@@ -165,12 +178,14 @@ public:
 private:
     void* arena_ = nullptr;
     dasp_view view_;
+    dasp_view policy_view_;  ///< view_ with the launch plan of run_with (plan_grid)
     long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
     std::size_t bytes_ = 0;
     double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
     bool fitted_steps_ = false;     ///< fitted_steps()
-    bool group_pairs_ = false;      ///< set_group_pairs()
+    bool group_pairs_ = true;       ///< set_group_pairs()
     bool short_pairs_ = false;      ///< set_short_pairs()
+    int asked_groups_per_warp_ = 0, asked_tiles_per_warp_ = 0;  ///< plan_grid's last request (0: automatic)
     int resident_warps_ = 0;        ///< warps the device keeps resident (the packing's, or the current device's)
 
     template <class Backend, class Shape>
@@ -184,25 +199,28 @@ private:
         if (view_.rows == 0) return;
         if (view_.cols > 0) tcore::require_pointer(x, where, "x");
         tcore::require_pointer(y, where, "y");
-        const long long grid = accumulate ? view_.short_end : grid_blocks();  // accumulating skips the empty rows
+        dasp_view v = is_backend_v<Backend> ? view_ : policy_view_;
+        const long long grid = accumulate ? v.short_end : grid_blocks(v);  // accumulating skips the empty rows
         if (grid == 0) return;
         const unsigned blocks = static_cast<unsigned>(grid);
         constexpr int th = detail::spmv_threads;
-        dasp_view v = view_;
         v.accumulate = accumulate ? 1 : 0;
         switch (view_.bundle) {
         case 1:  // a policy's steps are its own: it keeps the one kernel
-            if constexpr (is_backend_v<Backend>)
-            {
-                if (short_pairs_) {
-                    if (fitted_steps_ && group_pairs_) detail::dasp_kernel<Backend, Shape, 1, 2, true><<<blocks, th, 0, stream>>>(v, x, y);
-                    else if (fitted_steps_) detail::dasp_kernel<Backend, Shape, 1, 1, true><<<blocks, th, 0, stream>>>(v, x, y);
-                    else detail::dasp_kernel<Backend, Shape, 1, 0, true><<<blocks, th, 0, stream>>>(v, x, y);
+            if constexpr (is_backend_v<Backend>) {
+                const bool tile_pairs = short_pairs();
+                if (fitted_steps_ && group_pairs()) {
+                    if (tile_pairs) detail::dasp_kernel<Backend, Shape, 1, 2, true><<<blocks, th, 0, stream>>>(v, x, y);
+                    else detail::dasp_kernel<Backend, Shape, 1, 2><<<blocks, th, 0, stream>>>(v, x, y);
                     break;
                 }
                 if (fitted_steps_) {
-                    if (group_pairs_) detail::dasp_kernel<Backend, Shape, 1, 2><<<blocks, th, 0, stream>>>(v, x, y);
+                    if (tile_pairs) detail::dasp_kernel<Backend, Shape, 1, 1, true><<<blocks, th, 0, stream>>>(v, x, y);
                     else detail::dasp_kernel<Backend, Shape, 1, 1><<<blocks, th, 0, stream>>>(v, x, y);
+                    break;
+                }
+                if (tile_pairs) {
+                    detail::dasp_kernel<Backend, Shape, 1, 0, true><<<blocks, th, 0, stream>>>(v, x, y);
                     break;
                 }
             }
@@ -217,22 +235,29 @@ private:
         TCORE_CHECK_LAUNCH();
     }
 
-    long long grid_blocks() const
+    static long long grid_blocks(const dasp_view& v)
     {
-        const long long empty_blocks = tcore::ceil_div(view_.empty_count, detail::spmv_threads);
-        return view_.short_end + empty_blocks;
+        return v.short_end + tcore::ceil_div(v.empty_count, detail::spmv_threads);
     }
 
-    /// The block ranges of the fused kernel for the given work per warp (0: automatic).
+    /// The block ranges of the fused kernel for the given work per warp (0:
+    /// automatic). A policy's kernel takes short tiles one at a time, so its
+    /// automatic tiles_per_warp stays 1 (policy_view_).
     void plan_grid(int groups_per_warp, int tiles_per_warp)
     {
-        dasp_view& v = view_;
+        asked_groups_per_warp_ = groups_per_warp;
+        asked_tiles_per_warp_ = tiles_per_warp;
         if (groups_per_warp == 0) {
             groups_per_warp = mean_group_blocks_ <= 2 ? 4 : mean_group_blocks_ <= 4 ? 2 : 1;
-            while (groups_per_warp > 1 && 2 * tcore::ceil_div(v.group_count, groups_per_warp) < resident_warps_)
+            while (groups_per_warp > 1 && 2 * tcore::ceil_div(view_.group_count, groups_per_warp) < resident_warps_)
                 groups_per_warp /= 2;
         }
-        if (tiles_per_warp == 0) tiles_per_warp = 1;
+        plan_ranges(view_, groups_per_warp, tiles_per_warp > 0 ? tiles_per_warp : short_pairs_ ? 2 : 1);
+        policy_view_ = view_;
+        if (tiles_per_warp == 0) plan_ranges(policy_view_, groups_per_warp, 1);
+    }
+    static void plan_ranges(dasp_view& v, int groups_per_warp, int tiles_per_warp)
+    {
         v.groups_per_warp = groups_per_warp;
         v.med_warps = static_cast<int>(tcore::ceil_div(v.group_count, groups_per_warp));
         v.tiles_per_warp = tiles_per_warp;
@@ -254,11 +279,17 @@ private:
     {
         std::swap(arena_, o.arena_);
         std::swap(view_, o.view_);
+        std::swap(policy_view_, o.policy_view_);
         std::swap(nnz_, o.nnz_);
         std::swap(block_slots_, o.block_slots_);
         std::swap(irregular_, o.irregular_);
         std::swap(bytes_, o.bytes_);
         std::swap(mean_group_blocks_, o.mean_group_blocks_);
+        std::swap(fitted_steps_, o.fitted_steps_);
+        std::swap(group_pairs_, o.group_pairs_);
+        std::swap(short_pairs_, o.short_pairs_);
+        std::swap(asked_groups_per_warp_, o.asked_groups_per_warp_);
+        std::swap(asked_tiles_per_warp_, o.asked_tiles_per_warp_);
         std::swap(resident_warps_, o.resident_warps_);
     }
 
@@ -378,11 +409,13 @@ public:
             const int c0 = static_cast<int>(static_cast<long long>(a.cols) * p / p_count);
             const int c1 = static_cast<int>(static_cast<long long>(a.cols) * (p + 1) / p_count);
             panels_.emplace_back(sparse::column_range(a, c0, c1), opts, stream);
+            panels_.back().set_short_pairs(true);
         }
     }
 
     int panels() const { return static_cast<int>(panels_.size()); }
-    /// Experimental: every panel's work per warp and short-tile pairs (dasp_spmv's setters).
+    /// Every panel's work per warp and short-tile pairs (dasp_spmv's
+    /// setters; the panels run short tiles in pairs by default).
     void set_work_per_warp(int groups_per_warp, int tiles_per_warp)
     {
         for (dasp_spmv& s : panels_) s.set_work_per_warp(groups_per_warp, tiles_per_warp);
