@@ -138,6 +138,25 @@ __device__ __forceinline__ spmv_medium_refs spmv_medium_refs_of(const dasp_view&
     return r;
 }
 
+/// The rest of a medium group once its first step is in `acc` (MMA
+/// backends) or `s` (a policy), with its first irregular entry in `s`:
+/// blocks from `from_block` on, the lane's other irregular entries, the
+/// quad sum and the row's store.
+template <class Backend, class Shape>
+__device__ __forceinline__ void spmv_medium_finish(const dasp_view& m, const double* __restrict__ x,
+                                                   double* __restrict__ y, const spmv_medium_refs& r,
+                                                   frag_c<Shape>& acc, double s, int from_block, int lane)
+{
+    spmv_accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, from_block, r.nblk, x, lane);
+#pragma unroll 4
+    for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
+    s = spmv_quad_sum(s);
+    if (holds_diag(lane)) {
+        if constexpr (is_backend_v<Backend>) s += diag_of(acc, lane);
+        if (r.row >= 0) spmv_store_y(m, y, r.row, s);
+    }
+}
+
 /// One group of 8 medium rows: regular blocks on `Backend`, the irregular
 /// remainder on CUDA cores (4 lanes per row), then one store per row. The
 /// lane's first irregular entry (of at most irregular_cap / 4; usually 0 or
@@ -160,14 +179,7 @@ __device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__
     fill(acc, 0.0);
     double s = 0.0;
     spmv_use_step<Backend, Shape>(acc, s, first, x, irr_v, irr_c);
-    spmv_accumulate<Backend, Shape>(acc, s, m.reg_val, m.reg_col, r.base, N, r.nblk, x, lane);
-#pragma unroll 4
-    for (int p = r.p0 + 4; p < r.p1; p += 4) s = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s);
-    s = spmv_quad_sum(s);
-    if (holds_diag(lane)) {
-        if constexpr (is_backend_v<Backend>) s += diag_of(acc, lane);
-        if (r.row >= 0) spmv_store_y(m, y, r.row, s);
-    }
+    spmv_medium_finish<Backend, Shape>(m, x, y, r, acc, s, N, lane);
 }
 
 /// A medium group with its first step no longer than it needs: groups of a
@@ -237,17 +249,7 @@ __device__ void spmv_medium_pair(const dasp_view& m, const double* __restrict__ 
         }
     }
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {
-        spmv_accumulate<Backend, Shape>(acc[q], s[q], m.reg_val, m.reg_col, r[q]->base, N, r[q]->nblk, x, lane);
-#pragma unroll 4
-        for (int p = r[q]->p0 + 4; p < r[q]->p1; p += 4)
-            s[q] = fma(__ldcs(m.irr_val + p), __ldg(x + __ldcs(m.irr_col + p)), s[q]);
-        s[q] = spmv_quad_sum(s[q]);
-        if (holds_diag(lane)) {
-            s[q] += diag_of(acc[q], lane);
-            if (r[q]->row >= 0) spmv_store_y(m, y, r[q]->row, s[q]);
-        }
-    }
+    for (int q = 0; q < 2; ++q) spmv_medium_finish<Backend, Shape>(m, x, y, *r[q], acc[q], s[q], N, lane);
 }
 
 /// A short tile's loads that depend on no other: the lane's slot, the
@@ -275,6 +277,48 @@ __device__ __forceinline__ int spmv_short_most(int nseg)
     return max(most, __shfl_xor_sync(0xffffffffu, most, 16));
 }
 
+/// A lane's segment in its short line, the line's segment count and (on
+/// the lanes that hold D's diagonal) the line's output rows, -1 past them.
+struct spmv_short_rows {
+    int seg, nseg;
+    int rows[4];
+};
+
+__device__ __forceinline__ spmv_short_rows spmv_short_rows_of(const dasp_view& m, const spmv_short_head& h, int lane)
+{
+    const spmv_short_lane info = spmv_short_lane_info(h.mask, lane);
+    spmv_short_rows r;
+    r.seg = info.seg;
+    r.nseg = info.nseg;
+    const int out = h.row0 + info.out;
+    const bool writer = holds_diag(lane);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r.rows[j] = writer && j < r.nseg ? m.short_rows[out + j] : -1;
+    return r;
+}
+
+/// A short tile's MMAs on an MMA backend, one per segment position j with
+/// B masked to segment j (D_j(g, g) is row j of line g), and their stores.
+template <class Backend, class S>
+__device__ __forceinline__ void spmv_short_mmas(const dasp_view& m, double* __restrict__ y, double v, double xv,
+                                                const spmv_short_rows& r, int lane)
+{
+    const int most = spmv_short_most(r.nseg);
+    frag_a<S> a;
+    double vs[1] = {v};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        if (j >= most) break;
+        frag_b<S> b;
+        double xs[1] = {r.seg == j ? xv : 0.0};
+        diag_operands<S>(a, b, vs, xs);
+        frag_c<S> d;
+        fill(d, 0.0);
+        mma<Backend>(d, a, b, d);
+        if (r.rows[j] >= 0) spmv_store_y(m, y, r.rows[j], diag_of(d, lane));
+    }
+}
+
 /// One short tile: up to 4 MMAs (one per segment position), B masked to
 /// the segment; D_j(g, g) is row j of line g. A policy: the lane's product,
 /// quad sums masked to each segment.
@@ -287,30 +331,11 @@ __device__ void spmv_short_tile(const dasp_view& m, const double* __restrict__ x
     const double v = h.v;
     const int c = h.c;
     if constexpr (is_backend_v<Backend>) {
-        const spmv_short_lane info = spmv_short_lane_info(h.mask, lane);
-        const int seg = info.seg, nseg = info.nseg;
-        const int out = h.row0 + info.out;
-        const bool writer = holds_diag(lane);
         // The line's output rows (at most 4) are loaded beside the x gather,
         // not after the products: one round trip a tile fewer.
-        int rows[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) rows[j] = writer && j < nseg ? m.short_rows[out + j] : -1;
+        const spmv_short_rows r = spmv_short_rows_of(m, h, lane);
         const double xv = c >= 0 ? __ldg(x + c) : 0.0;
-        const int most = spmv_short_most(nseg);
-        frag_a<S> a;
-        double vs[1] = {v};
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            if (j >= most) break;
-            frag_b<S> b;
-            double xs[1] = {seg == j ? xv : 0.0};
-            diag_operands<S>(a, b, vs, xs);
-            frag_c<S> d;
-            fill(d, 0.0);
-            mma<Backend>(d, a, b, d);
-            if (rows[j] >= 0) spmv_store_y(m, y, rows[j], diag_of(d, lane));
-        }
+        spmv_short_mmas<Backend, S>(m, y, v, xv, r, lane);
     } else {
         // (A policy keeps the rows' loads after its quad sums: ahead, they
         // made the plain CUDA-core opponent 1-2% slower on power_law.)
@@ -340,37 +365,14 @@ __device__ void spmv_short_pair(const dasp_view& m, const double* __restrict__ x
     spmv_short_head h[2];
     h[0] = spmv_short_head_of(m, t0, lane);
     if (t1 >= 0) h[1] = spmv_short_head_of(m, t1, lane);
-    int seg[2], nseg[2], rows[2][4];
+    spmv_short_rows r[2];
     double xv[2];
-    const bool writer = holds_diag(lane);
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {
-        const spmv_short_lane info = spmv_short_lane_info(h[q].mask, lane);
-        seg[q] = info.seg;
-        nseg[q] = info.nseg;
-        const int out = h[q].row0 + info.out;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) rows[q][j] = writer && j < nseg[q] ? m.short_rows[out + j] : -1;
-    }
+    for (int q = 0; q < 2; ++q) r[q] = spmv_short_rows_of(m, h[q], lane);
 #pragma unroll
     for (int q = 0; q < 2; ++q) xv[q] = h[q].c >= 0 ? __ldg(x + h[q].c) : 0.0;
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {
-        const int most = spmv_short_most(nseg[q]);
-        frag_a<S> a;
-        double vs[1] = {h[q].v};
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            if (j >= most) break;
-            frag_b<S> b;
-            double xs[1] = {seg[q] == j ? xv[q] : 0.0};
-            diag_operands<S>(a, b, vs, xs);
-            frag_c<S> d;
-            fill(d, 0.0);
-            mma<Backend>(d, a, b, d);
-            if (rows[q][j] >= 0) spmv_store_y(m, y, rows[q][j], diag_of(d, lane));
-        }
-    }
+    for (int q = 0; q < 2; ++q) spmv_short_mmas<Backend, S>(m, y, h[q].v, xv[q], r[q], lane);
 }
 
 /// One group of 8 bundles of P identical rows: per 32-block one column
@@ -444,10 +446,12 @@ __device__ void spmv_bundle_group(const dasp_view& m, const double* __restrict__
 template <class Backend, class Shape>
 inline constexpr int spmv_min_blocks = std::is_same_v<Backend, tensor_core> && Shape::k >= 8 ? 8 : 0;
 
-/// FitSteps: medium groups start with a step fitted to their block count
+/// FitSteps: 1, medium groups start with a step fitted to their block count
 /// (spmv_medium_step), for matrices whose groups are mostly 1 or 2 blocks
-/// (dasp_spmv::fitted_steps); otherwise every group starts with a whole
-/// spmv_step_blocks step.
+/// (dasp_spmv::fitted_steps); 2, the same two groups at a time
+/// (spmv_medium_pair, dasp_spmv::group_pairs); 0, every group starts with a
+/// whole spmv_step_blocks step. ShortPairs: short tiles two at a time
+/// (spmv_short_pair, dasp_spmv::short_pairs).
 template <class Backend, class Shape, int P, int FitSteps = 0, bool ShortPairs = false>
 __global__ void __launch_bounds__(spmv_threads, (spmv_min_blocks<Backend, Shape>))
     dasp_kernel(dasp_view m, const double* __restrict__ x, double* __restrict__ y)
