@@ -124,7 +124,7 @@ public:
     /// in lockstep (spmv_medium_pair: both groups' loads in flight before
     /// either's MMAs). On by default; it applies where fitted_steps() and
     /// groups_per_warp() >= 2, that is where the groups outnumber the
-    /// resident warps (banded 1e7: 3% faster; examples/spmv/README.md).
+    /// resident warps (banded 1e7: 2-3% faster; examples/spmv/README.md).
     void set_group_pairs(bool on) { group_pairs_ = on; }
     bool group_pairs() const { return group_pairs_ && fitted_steps_ && view_.groups_per_warp >= 2; }
     /// Whether short tiles run two at a time in lockstep (spmv_short_pair).
@@ -209,7 +209,7 @@ private:
         case 1:  // a policy's steps are its own: it keeps the one kernel
             if constexpr (is_backend_v<Backend>) {
                 const bool tile_pairs = short_pairs();
-                if (fitted_steps_ && group_pairs()) {
+                if (group_pairs()) {
                     if (tile_pairs) detail::dasp_kernel<Backend, Shape, 1, 2, true><<<blocks, th, 0, stream>>>(v, x, y);
                     else detail::dasp_kernel<Backend, Shape, 1, 2><<<blocks, th, 0, stream>>>(v, x, y);
                     break;
