@@ -14,6 +14,11 @@
 //       FMA per stored slot, examples/spmv/spmv_cce.cuh, is one); Policy
 //       tensor_core or cuda_core is run's own MMA path.
 //   dasp_spmv_panels::run, run_with: the same, panel by panel.
+//   Launch choices of run, each with an accessor: groups' first steps
+//       fitted to their size (fitted_steps, from the packing), such groups
+//       two at a time (group_pairs, on by default), short tiles two at a
+//       time (short_pairs, on in panels); the pairs have setters.
+//       run_with's policies take one group and one tile at a time.
 // Policy, a type with static __device__ members; every lane of the warp of
 // one row block (lanes 4g .. 4g + 3: row g) runs them on its own slots:
 //   step_blocks       static constexpr int (>= 1): 32-blocks a lane loads
