@@ -178,6 +178,7 @@ void expect_error(F&& f, const char* needle, const char* what)
 }
 
 int fitted_runs = 0, whole_runs = 0;  // dasp_spmv runs with fitted first steps and with whole ones
+int group_pair_runs = 0, tile_pair_runs = 0;  // runs of the pair paths (medium groups, short tiles)
 
 void test_matrix(const named& m, tcore::test::rng& rng)
 {
@@ -216,6 +217,8 @@ void test_matrix(const named& m, tcore::test::rng& rng)
                                          ", bundle " + std::to_string(s.bundle()) +
                                          (s.fitted_steps() ? ", fitted steps" : "") + "]";
                 ++(s.fitted_steps() && s.bundle() == 1 ? fitted_runs : whole_runs);
+                group_pair_runs += s.group_pairs() && s.bundle() == 1 && s.medium_groups() > 1;
+                tile_pair_runs += s.short_pairs() && s.bundle() == 1 && s.short_tiles() > 1;
                 try {
                     dy.poison();
                     v.run(s, dx.ptr, dy.ptr);
@@ -334,6 +337,8 @@ void bad_arguments()
     expect_error([&] { dasp_spmv bad(a, {}, nullptr, -1); }, "groups_per_warp", "groups_per_warp -1");
     expect_error([&] { s.set_work_per_warp(1, -2); }, "tiles_per_warp", "tiles_per_warp -2");
     expect_error([&] { dasp_spmv_panels bad(a, 0); }, "panels must be at least 1", "0 column panels");
+    expect_error([&] { dasp_spmv_panels(a, 2).set_work_per_warp(0, -1); }, "tiles_per_warp",
+                 "panels: tiles_per_warp -1");
     expect_error([&] { dasp_spmv_panels().run(x.ptr, y.ptr); }, "no panels", "empty panels");
     sparse::csr unsorted = a;
     for (int r = 0; r < unsorted.rows; ++r)
@@ -355,6 +360,8 @@ int main()
     for (const named& m : matrices(quick)) test_matrix(m, rng);
     t.check(fitted_runs > 0 && whole_runs > 0, "both medium-step kinds ran (fitted %d, whole %d runs)", fitted_runs,
             whole_runs);
+    t.check(group_pair_runs > 0 && tile_pair_runs > 0, "both pair paths ran (medium groups %d, short tiles %d runs)",
+            group_pair_runs, tile_pair_runs);
     bad_arguments();
     return t.finish();
 }

@@ -18,6 +18,9 @@
 //   spmv_accumulate    the same into a caller's accumulator, from block b0 on
 //   spmv_step, spmv_load_step, spmv_use_step, spmv_step_blocks
 //                      the loads and MMAs of spmv_accumulate, one step apart
+//   spmv_gather_step, spmv_multiply_step
+//                      spmv_use_step's two halves, for callers that keep
+//                      several steps' gathers in flight before their MMAs
 //   diag_operands, holds_diag, diag_of
 //                      A/B from per-lane (value, x) pairs; where D(g,g) is
 //   spmv_short_lane_info, spmv_short_shape_t
@@ -175,19 +178,21 @@ __device__ __forceinline__ void spmv_load_step(spmv_step<N>& s, const double* __
     }
 }
 
-/// Gathers x for a loaded step and adds its products: tensor_core and
-/// cuda_core into `acc` (diagonal products), a policy into `ess` (its add,
-/// slot by slot). `side_v` x[`side_c`] (one more entry of the lane; column
-/// -1: none) is gathered with the step's x and added to `ess` by an FMA in
-/// every mode. N is a multiple of Shape::k / 4 (spmv_step_blocks is).
-template <class Backend, class Shape, int N>
-__device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, const spmv_step<N>& s,
-                                              const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
+/// The x values of a loaded step's columns (0 for padding, column -1).
+template <int N>
+__device__ __forceinline__ void spmv_gather_step(double (&xv)[N], const spmv_step<N>& s, const double* __restrict__ x)
 {
-    double xv[N];
 #pragma unroll
     for (int j = 0; j < N; ++j) xv[j] = s.c[j] >= 0 ? __ldg(x + s.c[j]) : 0.0;
-    if (side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
+}
+
+/// A step's products from its values and gathered x: tensor_core and
+/// cuda_core into `acc` (diagonal products), a policy into `ess` (its add,
+/// slot by slot). N is a multiple of Shape::k / 4 (spmv_step_blocks is).
+template <class Backend, class Shape, int N>
+__device__ __forceinline__ void spmv_multiply_step(frag_c<Shape>& acc, double& ess, const spmv_step<N>& s,
+                                                   const double (&xv)[N])
+{
     if constexpr (is_backend_v<Backend>) {
         constexpr int kb = Shape::k / 4;  // 32-blocks per MMA
 #pragma unroll
@@ -201,6 +206,20 @@ __device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, c
 #pragma unroll
         for (int j = 0; j < N; ++j) ess = Backend::add(ess, s.v[j], xv[j]);
     }
+}
+
+/// Gathers x for a loaded step and adds its products (spmv_gather_step,
+/// spmv_multiply_step). `side_v` x[`side_c`] (one more entry of the lane;
+/// column -1: none) is gathered with the step's x and added to `ess` by an
+/// FMA in every mode.
+template <class Backend, class Shape, int N>
+__device__ __forceinline__ void spmv_use_step(frag_c<Shape>& acc, double& ess, const spmv_step<N>& s,
+                                              const double* __restrict__ x, double side_v = 0.0, int side_c = -1)
+{
+    double xv[N];
+    spmv_gather_step(xv, s, x);
+    if (side_c >= 0) ess = fma(side_v, __ldg(x + side_c), ess);
+    spmv_multiply_step<Backend, Shape>(acc, ess, s, xv);
 }
 
 /// The blocks of a run from `b0` on, a step at a time: tensor_core and

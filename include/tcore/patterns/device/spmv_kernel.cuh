@@ -138,6 +138,15 @@ __device__ __forceinline__ spmv_medium_refs spmv_medium_refs_of(const dasp_view&
     return r;
 }
 
+/// The lane's first irregular entry of a medium group: value and column
+/// (0 and -1 where it has none).
+__device__ __forceinline__ void spmv_first_irregular(const dasp_view& m, const spmv_medium_refs& r, double& v, int& c)
+{
+    const bool has_irr = r.p0 < r.p1;
+    v = has_irr ? __ldcs(m.irr_val + r.p0) : 0.0;
+    c = has_irr ? __ldcs(m.irr_col + r.p0) : -1;
+}
+
 /// The rest of a medium group once its first step is in `acc` (MMA
 /// backends) or `s` (a policy), with its first irregular entry in `s`:
 /// blocks from `from_block` on, the lane's other irregular entries, the
@@ -172,9 +181,9 @@ __device__ void spmv_medium_group(const dasp_view& m, const double* __restrict__
 {
     spmv_step<N> first;
     spmv_load_step(first, m.reg_val, m.reg_col, r.base, 0, r.nblk, lane);
-    const bool has_irr = r.p0 < r.p1;
-    const double irr_v = has_irr ? __ldcs(m.irr_val + r.p0) : 0.0;
-    const int irr_c = has_irr ? __ldcs(m.irr_col + r.p0) : -1;
+    double irr_v;
+    int irr_c;
+    spmv_first_irregular(m, r, irr_v, irr_c);
     frag_c<Shape> acc;
     fill(acc, 0.0);
     double s = 0.0;
@@ -222,15 +231,12 @@ __device__ void spmv_medium_pair(const dasp_view& m, const double* __restrict__ 
 #pragma unroll
     for (int q = 0; q < 2; ++q) {
         spmv_load_step(st[q], m.reg_val, m.reg_col, r[q]->base, 0, r[q]->nblk, lane);
-        const bool has_irr = r[q]->p0 < r[q]->p1;
-        irr_v[q] = has_irr ? __ldcs(m.irr_val + r[q]->p0) : 0.0;
-        irr_c[q] = has_irr ? __ldcs(m.irr_col + r[q]->p0) : -1;
+        spmv_first_irregular(m, *r[q], irr_v[q], irr_c[q]);
     }
     double xv[2][N], irr_x[2];
 #pragma unroll
     for (int q = 0; q < 2; ++q) {
-#pragma unroll
-        for (int j = 0; j < N; ++j) xv[q][j] = st[q].c[j] >= 0 ? __ldg(x + st[q].c[j]) : 0.0;
+        spmv_gather_step(xv[q], st[q], x);
         irr_x[q] = irr_c[q] >= 0 ? __ldg(x + irr_c[q]) : 0.0;
     }
     frag_c<Shape> acc[2];
@@ -239,14 +245,7 @@ __device__ void spmv_medium_pair(const dasp_view& m, const double* __restrict__ 
     for (int q = 0; q < 2; ++q) {
         fill(acc[q], 0.0);
         s[q] = irr_v[q] * irr_x[q];
-        constexpr int kb = Shape::k / 4;
-#pragma unroll
-        for (int i = 0; i < N / kb; ++i) {
-            frag_a<Shape> a;
-            frag_b<Shape> b;
-            diag_operands<Shape>(a, b, st[q].v + i * kb, xv[q] + i * kb);
-            mma<Backend>(acc[q], a, b, acc[q]);
-        }
+        spmv_multiply_step<Backend, Shape>(acc[q], s[q], st[q], xv[q]);
     }
 #pragma unroll
     for (int q = 0; q < 2; ++q) spmv_medium_finish<Backend, Shape>(m, x, y, *r[q], acc[q], s[q], N, lane);
