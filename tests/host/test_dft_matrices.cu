@@ -102,6 +102,14 @@ void check_constants()
         T.check(dft::sin16(j) == s || std::fabs(dft::sin16(j) - s) < 1e-18, "sin16(%d) = %.17g, expected %.17g", j,
                 dft::sin16(j), s);
     }
+    for (int j = -80; j <= 80; ++j)
+        for (int sign : {-1, 1}) {
+            const long double ang = two_pi * j / 32.0L;
+            const double c = static_cast<double>(std::cos(ang)), s = static_cast<double>(sign * std::sin(ang));
+            const double2 w = dft::root32(j, sign);
+            T.check((w.x == c || std::fabs(w.x - c) < 1e-18) && (w.y == s || std::fabs(w.y - s) < 1e-18),
+                    "root32(%d, %d) = (%.17g, %.17g), expected (%.17g, %.17g)", j, sign, w.x, w.y, c, s);
+        }
 }
 
 void check_matrices()
@@ -350,9 +358,10 @@ void check_split_indices(int L)
                     const dft::column rf = dft::column_of(8 * warps * u, NR, M, mode_b);
                     const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
                     for (int qq = 0; qq < Q; ++qq) {
-                        const int q = t + 4 * qq;
-                        split(dft::tile_slot(L, M, Strided, rc.s, rc.i + t * NR),
-                              dft::tile_slot(L, M, Strided, rf.s, rf.i + 4 * qq * NR),
+                        const int q = dft::stage_input(t, qq, R);
+                        ok = ok && q == dft::stage_input(t, 0, R) + dft::stage_input(0, qq, R);
+                        split(dft::tile_slot(L, M, Strided, rc.s, rc.i + dft::stage_input(t, 0, R) * NR),
+                              dft::tile_slot(L, M, Strided, rf.s, rf.i + dft::stage_input(0, qq, R) * NR),
                               dft::tile_slot(L, M, Strided, col.s, col.i + q * NR));
                         const int k_mod_p = (rc.i & (p - 1)) + (rf.i & (p - 1));
                         ok = ok && dft::twiddle_exp_k(k_mod_p, q, R, p, N) == dft::twiddle_exp(col.i, q, R, p, N);
@@ -535,11 +544,8 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
     auto gidx = [&](int s, int n) { return Strided ? n * M + s : s * N + n; };
     std::vector<cd> buf(per_cta, cd(std::nan(""), std::nan("")));
     const auto tw = dft::twiddle_table(N, -1);
-    frag_a<K16> a8[32], f16re[32], f16im[32];
-    for (int lane = 0; lane < 32; ++lane) {
-        a8[lane] = dft::a_radix8<Sign>(lane);
-        dft::a_radix16<Sign>(lane, f16re[lane], f16im[lane]);
-    }
+    frag_a<K16> a8[32];
+    for (int lane = 0; lane < 32; ++lane) a8[lane] = dft::a_radix8<Sign>(lane);
     frag_c<K16> zero[32];
     for (auto& z : zero) fill(z, 0.0);
     pass_stats stats;
@@ -574,19 +580,19 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
         const bool first = stage == 0, last = stage == S - 1;
         const bool mode_b = Strided && (first || last);
         const int G = (per_cta / R / 8) / warps, Q = R / 4;
-        // results[warp][u][lane][8]
-        std::vector<double> res(static_cast<std::size_t>(warps) * G * 32 * 8);
-        auto at = [&](int w, int u, int lane, int i) -> double& { return res[((w * G + u) * 32 + lane) * 8 + i]; };
+        // results[warp][u][lane][R/2]: outputs g + 8h of columns 2t + e, Re at 4h + e, Im at 4h + 2 + e
+        std::vector<double> res(static_cast<std::size_t>(warps) * G * 32 * 16);
+        auto at = [&](int w, int u, int lane, int i) -> double& { return res[((w * G + u) * 32 + lane) * 16 + i]; };
         for (int w = 0; w < warps; ++w)
             for (int u = 0; u < G; ++u) {
                 const int grp = w + warps * u;
-                cd v[32][4];
+                cd v[32][8];
                 for (int qq = 0; qq < Q; ++qq) {
                     phase ph;
                     for (int lane = 0; lane < 32; ++lane) {
                         const int g = lane >> 2, t = lane & 3;
                         const dft::column col = dft::column_of(8 * grp + g, NR, M, mode_b);
-                        const int q = t + 4 * qq, n = col.i + q * NR;
+                        const int q = dft::stage_input(t, qq, R), n = col.i + q * NR;
                         const int slot = dft::tile_slot(L, M, Strided, col.s, n);
                         ph.add(lane, slot);
                         const cd x = buf[slot];
@@ -601,41 +607,49 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
                     }
                     stats.stage[stage].read.note(static_cast<std::size_t>(u * Q + qq), ph.wavefronts());
                 }
-                if (R == 8) {
+                // the split stage (dft::split_stage): R0 eight-point MMAs, the
+                // twiddles exp(Sign 2 pi i q0 g / R) from the table, R0-point butterflies
+                const int R0 = R / 8;
+                frag_c<K16> z[4][32];
+                for (int q0 = 0; q0 < R0; ++q0) {
                     frag_b<K16> b[32];
                     for (int lane = 0; lane < 32; ++lane)
-                        b[lane].x[0] = v[lane][0].real(), b[lane].x[1] = v[lane][1].real(),
-                        b[lane].x[2] = v[lane][0].imag(), b[lane].x[3] = v[lane][1].imag();
-                    frag_c<K16> d[32];
-                    host_mma(d, a8, b, zero);
-                    for (int lane = 0; lane < 32; ++lane)
-                        for (int i = 0; i < 4; ++i) at(w, u, lane, i) = d[lane].x[i];
-                } else {
-                    frag_b<K16> b0[32], b1[32], nb1[32];
-                    for (int lane = 0; lane < 32; ++lane)
-                        for (int qq = 0; qq < 4; ++qq)
-                            b0[lane].x[qq] = v[lane][qq].real(), b1[lane].x[qq] = v[lane][qq].imag(),
-                            nb1[lane].x[qq] = -v[lane][qq].imag();
-                    frag_c<K16> re[32], im[32];
-                    host_mma(re, f16re, b0, zero);
-                    host_mma(re, f16im, nb1, re);
-                    host_mma(im, f16im, b0, zero);
-                    host_mma(im, f16re, b1, im);
-                    for (int lane = 0; lane < 32; ++lane)
-                        for (int i = 0; i < 4; ++i) at(w, u, lane, i) = re[lane].x[i], at(w, u, lane, 4 + i) = im[lane].x[i];
+                        b[lane].x[0] = v[lane][q0].real(), b[lane].x[1] = v[lane][q0 + R0].real(),
+                        b[lane].x[2] = v[lane][q0].imag(), b[lane].x[3] = v[lane][q0 + R0].imag();
+                    host_mma(z[q0], a8, b, zero);
                 }
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int e = 0; e < 2; ++e) {
+                        cd a[4], y[4];
+                        for (int q0 = 0; q0 < R0; ++q0) {
+                            a[q0] = cd(z[q0][lane].x[e], z[q0][lane].x[2 + e]);
+                            if (q0 == 0) continue;
+                            cd wv = tw[q0 * (lane >> 2) * (N / R)];
+                            if (Sign > 0) wv = std::conj(wv);
+                            a[q0] = cd(std::fma(a[q0].real(), wv.real(), -a[q0].imag() * wv.imag()),
+                                       std::fma(a[q0].real(), wv.imag(), a[q0].imag() * wv.real()));
+                        }
+                        if (R0 == 1) {
+                            y[0] = a[0];
+                        } else if (R0 == 2) {
+                            y[0] = a[0] + a[1], y[1] = a[0] - a[1];
+                        } else {
+                            const cd s0 = a[0] + a[2], d0 = a[0] - a[2], s1 = a[1] + a[3], d1 = a[1] - a[3];
+                            const cd rot(-Sign * d1.imag(), Sign * d1.real());
+                            y[0] = s0 + s1, y[2] = s0 - s1, y[1] = d0 + rot, y[3] = d0 - rot;
+                        }
+                        for (int h = 0; h < R0; ++h) at(w, u, lane, 4 * h + e) = y[h].real(), at(w, u, lane, 4 * h + 2 + e) = y[h].imag();
+                    }
             }
         // write half
         for (int w = 0; w < warps; ++w)
             for (int u = 0; u < G; ++u) {
                 const int grp = w + warps * u;
-                for (int h = 0; h < (R == 8 ? 1 : 2); ++h) {
+                for (int h = 0; h < R / 8; ++h) {
                     // lane's outputs g + 8h of columns 2t + e
                     cd val[32][2];
                     for (int lane = 0; lane < 32; ++lane)
-                        for (int e = 0; e < 2; ++e)
-                            val[lane][e] = R == 8 ? cd(at(w, u, lane, e), at(w, u, lane, 2 + e))
-                                                  : cd(at(w, u, lane, 2 * h + e), at(w, u, lane, 4 + 2 * h + e));
+                        for (int e = 0; e < 2; ++e) val[lane][e] = cd(at(w, u, lane, 4 * h + e), at(w, u, lane, 4 * h + 2 + e));
                     if (last && !kept) {
                         // the kernel's exchange with lane ^ 4, then two stores per lane
                         cd out[32][2];

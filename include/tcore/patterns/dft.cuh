@@ -29,8 +29,8 @@
 // in natural order. The twiddle w^(qk) is table[q k N/(pR)] of one table
 // exp(sign 2 pi i e/N), e < N, computed in long double on the host.
 //
-// N = 2^L = 16^b 8^a with b = 0, 1, 2 (L mod 3): radix-16 stages first.
-// Supported: 64 <= N <= 4096 (L = 6..12).
+// The radices are 8, 16 and 32 (the plan below). Supported: 64 <= N <=
+// 4096 (L = 6..12).
 #pragma once
 
 #include "../frag/f64_m16n8k.cuh"
@@ -63,6 +63,25 @@ __host__ __device__ constexpr double cos16(int j)
 /// sin(2 pi j / 16) = cos(2 pi (j - 4) / 16).
 __host__ __device__ constexpr double sin16(int j) { return cos16(j - 4); }
 
+/// cos(2 pi j / 32) for any integer j (correctly rounded doubles).
+__host__ __device__ constexpr double cos32(int j)
+{
+    j &= 31;
+    const int q = j <= 8 ? j : j <= 16 ? 16 - j : j <= 24 ? j - 16 : 32 - j;  // reference angle, 0..8
+    const double v = q == 0 ? 1.0
+                   : q == 1 ? 0.98078528040323044913  // cos(pi/16)
+                   : q == 2 ? 0.92387953251128675613  // cos(pi/8)
+                   : q == 3 ? 0.83146961230254523708  // cos(3pi/16)
+                   : q == 4 ? 0.70710678118654752440  // cos(pi/4)
+                   : q == 5 ? 0.55557023301960222474  // cos(5pi/16)
+                   : q == 6 ? 0.38268343236508977173  // cos(3pi/8)
+                   : q == 7 ? 0.19509032201612826785  // cos(7pi/16)
+                            : 0.0;
+    return (j > 8 && j < 24) ? -v : v;
+}
+/// exp(sign 2 pi i e / 32) as (Re, Im).
+__host__ __device__ inline double2 root32(int e, int sign) { return make_double2(cos32(e), sign * cos32(e - 8)); }
+
 /// Re and Im of exp(sign 2 pi i e / R), R in {2, 4, 8, 16}, e >= 0.
 __host__ __device__ constexpr double root_re(int R, int e) { return cos16((e % R) * (16 / R)); }
 __host__ __device__ constexpr double root_im(int R, int e, int sign) { return sign * sin16((e % R) * (16 / R)); }
@@ -77,13 +96,21 @@ __host__ __device__ constexpr double real_form(int R, int sign, int row, int col
 }
 
 // -- the radix plan of N = 2^L ---------------------------------------------------
+//
+// Every stage is a split stage (dft_stage.cuh): radix R = 8 R0 (R0 = 1, 2,
+// 4) as R0 eight-point DFTs on the MMA and R0-point butterflies, so each
+// stage costs the same 64 MMA flops a point whatever its radix. The plan
+// takes the fewest stages (radix at most 32) and spreads the bits evenly,
+// larger radices first: 64 = 8x8, 128 = 16x8, 256 = 16x16, 512 = 32x16,
+// 1024 = 32x32, 2048 = 16x16x8, 4096 = 16x16x16.
 
-/// Radix-16 stages of N = 2^L (the rest are radix 8).
-__host__ __device__ constexpr int sixteens(int L) { return L % 3 == 0 ? 0 : L % 3 == 1 ? 1 : 2; }
 /// Sizes the FFT kernels support: N = 2^L, 64 <= N <= 4096.
 __host__ __device__ constexpr bool supported(int L) { return L >= 6 && L <= 12; }
-__host__ __device__ constexpr int stages(int L) { return sixteens(L) + (L - 4 * sixteens(L)) / 3; }
-__host__ __device__ constexpr int radix(int L, int stage) { return stage < sixteens(L) ? 16 : 8; }
+__host__ __device__ constexpr int stages(int L) { return (L + 4) / 5; }
+__host__ __device__ constexpr int radix(int L, int stage)
+{
+    return 1 << (L / stages(L) + (stage < L % stages(L) ? 1 : 0));
+}
 /// p of stage `stage`: the product of the radices before it.
 __host__ __device__ constexpr int stride_before(int L, int stage)
 {
@@ -157,6 +184,14 @@ __host__ __device__ constexpr int stockham_out(int i, int r, int R, int p)
 {
     const int k = i & (p - 1);
     return (i - k) * R + k + r * p;
+}
+/// Input q of its column that lane (g, t) holds in register position qq of
+/// a radix-R split stage (R0 = R/8; dft_stage.cuh): q = q0 + R0 (t + 4j)
+/// for qq = q0 + R0 j (j = 0, 1). Lane part R0 t, fixed part
+/// stage_input(0, qq, R). For R = 8: t + 4 qq.
+__host__ __device__ constexpr int stage_input(int t, int qq, int R)
+{
+    return qq % (R / 8) + (R / 8) * (t + 4 * (qq / (R / 8)));
 }
 /// Twiddle exponent (in units of 2 pi/N) of input q of a column whose index
 /// mod p is k (0 <= k < p).

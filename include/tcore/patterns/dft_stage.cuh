@@ -1,6 +1,8 @@
-// tcore/patterns/dft_stage.cuh - one radix-8 or radix-16 DFT stage of 8
-// columns on the FP64 MMA: the warp-level building block of the FFT pass
-// kernels (patterns/device/fft.cuh), callable in any kernel.
+// tcore/patterns/dft_stage.cuh - one DFT stage of 8 columns on the FP64
+// MMA, callable in any kernel: radix 8 (one MMA), radix 16 as one complex
+// 16x16 product (four MMAs), and the split stages of radix 8, 16 and 32
+// (R/8 eight-point MMAs and R/8-point butterflies, section at the end),
+// which the FFT pass kernels use (patterns/device/fft_tile.cuh).
 //
 //   const dft::radix8_matrix<-1> F8(lane_id());        // once per kernel
 //   frag_c<f64_m16n8<16>> y = dft::radix8_stage<Backend>(F8, dft::radix8_b(x), w);
@@ -134,6 +136,75 @@ __device__ inline void radix16_stage(const radix16_matrix<Sign>& F, const frag_b
         re.x[j] = v.x, im.x[j] = v.y;
     }
     radix16_stage<Backend>(F, re, im, y_re, y_im);
+}
+
+// -- split stages: radix R = 8 R0 as R0 eight-point MMAs -----------------------------
+//
+// Cooley-Tukey inside the stage, with q = q0 + R0 q1 and m = m1 + 8 m0
+// (q0, m0 < R0; q1, m1 < 8):
+//   Y_(m1 + 8 m0) = sum_q0 w_R0^(q0 m0) w_R^(q0 m1) sum_q1 w_8^(q1 m1) x_(q0 + R0 q1),
+// w_K = exp(Sign 2 pi i/K): R0 eight-point DFTs on the MMA (one m16n8k16
+// each, the radix-8 stage above), the twiddles w_R^(q0 m1) and R0-point
+// butterflies (adds only) on the CUDA cores. 64 MMA flops a point for every
+// R, half of radix16_stage's 128. Lane (g, t) holds inputs stage_input(t,
+// qq, R) = q0 + R0 (t + 4j) of column g (qq = q0 + R0 j) and gets outputs
+// g + 8 h of columns 2t and 2t+1, h = m0: all in the lane, no data moves.
+
+/// The lane's twiddles w[q0] = exp(Sign 2 pi i q0 g / R) of a split stage
+/// (w[0] = 1), g = lane >> 2; exact constants (root32), no table.
+template <int R, int Sign>
+__host__ __device__ inline void split_twiddles(int lane, double2 (&w)[R / 8])
+{
+    static_assert(R == 8 || R == 16 || R == 32, "split stages have radix 8, 16 or 32");
+    const int g = (lane >> 2) & 7;
+    for (int q0 = 0; q0 < R / 8; ++q0) w[q0] = root32(q0 * g * (32 / R), Sign);
+}
+
+/// 8 columns of R-point DFTs (R = 8, 16, 32) as a split stage: x[qq] is
+/// input stage_input(t, qq, R) of the lane's column g; y[h] (radix-8 C map,
+/// y[h].x[e] = Re, y[h].x[2 + e] = Im) output g + 8h of column 2t + e;
+/// w[q0] = exp(Sign 2 pi i q0 g / R): split_twiddles, or a kernel's twiddle
+/// table. R/8 MMAs. Same preconditions as the stages above.
+template <class Backend, int R, int Sign>
+__device__ inline void split_stage(const radix8_matrix<Sign>& F, const double2 (&x)[R / 4],
+                                   const double2 (&w)[R / 8], frag_c<stage_shape> (&y)[R / 8])
+{
+    static_assert(R == 8 || R == 16 || R == 32, "split stages have radix 8, 16 or 32");
+    constexpr int R0 = R / 8;
+    frag_c<stage_shape> z[R0];
+#pragma unroll
+    for (int q0 = 0; q0 < R0; ++q0) {
+        const double2 pair[2] = {x[q0], x[q0 + R0]};  // inputs q0 + R0 t, q0 + R0 (t + 4)
+        z[q0] = radix8_stage<Backend>(F, radix8_b(pair));
+    }
+    if constexpr (R0 == 1) {
+        y[0] = z[0];
+    } else {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            double2 a[R0];
+            a[0] = make_double2(z[0].x[e], z[0].x[2 + e]);
+#pragma unroll
+            for (int q0 = 1; q0 < R0; ++q0) a[q0] = cmul(make_double2(z[q0].x[e], z[q0].x[2 + e]), w[q0]);
+            double2 b[R0];
+            if constexpr (R0 == 2) {
+                b[0] = make_double2(a[0].x + a[1].x, a[0].y + a[1].y);
+                b[1] = make_double2(a[0].x - a[1].x, a[0].y - a[1].y);
+            } else {  // 4 points, w_4 = Sign i
+                const double2 s0 = make_double2(a[0].x + a[2].x, a[0].y + a[2].y);
+                const double2 d0 = make_double2(a[0].x - a[2].x, a[0].y - a[2].y);
+                const double2 s1 = make_double2(a[1].x + a[3].x, a[1].y + a[3].y);
+                const double2 d1 = make_double2(a[1].x - a[3].x, a[1].y - a[3].y);
+                const double2 rot = make_double2(-Sign * d1.y, Sign * d1.x);  // w_4 d1
+                b[0] = make_double2(s0.x + s1.x, s0.y + s1.y);
+                b[2] = make_double2(s0.x - s1.x, s0.y - s1.y);
+                b[1] = make_double2(d0.x + rot.x, d0.y + rot.y);
+                b[3] = make_double2(d0.x - rot.x, d0.y - rot.y);
+            }
+#pragma unroll
+            for (int h = 0; h < R0; ++h) y[h].x[e] = b[h].x, y[h].x[2 + e] = b[h].y;
+        }
+    }
 }
 
 }  // namespace dft

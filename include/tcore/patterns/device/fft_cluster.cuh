@@ -116,7 +116,6 @@ __global__ void __launch_bounds__(fft2d_config<Lx, Ly>::threads, (std::is_same_v
     const long long first = blockIdx.x / F::ranks, clusters = gridDim.x / F::ranks;
     const int lane = threadIdx.x & 31;
     const dft::radix8_matrix<Sign> f8(lane);
-    const dft::radix16_matrix<Sign> f16(lane);
     const fft_tile_io row_io{a.twiddle_x, nullptr}, col_io{a.twiddle_y, a.out};
 
     // row tile rt of image img into the row buffer
@@ -135,7 +134,7 @@ __global__ void __launch_bounds__(fft2d_config<Lx, Ly>::threads, (std::is_same_v
         for (int rt = 0; rt < F::row_tiles; ++rt) {
             cp_async_wait<0>();
             __syncthreads();
-            fft_tile_stages<Lx, Backend, Sign, false, true>(row, f8, f16, row_io, 0, RC::signals, 1, tid);
+            fft_tile_stages<Lx, Backend, Sign, false, true>(row, f8, row_io, 0, RC::signals, 1, tid);
             if (rt == 0) cluster.barrier_wait();  // every rank's column tiles are free
 #pragma unroll
             for (int u = 0; u < RC::per_cta / RC::threads; ++u) {
@@ -151,7 +150,7 @@ __global__ void __launch_bounds__(fft2d_config<Lx, Ly>::threads, (std::is_same_v
 #pragma unroll 1
         for (int q = 0; q < F::col_tiles; ++q) {
             const int c0 = rank * F::rank_cols + q * CC::signals;  // the tile's first image column
-            fft_tile_stages<Ly, Backend, Sign, true, false, CC::per_cta>(recv + q * CC::per_cta, f8, f16, col_io,
+            fft_tile_stages<Ly, Backend, Sign, true, false, CC::per_cta>(recv + q * CC::per_cta, f8, col_io,
                                                                          image + c0, CC::signals, F::nx, tid);
         }
         cluster_arrive_relaxed();  // this thread has read its column tiles (the next image's pushes wait)

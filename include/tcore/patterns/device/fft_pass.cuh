@@ -94,9 +94,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
         held_base[slot] = quo * a.batch_stride + rem * a.sig_stride;
         held_valid[slot] = left < M ? static_cast<int>(left) : M;
     };
-    // DFT operands, generated once
+    // DFT operand, generated once
     const dft::radix8_matrix<Sign> f8(lane);
-    const dft::radix16_matrix<Sign> f16(lane);
 
     // prefetch distance D = buffers - 1: tiles of k+1 .. k+D arrive while tile k runs
     constexpr int D = C::buffers - 1;
@@ -130,7 +129,7 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
             fft_load_tile<L, Strided>(smem + next * C::per_cta, a.in, held_base[next], held_valid[next], n_stride, tid);
         cp_async_commit();
         double2* const buf = smem + (k % C::buffers) * C::per_cta;
-        fft_tile_stages<L, Backend, Sign, Strided>(buf, f8, f16, a, held_base[k % C::buffers], held_valid[k % C::buffers],
+        fft_tile_stages<L, Backend, Sign, Strided>(buf, f8, a, held_base[k % C::buffers], held_valid[k % C::buffers],
                                                    n_stride, tid);
     }
     // the last CTA out resets the counter for the next launch

@@ -101,9 +101,8 @@ __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, l
 /// function has returned.
 template <int L, class Backend, int Sign, bool Strided, bool ToShared = false,
           int PerCta = dft::tile_values(L, Strided), class Io>
-__device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8,
-                                                const dft::radix16_matrix<Sign>& f16, const Io& io, long long base0,
-                                                int valid, long long n_stride, int tid)
+__device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8, const Io& io,
+                                                long long base0, int valid, long long n_stride, int tid)
 {
     using C = fft_config<L, Strided, PerCta>;
     using K16 = f64_m16n8<16>;
@@ -120,22 +119,30 @@ __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_
         constexpr bool mode_b = Strided && (first || last);
         constexpr int G = (C::per_cta / R / 8) / C::warps;  // column groups per warp
         constexpr int Q = R / 4;                             // inputs per lane per column
-        constexpr int RES = R == 8 ? 4 : 8;                  // result doubles per lane per group
         static_assert(G * C::warps * 8 * R == C::per_cta, "groups cover the CTA");
-        double res[G][RES];
+        // per group: outputs g + 8h of columns 2t + e, Re at 4h + e, Im at 4h + 2 + e
+        double res[G][R / 2];
 
         // -- read half: every input of the warp's groups, twiddled, into the MMA.
-        // Input q = t + 4 qq of column 8 (warp + warps u) + g: lane part
-        // (column 8 warp + g, input t) ^ fixed part (column 8 warps u, input 4 qq)
+        // Input q = dft::stage_input(t, qq, R) of column 8 (warp + warps u) + g:
+        // lane part (column 8 warp + g, input stage_input(t, 0, R)) ^ fixed part
+        // (column 8 warps u, input stage_input(0, qq, R))
         const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
-        const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + t * NR);
+        const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + dft::stage_input(t, 0, R) * NR);
         double2 vin[G][Q];
 #pragma unroll
         for (int u = 0; u < G; ++u) {
             const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
 #pragma unroll
             for (int qq = 0; qq < Q; ++qq)
-                vin[u][qq] = buf[dft::xor_fixed(rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + 4 * qq * NR))];
+                vin[u][qq] = buf[dft::xor_fixed(
+                    rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + dft::stage_input(0, qq, R) * NR))];
+        }
+        double2 w_split[R / 8];
+#pragma unroll
+        for (int q0 = 0; q0 < R / 8; ++q0) {  // exp(Sign 2 pi i q0 g / R) from the table
+            w_split[q0] = __ldg(io.twiddle + q0 * g * (N / R));
+            if constexpr (Sign > 0) w_split[q0].y = -w_split[q0].y;
         }
 #pragma unroll
         for (int u = 0; u < G; ++u) {
@@ -147,26 +154,18 @@ __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_
                 if constexpr (!first) {  // stage 1 has p = 1: every twiddle is 1
                     // i mod p of column i = lane part + fixed part (no common bit)
                     const int k_mod_p = (rd_col.i & (p - 1)) + (fix.i & (p - 1));
-                    double2 w = __ldg(io.twiddle + dft::twiddle_exp_k(k_mod_p, t + 4 * qq, R, p, N));
+                    double2 w = __ldg(io.twiddle + dft::twiddle_exp_k(k_mod_p, dft::stage_input(t, qq, R), R, p, N));
                     if constexpr (Sign > 0) w.y = -w.y;
                     v[qq] = dft::cmul(v[qq], w);
                 }
             }
             // the DFTs of the group's 8 columns (dft_stage.cuh)
-            if constexpr (R == 8) {
-                const frag_b<K16> b = dft::radix8_b(v);
-                frag_c<K16> d;
-                d = dft::radix8_stage<Backend>(f8, b);
+            frag_c<K16> y[R / 8];
+            dft::split_stage<Backend, R>(f8, v, w_split, y);
 #pragma unroll
-                for (int i = 0; i < 4; ++i) res[u][i] = d.x[i];
-            } else {
-                frag_b<K16> b0, b1;
-                dft::radix16_b(v, b0, b1);
-                frag_c<K16> re, im;
-                dft::radix16_stage<Backend>(f16, b0, b1, re, im);
+            for (int h = 0; h < R / 8; ++h)
 #pragma unroll
-                for (int i = 0; i < 4; ++i) res[u][i] = re.x[i], res[u][4 + i] = im.x[i];
-            }
+                for (int i = 0; i < 4; ++i) res[u][4 * h + i] = y[h].x[i];
         }
         __syncthreads();  // every read of this stage is done: write in place
 
@@ -191,13 +190,10 @@ __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_
 #pragma unroll
         for (int u = 0; u < G; ++u) {
 #pragma unroll
-            for (int h = 0; h < RES / 4; ++h) {
+            for (int h = 0; h < R / 8; ++h) {
                 double2 val[2];
 #pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    if constexpr (R == 8) val[e] = make_double2(res[u][e], res[u][2 + e]);  // rows g, g+8: Re, Im
-                    else val[e] = make_double2(res[u][2 * h + e], res[u][4 + 2 * h + e]);   // Re Y_r, Im Y_r
-                }
+                for (int e = 0; e < 2; ++e) val[e] = make_double2(res[u][4 * h + e], res[u][4 * h + 2 + e]);
                 if constexpr (to_global) {
                     // swap with lane ^ 4 so that each store covers whole sectors (dft::exchanged_slot)
                     const bool odd = g & 1;
