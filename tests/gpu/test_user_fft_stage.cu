@@ -1,8 +1,8 @@
 // libs: CUDA::cufft
-// tests/gpu/test_user_fft_stage.cu - a worked user kernel: batched 8-point
-// and 16-point complex FP64 DFTs (forward), written as a user would with the
-// public radix stage of tcore/patterns/dft_stage.cuh, beside cuFFT
-// (cufftPlanMany, Z2Z, n = 8 or 16, the same batch).
+// tests/gpu/test_user_fft_stage.cu - a worked user kernel: batched 8-, 16-
+// and 32-point complex FP64 DFTs (forward), written as a user would with the
+// public radix and split stages of tcore/patterns/dft_stage.cuh, beside
+// cuFFT (cufftPlanMany, Z2Z, n = 8, 16 or 32, the same batch).
 //
 // One warp per group of 8 signals (the 8 MMA columns), grid-stride over the
 // groups; signal s = 8 group + g is column g. Lane (g, t) loads inputs t + 4j
@@ -28,7 +28,19 @@
 // Both are computed per signal on the host (reference: direct DFT in long
 // double of the same double inputs and twiddles). cuFFT sums in another
 // order with its own constants (log2 R <= 4 butterfly levels of a few u
-// each); it is held to twice the kernel's bound. Inputs are random and
+// each); it is held to twice the kernel's bound.
+//
+// The split stages (dft::split_stage, R = 16 and 32, no input twiddles,
+// the stage's own twiddles from split_twiddles): lane (g, t) loads inputs
+// dft::stage_input(t, qq, R) and stores outputs g + 8h. Bound per output
+// part, with S_q0 the S of the inputs q0 + R0 q1: each eight-point MMA
+// errs by at most (g_16 (1 + u) + u) S_q0 <= 18 u S_q0 in each part; the
+// twiddle product (two FMAs a part, a correctly rounded unit constant)
+// passes on |dRe| + |dIm| <= 36 u S_q0 and adds at most 3u (|Re| + |Im|)
+// <= 6 u S_q0 (plus terms of order u^2); the log2 R0 <= 2 levels of
+// butterfly adds add u x (sum of the parts' sizes <= 2S) each. In all
+//     |err| <= (43 + 2 log2 R0 + 1) u S <= 48 u S.
+// Inputs are random and
 // never zero; outputs are poisoned (NaN) before every run, so an element
 // left unwritten fails.
 #include "common/test_util.hpp"
@@ -90,6 +102,35 @@ __global__ void batched_dft(const double2* x, const double2* w, double2* y, int 
     }
 }
 
+/// The same transforms (no input twiddles) with the split stage: R = 16 or
+/// 32 as R/8 eight-point MMAs and R/8-point butterflies.
+template <class Backend, int R>
+__global__ void batched_split_dft(const double2* x, double2* y, int batch)
+{
+    constexpr int Q = R / 4;  // inputs per lane of its column
+    const int lane = lane_id();
+    const int g = lane >> 2, t = lane & 3;
+    const dft::radix8_matrix<-1> f(lane);
+    double2 w[R / 8];
+    dft::split_twiddles<R, -1>(lane, w);  // exp(-2 pi i q0 g / R)
+
+    const int groups = (batch + 7) / 8;
+    const int warps = static_cast<int>(gridDim.x * blockDim.x / 32);
+    for (int grp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / 32); grp < groups; grp += warps) {
+        const int s = 8 * grp + g;
+        double2 v[Q];
+        for (int qq = 0; qq < Q; ++qq)
+            v[qq] = s < batch ? x[static_cast<long long>(s) * R + dft::stage_input(t, qq, R)] : make_double2(0.0, 0.0);
+        frag_c<dft::stage_shape> out[R / 8];
+        dft::split_stage<Backend, R>(f, v, w, out);
+        for (int h = 0; h < R / 8; ++h)
+            for (int e = 0; e < 2; ++e) {  // output g + 8h of signal 8 group + 2t + e
+                const int col = 8 * grp + 2 * t + e;
+                if (col < batch) y[static_cast<long long>(col) * R + g + 8 * h] = make_double2(out[h].x[e], out[h].x[2 + e]);
+            }
+    }
+}
+
 void check_cufft(cufftResult r, const char* what)
 {
     if (r != CUFFT_SUCCESS) throw tcore::error(std::string(what) + " failed: cufftResult " + std::to_string(r));
@@ -103,7 +144,7 @@ struct problem {
     std::vector<double> tol;        // per signal
 };
 
-problem make_problem(int R, int batch, bool twiddled, test::rng& rng)
+problem make_problem(int R, int batch, bool twiddled, test::rng& rng, bool split = false)
 {
     problem p{R, batch, twiddled, std::vector<double2>(static_cast<std::size_t>(R) * batch), std::vector<double2>(R),
               {}, std::vector<double>(batch)};
@@ -116,7 +157,7 @@ problem make_problem(int R, int batch, bool twiddled, test::rng& rng)
     const long double u = 0x1p-53L, two_pi = 6.283185307179586476925286766559005768L;
     for (int s = 0; s < batch; ++s) {
         const double2* x = p.x.data() + static_cast<std::size_t>(s) * R;
-        long double vr[16], vi[16], T = 0;
+        long double vr[32], vi[32], T = 0;
         for (int n = 0; n < R; ++n) {
             const long double xr = x[n].x, xi = x[n].y, wr = p.w[n].x, wi = p.w[n].y;
             vr[n] = xr * wr - xi * wi, vi[n] = xr * wi + xi * wr;
@@ -132,7 +173,7 @@ problem make_problem(int R, int batch, bool twiddled, test::rng& rng)
             p.y_ref[static_cast<std::size_t>(s) * R + k] = make_double2(static_cast<double>(yr), static_cast<double>(yi));
         }
         // without twiddles w = 1 and T = S
-        p.tol[s] = static_cast<double>((twiddled ? 2 * R + 5 : 2 * R + 2) * u * T);
+        p.tol[s] = static_cast<double>((split ? 48 : twiddled ? 2 * R + 5 : 2 * R + 2) * u * T);
     }
     return p;
 }
@@ -155,7 +196,7 @@ void compare(test::tally& t, const problem& p, const std::vector<double2>& y, do
                 p.twiddled ? " twiddled" : "         ", worst);
 }
 
-template <class Backend, int R>
+template <class Backend, int R, bool Split = false>
 void run_stage(test::tally& t, const problem& p, const char* what)
 {
     test::device_buffer<double2> x(p.x.size()), w(p.w.size()), y(p.x.size());
@@ -163,8 +204,11 @@ void run_stage(test::tally& t, const problem& p, const char* what)
     y.poison();
     const int groups = (p.batch + 7) / 8;
     const int blocks = (groups + warps_per_block - 1) / warps_per_block;
-    batched_dft<Backend, R><<<blocks < 64 ? blocks : 64, 32 * warps_per_block>>>(x.ptr, p.twiddled ? w.ptr : nullptr,
-                                                                                 y.ptr, p.batch);
+    if constexpr (Split)
+        batched_split_dft<Backend, R><<<blocks < 64 ? blocks : 64, 32 * warps_per_block>>>(x.ptr, y.ptr, p.batch);
+    else
+        batched_dft<Backend, R><<<blocks < 64 ? blocks : 64, 32 * warps_per_block>>>(
+            x.ptr, p.twiddled ? w.ptr : nullptr, y.ptr, p.batch);
     TCORE_CHECK_LAUNCH();
     TCORE_CHECK(cudaDeviceSynchronize());
     compare(t, p, y.download(), 1.0, what);
@@ -200,6 +244,17 @@ void run_all(test::tally& t, test::rng& rng)
     }
 }
 
+template <int R>
+void run_split(test::tally& t, test::rng& rng)
+{
+    for (const int batch : {1, 13, 1003}) {
+        const problem p = make_problem(R, batch, false, rng, true);
+        run_stage<tensor_core, R, true>(t, p, "split tc");
+        run_stage<cuda_core, R, true>(t, p, "split cc");
+        run_cufft(t, p);
+    }
+}
+
 }  // namespace
 
 int main()
@@ -209,5 +264,7 @@ int main()
     test::rng rng(test::seed());
     run_all<8>(t, rng);
     run_all<16>(t, rng);
+    run_split<16>(t, rng);
+    run_split<32>(t, rng);
     return t.finish();
 }
