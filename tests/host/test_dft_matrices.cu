@@ -102,14 +102,35 @@ void check_constants()
         T.check(dft::sin16(j) == s || std::fabs(dft::sin16(j) - s) < 1e-18, "sin16(%d) = %.17g, expected %.17g", j,
                 dft::sin16(j), s);
     }
-    for (int j = -80; j <= 80; ++j)
+    for (int j = -160; j <= 160; ++j)
         for (int sign : {-1, 1}) {
-            const long double ang = two_pi * j / 32.0L;
+            const long double ang = two_pi * j / 64.0L;
             const double c = static_cast<double>(std::cos(ang)), s = static_cast<double>(sign * std::sin(ang));
-            const double2 w = dft::root32(j, sign);
+            const double2 w = dft::root64(j, sign);
             T.check((w.x == c || std::fabs(w.x - c) < 1e-18) && (w.y == s || std::fabs(w.y - s) < 1e-18),
-                    "root32(%d, %d) = (%.17g, %.17g), expected (%.17g, %.17g)", j, sign, w.x, w.y, c, s);
+                    "root64(%d, %d) = (%.17g, %.17g), expected (%.17g, %.17g)", j, sign, w.x, w.y, c, s);
         }
+    // butterflies: the R0-point DFT of random values, against long double
+    test::rng r(test::seed() + 3);
+    for (int sign : {-1, 1}) {
+        double2 a[8], b2[2], b4[4], b8[8];
+        for (double2& v : a) v = make_double2(r.uniform(), r.uniform());
+        const double2 a2[2] = {a[0], a[1]}, a4[4] = {a[0], a[1], a[2], a[3]};
+        if (sign < 0) dft::butterflies<-1>(a2, b2), dft::butterflies<-1>(a4, b4), dft::butterflies<-1>(a, b8);
+        else dft::butterflies<1>(a2, b2), dft::butterflies<1>(a4, b4), dft::butterflies<1>(a, b8);
+        double worst = 0;
+        for (int R0 : {2, 4, 8})
+            for (int m = 0; m < R0; ++m) {
+                std::complex<long double> want = 0;
+                for (int q = 0; q < R0; ++q) {
+                    const long double ang = sign * two_pi * ((q * m) % R0) / R0;
+                    want += std::complex<long double>(a[q].x, a[q].y) * std::complex<long double>(std::cos(ang), std::sin(ang));
+                }
+                const double2 got = R0 == 2 ? b2[m] : R0 == 4 ? b4[m] : b8[m];
+                worst = std::fmax(worst, static_cast<double>(std::abs(std::complex<long double>(got.x, got.y) - want)));
+            }
+        T.check(worst < 16 * 0x1p-52, "butterflies (sign %d): worst error %.3g", sign, worst);
+    }
 }
 
 void check_matrices()
@@ -327,7 +348,7 @@ template <bool Strided>
 void check_split_indices(int L)
 {
     const int N = 1 << L, per_cta = dft::tile_values(L, Strided), M = per_cta / N;
-    const int threads = per_cta / 8, warps = threads / 32, S = dft::stages(L);
+    const int threads = dft::tile_threads(L, Strided), warps = threads / 32, S = dft::stages(L);
     const long long nx = 4096;  // a column pass's n stride (any multiple of M)
     bool ok = true, disjoint = true;
     auto split = [&](int lane_part, int fixed, int direct) {
@@ -527,6 +548,16 @@ struct phase {
     }
 };
 
+/// dft::butterflies on the first R0 entries of 8-entry arrays.
+template <int Sign, int R0>
+void split_butterflies(const double2 (&a)[8], double2 (&y)[8])
+{
+    double2 in[R0], out[R0];
+    for (int i = 0; i < R0; ++i) in[i] = a[i];
+    dft::butterflies<Sign>(in, out);
+    for (int i = 0; i < R0; ++i) y[i] = out[i];
+}
+
 /// One tile's pass on the CPU, step for step as the kernel: `data` holds
 /// M signals, element (s, n) at data[s * N + n] (contiguous) or
 /// data[n * M + s] (strided: M adjacent image columns). `loaded`: the tile
@@ -539,7 +570,9 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
 {
     constexpr int N = 1 << L;
     constexpr int per_cta = PerCta;
-    constexpr int M = per_cta / N, threads = per_cta / 8, warps = threads / 32;
+    constexpr int M = per_cta / N, warps = (PerCta == dft::tile_values(L, Strided) ? dft::tile_threads(L, Strided)
+                                                                                    : per_cta / 8) / 32;
+    constexpr int threads = 32 * warps;
     constexpr int S = dft::stages(L);
     auto gidx = [&](int s, int n) { return Strided ? n * M + s : s * N + n; };
     std::vector<cd> buf(per_cta, cd(std::nan(""), std::nan("")));
@@ -581,12 +614,12 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
         const bool mode_b = Strided && (first || last);
         const int G = (per_cta / R / 8) / warps, Q = R / 4;
         // results[warp][u][lane][R/2]: outputs g + 8h of columns 2t + e, Re at 4h + e, Im at 4h + 2 + e
-        std::vector<double> res(static_cast<std::size_t>(warps) * G * 32 * 16);
-        auto at = [&](int w, int u, int lane, int i) -> double& { return res[((w * G + u) * 32 + lane) * 16 + i]; };
+        std::vector<double> res(static_cast<std::size_t>(warps) * G * 32 * 32);
+        auto at = [&](int w, int u, int lane, int i) -> double& { return res[((w * G + u) * 32 + lane) * 32 + i]; };
         for (int w = 0; w < warps; ++w)
             for (int u = 0; u < G; ++u) {
                 const int grp = w + warps * u;
-                cd v[32][8];
+                cd v[32][16];
                 for (int qq = 0; qq < Q; ++qq) {
                     phase ph;
                     for (int lane = 0; lane < 32; ++lane) {
@@ -610,7 +643,7 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
                 // the split stage (dft::split_stage): R0 eight-point MMAs, the
                 // twiddles exp(Sign 2 pi i q0 g / R) from the table, R0-point butterflies
                 const int R0 = R / 8;
-                frag_c<K16> z[4][32];
+                frag_c<K16> z[8][32];
                 for (int q0 = 0; q0 < R0; ++q0) {
                     frag_b<K16> b[32];
                     for (int lane = 0; lane < 32; ++lane)
@@ -620,25 +653,19 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
                 }
                 for (int lane = 0; lane < 32; ++lane)
                     for (int e = 0; e < 2; ++e) {
-                        cd a[4], y[4];
+                        double2 a[8], y[8];
                         for (int q0 = 0; q0 < R0; ++q0) {
-                            a[q0] = cd(z[q0][lane].x[e], z[q0][lane].x[2 + e]);
+                            a[q0] = make_double2(z[q0][lane].x[e], z[q0][lane].x[2 + e]);
                             if (q0 == 0) continue;
-                            cd wv = tw[q0 * (lane >> 2) * (N / R)];
-                            if (Sign > 0) wv = std::conj(wv);
-                            a[q0] = cd(std::fma(a[q0].real(), wv.real(), -a[q0].imag() * wv.imag()),
-                                       std::fma(a[q0].real(), wv.imag(), a[q0].imag() * wv.real()));
+                            const cd wv = tw[q0 * (lane >> 2) * (N / R)];
+                            a[q0] = dft::cmul(a[q0], make_double2(wv.real(), Sign > 0 ? -wv.imag() : wv.imag()));
                         }
-                        if (R0 == 1) {
-                            y[0] = a[0];
-                        } else if (R0 == 2) {
-                            y[0] = a[0] + a[1], y[1] = a[0] - a[1];
-                        } else {
-                            const cd s0 = a[0] + a[2], d0 = a[0] - a[2], s1 = a[1] + a[3], d1 = a[1] - a[3];
-                            const cd rot(-Sign * d1.imag(), Sign * d1.real());
-                            y[0] = s0 + s1, y[2] = s0 - s1, y[1] = d0 + rot, y[3] = d0 - rot;
-                        }
-                        for (int h = 0; h < R0; ++h) at(w, u, lane, 4 * h + e) = y[h].real(), at(w, u, lane, 4 * h + 2 + e) = y[h].imag();
+                        // the kernel's butterflies (dft_stage.cuh)
+                        if (R0 == 1) y[0] = a[0];
+                        else if (R0 == 2) split_butterflies<Sign, 2>(a, y);
+                        else if (R0 == 4) split_butterflies<Sign, 4>(a, y);
+                        else split_butterflies<Sign, 8>(a, y);
+                        for (int h = 0; h < R0; ++h) at(w, u, lane, 4 * h + e) = y[h].x, at(w, u, lane, 4 * h + 2 + e) = y[h].y;
                     }
             }
         // write half

@@ -63,24 +63,32 @@ __host__ __device__ constexpr double cos16(int j)
 /// sin(2 pi j / 16) = cos(2 pi (j - 4) / 16).
 __host__ __device__ constexpr double sin16(int j) { return cos16(j - 4); }
 
-/// cos(2 pi j / 32) for any integer j (correctly rounded doubles).
-__host__ __device__ constexpr double cos32(int j)
+/// cos(2 pi j / 64) for any integer j (correctly rounded doubles).
+__host__ __device__ constexpr double cos64(int j)
 {
-    j &= 31;
-    const int q = j <= 8 ? j : j <= 16 ? 16 - j : j <= 24 ? j - 16 : 32 - j;  // reference angle, 0..8
+    j &= 63;
+    const int q = j <= 16 ? j : j <= 32 ? 32 - j : j <= 48 ? j - 32 : 64 - j;  // reference angle, 0..16
     const double v = q == 0 ? 1.0
-                   : q == 1 ? 0.98078528040323044913  // cos(pi/16)
-                   : q == 2 ? 0.92387953251128675613  // cos(pi/8)
-                   : q == 3 ? 0.83146961230254523708  // cos(3pi/16)
-                   : q == 4 ? 0.70710678118654752440  // cos(pi/4)
-                   : q == 5 ? 0.55557023301960222474  // cos(5pi/16)
-                   : q == 6 ? 0.38268343236508977173  // cos(3pi/8)
-                   : q == 7 ? 0.19509032201612826785  // cos(7pi/16)
+                   : q == 1 ? 0.99518472667219688625  // cos(1pi/32)
+                   : q == 2 ? 0.98078528040323044913  // cos(2pi/32)
+                   : q == 3 ? 0.95694033573220886494  // cos(3pi/32)
+                   : q == 4 ? 0.92387953251128675613  // cos(4pi/32)
+                   : q == 5 ? 0.88192126434835502971  // cos(5pi/32)
+                   : q == 6 ? 0.83146961230254523708  // cos(6pi/32)
+                   : q == 7 ? 0.77301045336273696081  // cos(7pi/32)
+                   : q == 8 ? 0.70710678118654752440  // cos(8pi/32)
+                   : q == 9 ? 0.63439328416364549822  // cos(9pi/32)
+                   : q == 10 ? 0.55557023301960222474  // cos(10pi/32)
+                   : q == 11 ? 0.47139673682599764856  // cos(11pi/32)
+                   : q == 12 ? 0.38268343236508977173  // cos(12pi/32)
+                   : q == 13 ? 0.29028467725446236764  // cos(13pi/32)
+                   : q == 14 ? 0.19509032201612826785  // cos(14pi/32)
+                   : q == 15 ? 0.098017140329560601994  // cos(15pi/32)
                             : 0.0;
-    return (j > 8 && j < 24) ? -v : v;
+    return (j > 16 && j < 48) ? -v : v;
 }
-/// exp(sign 2 pi i e / 32) as (Re, Im).
-__host__ __device__ inline double2 root32(int e, int sign) { return make_double2(cos32(e), sign * cos32(e - 8)); }
+/// exp(sign 2 pi i e / 64) as (Re, Im).
+__host__ __device__ inline double2 root64(int e, int sign) { return make_double2(cos64(e), sign * cos64(e - 16)); }
 
 /// Re and Im of exp(sign 2 pi i e / R), R in {2, 4, 8, 16}, e >= 0.
 __host__ __device__ constexpr double root_re(int R, int e) { return cos16((e % R) * (16 / R)); }
@@ -98,19 +106,16 @@ __host__ __device__ constexpr double real_form(int R, int sign, int row, int col
 // -- the radix plan of N = 2^L ---------------------------------------------------
 //
 // Every stage is a split stage (dft_stage.cuh): radix R = 8 R0 (R0 = 1, 2,
-// 4) as R0 eight-point DFTs on the MMA and R0-point butterflies, so each
-// stage costs the same 64 MMA flops a point whatever its radix. The plan
-// takes the fewest stages (radix at most 32) and spreads the bits evenly,
-// larger radices first: 64 = 8x8, 128 = 16x8, 256 = 16x16, 512 = 32x16,
-// 1024 = 32x32, 2048 = 16x16x8, 4096 = 16x16x16.
+// 4, 8) as R0 eight-point DFTs on the MMA and R0-point butterflies, so each
+// stage costs the same 64 MMA flops a point whatever its radix. Every
+// supported size takes two stages, the larger radix first: 64 = 8x8,
+// 128 = 16x8, 256 = 16x16, 512 = 32x16, 1024 = 32x32, 2048 = 64x32,
+// 4096 = 64x64.
 
 /// Sizes the FFT kernels support: N = 2^L, 64 <= N <= 4096.
 __host__ __device__ constexpr bool supported(int L) { return L >= 6 && L <= 12; }
-__host__ __device__ constexpr int stages(int L) { return (L + 4) / 5; }
-__host__ __device__ constexpr int radix(int L, int stage)
-{
-    return 1 << (L / stages(L) + (stage < L % stages(L) ? 1 : 0));
-}
+__host__ __device__ constexpr int stages(int) { return 2; }
+__host__ __device__ constexpr int radix(int L, int stage) { return 1 << (L / 2 + (stage < L % 2 ? 1 : 0)); }
 /// p of stage `stage`: the product of the radices before it.
 __host__ __device__ constexpr int stride_before(int L, int stage)
 {
@@ -140,6 +145,16 @@ __host__ __device__ constexpr column column_of(int c, int cols_per_signal, int s
 __host__ __device__ constexpr int tile_values(int L, bool strided)
 {
     return L >= 12 || (strided && L == 9) ? 4096 : 2048;
+}
+/// Threads of a CTA of the FFT passes. A lane holds R/4 inputs of each of
+/// its column groups in a radix-R stage: 16 values a thread where a stage
+/// has radix 64 (N = 2048, 4096), and in the row passes of N = 512 and
+/// 1024 (half the threads, each with twice the independent loads: faster
+/// than 8); else 8 (the column passes, and the rows of N <= 256, which the
+/// one-pass 2D kernel runs on the threads of its column tiles).
+__host__ __device__ constexpr int tile_threads(int L, bool strided)
+{
+    return tile_values(L, strided) / (radix(L, 0) == 64 || (!strided && L >= 9) ? 16 : 8);
 }
 
 /// Signal s and element n of the j-th 16-byte chunk of a CTA's tile load

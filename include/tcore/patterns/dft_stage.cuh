@@ -140,7 +140,7 @@ __device__ inline void radix16_stage(const radix16_matrix<Sign>& F, const frag_b
 
 // -- split stages: radix R = 8 R0 as R0 eight-point MMAs -----------------------------
 //
-// Cooley-Tukey inside the stage, with q = q0 + R0 q1 and m = m1 + 8 m0
+// Cooley-Tukey inside the stage (R0 = R/8 = 1, 2, 4, 8), with q = q0 + R0 q1 and m = m1 + 8 m0
 // (q0, m0 < R0; q1, m1 < 8):
 //   Y_(m1 + 8 m0) = sum_q0 w_R0^(q0 m0) w_R^(q0 m1) sum_q1 w_8^(q1 m1) x_(q0 + R0 q1),
 // w_K = exp(Sign 2 pi i/K): R0 eight-point DFTs on the MMA (one m16n8k16
@@ -151,16 +151,44 @@ __device__ inline void radix16_stage(const radix16_matrix<Sign>& F, const frag_b
 // g + 8 h of columns 2t and 2t+1, h = m0: all in the lane, no data moves.
 
 /// The lane's twiddles w[q0] = exp(Sign 2 pi i q0 g / R) of a split stage
-/// (w[0] = 1), g = lane >> 2; exact constants (root32), no table.
+/// (w[0] = 1), g = lane >> 2; exact constants (root64), no table.
 template <int R, int Sign>
 __host__ __device__ inline void split_twiddles(int lane, double2 (&w)[R / 8])
 {
-    static_assert(R == 8 || R == 16 || R == 32, "split stages have radix 8, 16 or 32");
+    static_assert(R == 8 || R == 16 || R == 32 || R == 64, "split stages have radix 8, 16, 32 or 64");
     const int g = (lane >> 2) & 7;
-    for (int q0 = 0; q0 < R / 8; ++q0) w[q0] = root32(q0 * g * (32 / R), Sign);
+    for (int q0 = 0; q0 < R / 8; ++q0) w[q0] = root64(q0 * g * (64 / R), Sign);
 }
 
-/// 8 columns of R-point DFTs (R = 8, 16, 32) as a split stage: x[qq] is
+/// b = the R0-point DFT of a (R0 = 2, 4, 8; exp(Sign 2 pi i/R0)), adds and,
+/// for 8 points, the products by exp(Sign 2 pi i k/8): radix 2 on the even
+/// and odd halves.
+template <int Sign, int R0>
+__host__ __device__ inline void butterflies(const double2 (&a)[R0], double2 (&b)[R0])
+{
+    auto add = [](double2 x, double2 y) { return make_double2(x.x + y.x, x.y + y.y); };
+    auto sub = [](double2 x, double2 y) { return make_double2(x.x - y.x, x.y - y.y); };
+    auto rot = [](double2 x) { return make_double2(-Sign * x.y, Sign * x.x); };  // times Sign i
+    if constexpr (R0 == 2) {
+        b[0] = add(a[0], a[1]), b[1] = sub(a[0], a[1]);
+    } else if constexpr (R0 == 4) {
+        const double2 s0 = add(a[0], a[2]), d0 = sub(a[0], a[2]), s1 = add(a[1], a[3]), d1 = rot(sub(a[1], a[3]));
+        b[0] = add(s0, s1), b[2] = sub(s0, s1), b[1] = add(d0, d1), b[3] = sub(d0, d1);
+    } else {
+        static_assert(R0 == 8, "butterflies of 2, 4 or 8 points");
+        const double2 ev[4] = {a[0], a[2], a[4], a[6]}, od[4] = {a[1], a[3], a[5], a[7]};
+        double2 e[4], o[4];
+        butterflies<Sign>(ev, e);
+        butterflies<Sign>(od, o);
+        constexpr double c = 0.70710678118654752440;  // cos(pi/4)
+        const double2 t1 = make_double2(c * (o[1].x - Sign * o[1].y), c * (Sign * o[1].x + o[1].y));
+        const double2 t3 = make_double2(-c * (o[3].x + Sign * o[3].y), c * (Sign * o[3].x - o[3].y));
+        const double2 t[4] = {o[0], t1, rot(o[2]), t3};  // exp(Sign 2 pi i k/8) o_k
+        for (int k = 0; k < 4; ++k) b[k] = add(e[k], t[k]), b[k + 4] = sub(e[k], t[k]);
+    }
+}
+
+/// 8 columns of R-point DFTs (R = 8, 16, 32, 64) as a split stage: x[qq] is
 /// input stage_input(t, qq, R) of the lane's column g; y[h] (radix-8 C map,
 /// y[h].x[e] = Re, y[h].x[2 + e] = Im) output g + 8h of column 2t + e;
 /// w[q0] = exp(Sign 2 pi i q0 g / R): split_twiddles, or a kernel's twiddle
@@ -169,7 +197,7 @@ template <class Backend, int R, int Sign>
 __device__ inline void split_stage(const radix8_matrix<Sign>& F, const double2 (&x)[R / 4],
                                    const double2 (&w)[R / 8], frag_c<stage_shape> (&y)[R / 8])
 {
-    static_assert(R == 8 || R == 16 || R == 32, "split stages have radix 8, 16 or 32");
+    static_assert(R == 8 || R == 16 || R == 32 || R == 64, "split stages have radix 8, 16, 32 or 64");
     constexpr int R0 = R / 8;
     frag_c<stage_shape> z[R0];
 #pragma unroll
@@ -187,20 +215,7 @@ __device__ inline void split_stage(const radix8_matrix<Sign>& F, const double2 (
 #pragma unroll
             for (int q0 = 1; q0 < R0; ++q0) a[q0] = cmul(make_double2(z[q0].x[e], z[q0].x[2 + e]), w[q0]);
             double2 b[R0];
-            if constexpr (R0 == 2) {
-                b[0] = make_double2(a[0].x + a[1].x, a[0].y + a[1].y);
-                b[1] = make_double2(a[0].x - a[1].x, a[0].y - a[1].y);
-            } else {  // 4 points, w_4 = Sign i
-                const double2 s0 = make_double2(a[0].x + a[2].x, a[0].y + a[2].y);
-                const double2 d0 = make_double2(a[0].x - a[2].x, a[0].y - a[2].y);
-                const double2 s1 = make_double2(a[1].x + a[3].x, a[1].y + a[3].y);
-                const double2 d1 = make_double2(a[1].x - a[3].x, a[1].y - a[3].y);
-                const double2 rot = make_double2(-Sign * d1.y, Sign * d1.x);  // w_4 d1
-                b[0] = make_double2(s0.x + s1.x, s0.y + s1.y);
-                b[2] = make_double2(s0.x - s1.x, s0.y - s1.y);
-                b[1] = make_double2(d0.x + rot.x, d0.y + rot.y);
-                b[3] = make_double2(d0.x - rot.x, d0.y - rot.y);
-            }
+            butterflies<Sign>(a, b);
 #pragma unroll
             for (int h = 0; h < R0; ++h) y[h].x[e] = b[h].x, y[h].x[2 + e] = b[h].y;
         }

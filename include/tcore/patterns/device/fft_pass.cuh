@@ -19,13 +19,15 @@ namespace tcore {
 namespace detail {
 
 /// Resident CTAs per SM the tc kernels are built for (register cap 65536 /
-/// (threads x blocks) = 128): two, so that one CTA's stages overlap the
-/// other's barriers. The cc kernels (the MMA emulated with shuffles, more
-/// live registers) and N = 4096 (512 threads) get one.
+/// (threads x blocks)): two, so that one CTA's stages overlap the other's
+/// barriers, where two CTAs' tiles fit in shared memory. The cc kernels (the
+/// MMA emulated with shuffles, more live registers), the 512-thread tiles
+/// and N = 4096 (128 KiB of tiles) get one.
 template <class Backend, int L, bool Strided>
 constexpr int fft_min_blocks()
 {
-    return std::is_same_v<Backend, tensor_core> && fft_config<L, Strided>::threads < 512 ? 2 : 1;
+    using C = fft_config<L, Strided>;
+    return std::is_same_v<Backend, tensor_core> && C::threads < 512 && 2 * C::smem_bytes <= 227 * 1024 ? 2 : 1;
 }
 
 /// The tile counter of a pass: CTAs take tiles in order with atomicAdd on

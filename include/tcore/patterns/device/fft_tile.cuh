@@ -1,21 +1,22 @@
 // tcore/patterns/device/fft_tile.cuh - one FFT tile in shared memory: its
 // shape (fft_config), its load (fft_load_tile) and its Stockham stages on the
-// FP64 MMA (fft_tile_stages, the radix-8/16 stages of dft_stage.cuh). The
+// FP64 MMA (fft_tile_stages, the split stages of dft_stage.cuh). The
 // building blocks of the pass kernel (fft_pass.cuh) and the one-pass 2D
 // kernel (fft_cluster.cuh).
 //
 // A tile is 2048 complex values (4096 for N = 4096 and the column pass of
-// N = 512: dft::tile_values): M = 2048/N (4096/N) signals, 8 values per
-// thread of a 256-thread CTA (512 for the 4096-value tiles). cp.async
+// N = 512: dft::tile_values): M = 2048/N (4096/N) signals, 8 or 16 values
+// per thread (dft::tile_threads: 128 to 512 threads a CTA). cp.async
 // (16-byte chunks, coalesced, zero-fill past the last signal) brings a tile
 // into its buffer without holding registers. The stages work in place in
 // the buffer (all reads of a stage, a barrier, all writes), with the
 // swizzle of dft::swizzle; the last stage writes straight to global memory
 // after swapping one value with the neighbouring lane
 // (dft::exchanged_slot), so that each store instruction writes whole
-// 32-byte sectors, or back into the buffer. Each warp owns 32/R groups of 8
-// columns per stage; every lane keeps 8 complex results in registers
-// between the read and the write half of a stage.
+// 32-byte sectors, or back into the buffer. Each warp owns groups of 8
+// columns per stage (R/4 inputs a lane each); every lane keeps its 8 or 16
+// complex results in registers between the read and the write half of a
+// stage.
 //
 // Strided tiles (the column pass of a 2D transform: signals of ny with
 // stride nx) map the 8 MMA columns of their first and last stage to 8
@@ -46,11 +47,14 @@ struct fft_config {
     static constexpr int n = 1 << L;
     static constexpr int per_cta = PerCta;  ///< complex values per tile
     static constexpr int signals = per_cta / n;             ///< M
-    static constexpr int threads = per_cta / 8;             ///< 8 complex values per thread
+    /// dft::tile_threads; the one-pass 2D kernel's 2048-value column tiles
+    /// of N = 512 have 8 values a thread
+    static constexpr int threads = PerCta == dft::tile_values(L, Strided) ? dft::tile_threads(L, Strided)
+                                                                            : per_cta / 8;
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
     /// for the row passes of N <= 2048; two for N = 4096 (64 KiB tiles, one
-    /// CTA an SM either way: no gain) and the column passes, where the third
+    /// CTA an SM either way: measured slower with three) and the column passes, where the third
     /// buffer's 32 KiB is worth more as L1 (twiddle table): three measured a
     /// gain on the row passes and a small loss on the column passes
     /// (examples/fft/README.md).
