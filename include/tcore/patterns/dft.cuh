@@ -29,7 +29,7 @@
 // in natural order. The twiddle w^(qk) is table[q k N/(pR)] of one table
 // exp(sign 2 pi i e/N), e < N, computed in long double on the host.
 //
-// The radices are 8, 16 and 32 (the plan below). Supported: 64 <= N <=
+// The radices are 8, 16, 32 and 64 (the plan below). Supported: 64 <= N <=
 // 4096 (L = 6..12).
 #pragma once
 
