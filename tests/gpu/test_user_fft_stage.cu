@@ -130,7 +130,8 @@ __global__ void batched_split_dft(const double2* x, double2* y, int batch)
         for (int h = 0; h < R / 8; ++h)
             for (int e = 0; e < 2; ++e) {  // output g + 8h of signal 8 group + 2t + e
                 const int col = 8 * grp + 2 * t + e;
-                if (col < batch) y[static_cast<long long>(col) * R + g + 8 * h] = make_double2(out[h].x[e], out[h].x[2 + e]);
+                if (col < batch)
+                    y[static_cast<long long>(col) * R + g + 8 * h] = make_double2(out[h].x[e], out[h].x[2 + e]);
             }
     }
 }

@@ -124,7 +124,8 @@ void check_constants()
                 std::complex<long double> want = 0;
                 for (int q = 0; q < R0; ++q) {
                     const long double ang = sign * two_pi * ((q * m) % R0) / R0;
-                    want += std::complex<long double>(a[q].x, a[q].y) * std::complex<long double>(std::cos(ang), std::sin(ang));
+                    want += std::complex<long double>(a[q].x, a[q].y) *
+                            std::complex<long double>(std::cos(ang), std::sin(ang));
                 }
                 const double2 got = R0 == 2 ? b2[m] : R0 == 4 ? b4[m] : b8[m];
                 worst = std::fmax(worst, static_cast<double>(std::abs(std::complex<long double>(got.x, got.y) - want)));
@@ -665,7 +666,8 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
                         else if (R0 == 2) split_butterflies<Sign, 2>(a, y);
                         else if (R0 == 4) split_butterflies<Sign, 4>(a, y);
                         else split_butterflies<Sign, 8>(a, y);
-                        for (int h = 0; h < R0; ++h) at(w, u, lane, 4 * h + e) = y[h].x, at(w, u, lane, 4 * h + 2 + e) = y[h].y;
+                        for (int h = 0; h < R0; ++h)
+                            at(w, u, lane, 4 * h + e) = y[h].x, at(w, u, lane, 4 * h + 2 + e) = y[h].y;
                     }
             }
         // write half
@@ -676,7 +678,8 @@ pass_stats model_pass(std::vector<cd>& data, const std::vector<cd>* loaded = nul
                     // lane's outputs g + 8h of columns 2t + e
                     cd val[32][2];
                     for (int lane = 0; lane < 32; ++lane)
-                        for (int e = 0; e < 2; ++e) val[lane][e] = cd(at(w, u, lane, 4 * h + e), at(w, u, lane, 4 * h + 2 + e));
+                        for (int e = 0; e < 2; ++e)
+                            val[lane][e] = cd(at(w, u, lane, 4 * h + e), at(w, u, lane, 4 * h + 2 + e));
                     if (last && !kept) {
                         // the kernel's exchange with lane ^ 4, then two stores per lane
                         cd out[32][2];

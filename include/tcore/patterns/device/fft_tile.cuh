@@ -53,10 +53,10 @@ struct fft_config {
                                                                             : per_cta / 8;
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
-    /// for the row passes of N <= 2048; two for N = 4096 (64 KiB tiles, one
-    /// CTA an SM either way: measured slower with three) and the column passes, where the third
-    /// buffer's 32 KiB is worth more as L1 (twiddle table): three measured a
-    /// gain on the row passes and a small loss on the column passes
+    /// for the row passes of N <= 2048; two for N = 4096 (64 KiB tiles: three
+    /// measured slower) and the column passes, where the third buffer's 32
+    /// KiB is worth more as L1 (twiddle table): three measured a gain on the
+    /// row passes and a small loss on the column passes
     /// (examples/fft/README.md).
     static constexpr int buffers = !Strided && L <= 11 ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
