@@ -196,74 +196,83 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     for (const sparse::dasp_options& o : opts)
         for (const int gpw : {1, 3, 0}) {
             if (gpw != 1 && (o.bundle != 1 || o.long_min < 256)) continue;
-          for (const bool pairs : {false, true}) {
-            dasp_spmv s(a, o, nullptr, gpw);
-            // Short tiles: one per warp, or 3 per warp where groups are 3 per warp
-            // (2 with pairs, so that pairs form).
-            s.set_work_per_warp(gpw, gpw == 3 ? 3 : pairs ? 2 : 1);
-            s.set_group_pairs(pairs);
-            s.set_short_pairs(pairs);
-            // A move keeps every launch choice (the panels and multi-GPU parts are moved).
-            const bool fitted = s.fitted_steps(), group_pairs = s.group_pairs(), short_pairs = s.short_pairs();
-            dasp_spmv moved(std::move(s));
-            s = std::move(moved);
-            t.check(s.fitted_steps() == fitted && s.group_pairs() == group_pairs && s.short_pairs() == short_pairs,
-                    "%s: a moved dasp_spmv changed its launch choices", m.name.c_str());
-            for (const variant& v : variants) {
-                const std::string what = m.name + " [" + v.name + (s.group_pairs() ? ", group pairs" : "") +
-                                         (s.short_pairs() ? ", tile pairs" : "") + ", long_min " + std::to_string(o.long_min) +
-                                         ", piece " + std::to_string(o.long_piece) + ", groups/warp " +
-                                         std::to_string(gpw) + ", tiles/warp " + std::to_string(s.tiles_per_warp()) +
-                                         ", bundle " + std::to_string(s.bundle()) +
-                                         (s.fitted_steps() ? ", fitted steps" : "") + "]";
-                ++(s.fitted_steps() && s.bundle() == 1 ? fitted_runs : whole_runs);
-                group_pair_runs += s.group_pairs() && s.bundle() == 1 && s.medium_groups() > 1;
-                tile_pair_runs += s.short_pairs() && s.bundle() == 1 && s.short_tiles() > 1;
-                try {
-                    dy.poison();
-                    v.run(s, dx.ptr, dy.ptr);
-                    TCORE_CHECK(cudaDeviceSynchronize());
-                    const std::vector<double> y1 = dy.download();
-                    dy.poison();
-                    v.run(s, dx.ptr, dy.ptr);
-                    TCORE_CHECK(cudaDeviceSynchronize());
-                    const std::vector<double> y2 = dy.download();
-                    const int bad = compare(a, x, ref, y1, what);
-                    t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
-                    t.check(y1.empty() || std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(double)) == 0,
-                            "%s: a second run differs", what.c_str());
-                } catch (const std::exception& e) {
-                    t.check(false, "%s: %s", what.c_str(), e.what());
+            for (const bool pairs : {false, true}) {
+                dasp_spmv s(a, o, nullptr, gpw);
+                // Short tiles: one per warp, or 3 per warp where groups are 3 per warp
+                // (2 with pairs, so that pairs form).
+                s.set_work_per_warp(gpw, gpw == 3 ? 3 : pairs ? 2 : 1);
+                s.set_group_pairs(pairs);
+                s.set_short_pairs(pairs);
+                // A move keeps every launch choice (the panels and multi-GPU parts are moved).
+                const bool fitted = s.fitted_steps(), group_pairs = s.group_pairs(), short_pairs = s.short_pairs();
+                dasp_spmv moved(std::move(s));
+                s = std::move(moved);
+                t.check(s.fitted_steps() == fitted && s.group_pairs() == group_pairs && s.short_pairs() == short_pairs,
+                        "%s: a moved dasp_spmv changed its launch choices", m.name.c_str());
+                for (const variant& v : variants) {
+                    const std::string what =
+                        m.name + " [" + v.name + (s.group_pairs() ? ", group pairs" : "") +
+                        (s.short_pairs() ? ", tile pairs" : "") + ", long_min " + std::to_string(o.long_min) +
+                        ", piece " + std::to_string(o.long_piece) + ", groups/warp " + std::to_string(gpw) +
+                        ", tiles/warp " + std::to_string(s.tiles_per_warp()) + ", bundle " +
+                        std::to_string(s.bundle()) + (s.fitted_steps() ? ", fitted steps" : "") + "]";
+                    ++(s.fitted_steps() && s.bundle() == 1 ? fitted_runs : whole_runs);
+                    group_pair_runs += s.group_pairs() && s.bundle() == 1 && s.medium_groups() > 1;
+                    tile_pair_runs += s.short_pairs() && s.bundle() == 1 && s.short_tiles() > 1;
+                    try {
+                        dy.poison();
+                        v.run(s, dx.ptr, dy.ptr);
+                        TCORE_CHECK(cudaDeviceSynchronize());
+                        const std::vector<double> y1 = dy.download();
+                        dy.poison();
+                        v.run(s, dx.ptr, dy.ptr);
+                        TCORE_CHECK(cudaDeviceSynchronize());
+                        const std::vector<double> y2 = dy.download();
+                        const int bad = compare(a, x, ref, y1, what);
+                        t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
+                        t.check(y1.empty() || std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(double)) == 0,
+                                "%s: a second run differs", what.c_str());
+                    } catch (const std::exception& e) {
+                        t.check(false, "%s: %s", what.c_str(), e.what());
+                    }
                 }
             }
-          }
         }
 
     // Column panels: the first writes y (over the poison), the others add to it.
-    for (const int panels : {2, 3})
-    for (const bool tile_pairs : {true, false}) {
-        try {
-            dasp_spmv_panels s(a, panels);
-            s.set_short_pairs(tile_pairs);
-            const std::pair<const char*, void (*)(const dasp_spmv_panels&, const double*, double*)> runs[] = {
-                {"tc m8n8k4", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core>(x, y); }},
-                {"tc m16n8k16",
-                 [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core, f64_m16n8k16>(x, y); }},
-                {"cc m8n8k4", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<cuda_core>(x, y); }},
-                {"cc m16n8k16",
-                 [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<cuda_core, f64_m16n8k16>(x, y); }},
-                {"cce", [](const dasp_spmv_panels& p, const double* x, double* y) { p.run_with<spmv_cce>(x, y); }}};
-            for (const auto& [name, run] : runs) {
-                const std::string what = m.name + " [" + name + ", " + std::to_string(s.panels()) + " column panels" +
-                                         (tile_pairs ? ", tile pairs]" : "]");
-                dy.poison();
-                run(s, dx.ptr, dy.ptr);
-                TCORE_CHECK(cudaDeviceSynchronize());
-                const int bad = compare(a, x, ref, dy.download(), what);
-                t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
+    for (const int panels : {2, 3}) {
+        for (const bool tile_pairs : {true, false}) {
+            try {
+                dasp_spmv_panels s(a, panels);
+                s.set_short_pairs(tile_pairs);
+                using panels_run = void (*)(const dasp_spmv_panels&, const double*, double*);
+                const std::pair<const char*, panels_run> runs[] = {
+                    {"tc m8n8k4",
+                     [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<tensor_core>(x, y); }},
+                    {"tc m16n8k16",
+                     [](const dasp_spmv_panels& p, const double* x, double* y) {
+                         p.run<tensor_core, f64_m16n8k16>(x, y);
+                     }},
+                    {"cc m8n8k4",
+                     [](const dasp_spmv_panels& p, const double* x, double* y) { p.run<cuda_core>(x, y); }},
+                    {"cc m16n8k16",
+                     [](const dasp_spmv_panels& p, const double* x, double* y) {
+                         p.run<cuda_core, f64_m16n8k16>(x, y);
+                     }},
+                    {"cce",
+                     [](const dasp_spmv_panels& p, const double* x, double* y) { p.run_with<spmv_cce>(x, y); }}};
+                for (const auto& [name, run] : runs) {
+                    const std::string what = m.name + " [" + name + ", " + std::to_string(s.panels()) +
+                                             " column panels" + (tile_pairs ? ", tile pairs]" : "]");
+                    dy.poison();
+                    run(s, dx.ptr, dy.ptr);
+                    TCORE_CHECK(cudaDeviceSynchronize());
+                    const int bad = compare(a, x, ref, dy.download(), what);
+                    t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
+                }
+            } catch (const std::exception& e) {
+                t.check(false, "%s [%d column panels]: %s", m.name.c_str(), panels, e.what());
             }
-        } catch (const std::exception& e) {
-            t.check(false, "%s [%d column panels]: %s", m.name.c_str(), panels, e.what());
         }
     }
 

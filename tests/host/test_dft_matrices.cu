@@ -110,27 +110,41 @@ void check_constants()
             T.check((w.x == c || std::fabs(w.x - c) < 1e-18) && (w.y == s || std::fabs(w.y - s) < 1e-18),
                     "root64(%d, %d) = (%.17g, %.17g), expected (%.17g, %.17g)", j, sign, w.x, w.y, c, s);
         }
-    // butterflies: the R0-point DFT of random values, against long double
+    // butterflies: the R0-point DFT of random values against long double.
+    // Bound per output part, S = sum_q (|Re a_q| + |Im a_q|), u = 2^-53:
+    // each of the log2 R0 <= 3 levels of adds rounds by at most u x (the sum
+    // of its inputs' sizes <= S); for 8 points the products by exp(i pi k/4)
+    // (a difference, then a product by cos pi/4) carry the first two
+    // levels' errors over up to sqrt 2 times and add at most 2u S:
+    // |err| <= sqrt 2 (2 u S) + 2u S + u S < 6 u S. Checked against 8 u S,
+    // over 1000 random inputs per size and sign.
     test::rng r(test::seed() + 3);
     for (int sign : {-1, 1}) {
-        double2 a[8], b2[2], b4[4], b8[8];
-        for (double2& v : a) v = make_double2(r.uniform(), r.uniform());
-        const double2 a2[2] = {a[0], a[1]}, a4[4] = {a[0], a[1], a[2], a[3]};
-        if (sign < 0) dft::butterflies<-1>(a2, b2), dft::butterflies<-1>(a4, b4), dft::butterflies<-1>(a, b8);
-        else dft::butterflies<1>(a2, b2), dft::butterflies<1>(a4, b4), dft::butterflies<1>(a, b8);
-        double worst = 0;
-        for (int R0 : {2, 4, 8})
-            for (int m = 0; m < R0; ++m) {
-                std::complex<long double> want = 0;
-                for (int q = 0; q < R0; ++q) {
-                    const long double ang = sign * two_pi * ((q * m) % R0) / R0;
-                    want += std::complex<long double>(a[q].x, a[q].y) *
-                            std::complex<long double>(std::cos(ang), std::sin(ang));
+        double worst = 0;  // error over bound
+        for (int trial = 0; trial < 1000; ++trial) {
+            double2 a[8], b2[2], b4[4], b8[8];
+            for (double2& v : a) v = make_double2(r.nonzero(), r.nonzero());
+            const double2 a2[2] = {a[0], a[1]}, a4[4] = {a[0], a[1], a[2], a[3]};
+            if (sign < 0) dft::butterflies<-1>(a2, b2), dft::butterflies<-1>(a4, b4), dft::butterflies<-1>(a, b8);
+            else dft::butterflies<1>(a2, b2), dft::butterflies<1>(a4, b4), dft::butterflies<1>(a, b8);
+            for (int R0 : {2, 4, 8}) {
+                long double S = 0;
+                for (int q = 0; q < R0; ++q) S += std::fabs(a[q].x) + std::fabs(a[q].y);
+                for (int m = 0; m < R0; ++m) {
+                    std::complex<long double> want = 0;
+                    for (int q = 0; q < R0; ++q) {
+                        const long double ang = sign * two_pi * ((q * m) % R0) / R0;
+                        want += std::complex<long double>(a[q].x, a[q].y) *
+                                std::complex<long double>(std::cos(ang), std::sin(ang));
+                    }
+                    const double2 got = R0 == 2 ? b2[m] : R0 == 4 ? b4[m] : b8[m];
+                    const long double err = std::fmax(std::fabs(got.x - want.real()), std::fabs(got.y - want.imag()));
+                    worst = std::fmax(worst, static_cast<double>(err / (8 * 0x1p-53L * S)));
                 }
-                const double2 got = R0 == 2 ? b2[m] : R0 == 4 ? b4[m] : b8[m];
-                worst = std::fmax(worst, static_cast<double>(std::abs(std::complex<long double>(got.x, got.y) - want)));
             }
-        T.check(worst < 16 * 0x1p-52, "butterflies (sign %d): worst error %.3g", sign, worst);
+        }
+        T.check(worst <= 1.0, "butterflies (sign %d): worst error %.3f of the bound 8 u S", sign, worst);
+        std::printf("butterflies (sign %+d): worst error %.3f of the bound\n", sign, worst);
     }
 }
 
