@@ -53,12 +53,12 @@ struct fft_config {
                                                                             : per_cta / 8;
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
-    /// for the row passes of N <= 2048; two for N = 4096 (64 KiB tiles: three
-    /// measured slower) and the column passes, where the third buffer's 32
-    /// KiB is worth more as L1 (twiddle table): three measured a gain on the
-    /// row passes and a small loss on the column passes
-    /// (examples/fft/README.md).
-    static constexpr int buffers = !Strided && L <= 11 ? 3 : 2;
+    /// for the row passes of 256 threads (N <= 256); two for the 128-thread
+    /// tiles (N = 512 to 2048 rows, 2048 columns), which run three CTAs an SM
+    /// instead (fft_min_blocks), for N = 4096 (64 KiB tiles: three measured
+    /// slower) and the column passes, where the third buffer's 32 KiB is
+    /// worth more as L1 (twiddle table) (examples/fft/README.md).
+    static constexpr int buffers = !Strided && threads > 128 && L <= 11 ? 3 : 2;
     static constexpr std::size_t smem_bytes = sizeof(double2) * per_cta * buffers;
 };
 
