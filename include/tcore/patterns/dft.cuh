@@ -137,25 +137,24 @@ __host__ __device__ constexpr column column_of(int c, int cols_per_signal, int s
     return mode_b ? column{c % signals, c / signals} : column{c / cols_per_signal, c % cols_per_signal};
 }
 /// Complex values in a CTA's tile of the FFT passes (M = tile_values / N
-/// signals): 4096 for N = 4096, else 2048. (The column pass of N = 512 had
-/// 4096, M = 8 adjacent image columns, so that each load phase reads one
-/// whole 128-byte line: tile_chunk; with 2048, M = 4 and two lines a phase,
-/// its 128-thread tiles run three CTAs an SM, 3-5% faster on an H200. The
-/// column pass of N = 1024 keeps M = 2: with M = 4 the swizzle leaves its
-/// first stage's writes 2-way, tests/host/test_dft_matrices.cu.)
+/// signals): 4096 for N = 4096 and for the column pass of N = 512 (M = 8
+/// adjacent image columns, so that each load phase reads one whole
+/// 128-byte line: tile_chunk), else 2048. (The column pass of N = 1024
+/// keeps M = 2: with M = 4 the swizzle leaves its first stage's writes
+/// 2-way, tests/host/test_dft_matrices.cu.)
 __host__ __device__ constexpr int tile_values(int L, bool strided)
 {
-    return L >= 12 ? 4096 : 2048;
+    return L >= 12 || (strided && L == 9) ? 4096 : 2048;
 }
 /// Threads of a CTA of the FFT passes. A lane holds R/4 inputs of each of
 /// its column groups in a radix-R stage: 16 values a thread where a stage
-/// has radix 64 (N = 2048, 4096), and for N = 512 and 1024 (half the
-/// threads, each with twice the independent loads, and three CTAs an SM:
-/// faster than 8); else 8 (N <= 256, whose rows the one-pass 2D kernel
-/// runs on the threads of its column tiles).
+/// has radix 64 (N = 2048, 4096), and in the row passes of N = 512 and
+/// 1024 (half the threads, each with twice the independent loads: faster
+/// than 8); else 8 (the column passes, and the rows of N <= 256, which the
+/// one-pass 2D kernel runs on the threads of its column tiles).
 __host__ __device__ constexpr int tile_threads(int L, bool strided)
 {
-    return tile_values(L, strided) / (radix(L, 0) == 64 || L >= 9 ? 16 : 8);
+    return tile_values(L, strided) / (radix(L, 0) == 64 || (!strided && L >= 9) ? 16 : 8);
 }
 
 /// Signal s and element n of the j-th 16-byte chunk of a CTA's tile load

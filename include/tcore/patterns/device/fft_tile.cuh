@@ -4,9 +4,9 @@
 // building blocks of the pass kernel (fft_pass.cuh) and the one-pass 2D
 // kernel (fft_cluster.cuh).
 //
-// A tile is 2048 complex values (4096 for N = 4096: dft::tile_values):
-// M = 2048/N (4096/N) signals, 8 or 16 values per thread
-// (dft::tile_threads: 128 or 256 threads a CTA). cp.async
+// A tile is 2048 complex values (4096 for N = 4096 and the column pass of
+// N = 512: dft::tile_values): M = 2048/N (4096/N) signals, 8 or 16 values
+// per thread (dft::tile_threads: 128 to 512 threads a CTA). cp.async
 // (16-byte chunks, coalesced, zero-fill past the last signal) brings a tile
 // into its buffer without holding registers. The stages work in place in
 // the buffer (all reads of a stage, a barrier, all writes), with the
