@@ -226,6 +226,7 @@ void run_case(tb::context& ctx, fft_case c, fft_direction dir)
         TCORE_CHECK(cudaStreamSynchronize(ctx.stream()));
         spec.variant = variant;
         spec.compute = tensor ? tb::peak::fp64_tc : tb::peak::fp64_cc;
+        spec.mma_shape = tensor ? "f64_m16n8k16" : "";  // the split stages' MMA (dft::stage_shape)
         std::string radices;
         for (long long len : {c.nx, c.ny}) {
             if (len <= 1) continue;
