@@ -22,8 +22,8 @@ namespace detail {
 /// (threads x blocks)): several, so that one CTA's stages overlap the
 /// others' barriers, where their tiles fit in shared memory. Three for the
 /// 128-thread tiles (two 32 KiB buffers each, at most 170 registers: 12
-/// warps an SM instead of 8 with two CTAs of three buffers; measured 4-9%
-/// faster on an H200, examples/fft/README.md), else two. The cc kernels
+/// warps an SM instead of 8 with two CTAs of three buffers; the
+/// measurements are in examples/fft/README.md), else two. The cc kernels
 /// (the MMA emulated with shuffles, more live registers), the 512-thread
 /// tiles and N = 4096 (128 KiB of tiles) get one.
 template <class Backend, int L, bool Strided>
