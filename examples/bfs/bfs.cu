@@ -179,10 +179,13 @@ void print_trace(const std::string& name, const char* variant, Driver& d, int so
 /// the split between slices and CSR matters.
 void sweep_hubs(const bf::graph& g, const std::string& name, int source, const std::vector<int>& ref, cudaStream_t stream)
 {
-    for (double density : {1e30, 32.0, 16.0, 12.0, 8.0, 6.0, 4.0, 2.0}) {
+    // the densities, then the hub rule's with bottom-up through the slice lists
+    for (double density : {1e30, 32.0, 16.0, 12.0, 8.0, 6.0, 4.0, 2.0, -8.0}) {
+        const bool lists = density < 0;
+        if (lists) density = -density;
         const int hubs = density > 1e20 ? 0 : bb::hub_columns(g.n, g.row_ptr.data(), g.col.data(), density);
         const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 0, hubs);
-        bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), s);
+        bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), s, 1.0, !lists);
         tc.run(source, stream);
         const bool ok = tc.levels() == ref;
         cudaEvent_t a, b;
@@ -201,9 +204,9 @@ void sweep_hubs(const bf::graph& g, const std::string& name, int source, const s
         cudaEventDestroy(a);
         cudaEventDestroy(b);
         std::sort(ms.begin(), ms.end());
-        std::printf("sweep %s tc: min entries/slice %-6g hub columns %7d, %9lld slices (%7.1f MiB): %.4f ms%s\n",
-                    name.c_str(), density > 1e20 ? 0.0 : density, hubs, s.slices(), s.bytes() / 1048576.0, ms[4],
-                    ok ? "" : " LEVELS WRONG");
+        std::printf("sweep %s tc%s: min entries/slice %-6g hub columns %7d, %9lld slices (%7.1f MiB): %.4f ms%s\n",
+                    name.c_str(), lists ? ", bottom-up through slice lists" : "", density > 1e20 ? 0.0 : density, hubs,
+                    s.slices(), s.bytes() / 1048576.0, ms[4], ok ? "" : " LEVELS WRONG");
     }
     {
         // Default split, slices read top-down whenever their block has a frontier bit.

@@ -96,7 +96,9 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
     // Hybrid splits: the hub rule's, every column sliced (MMA only), an odd
     // split (partial hub column block, not a multiple of 32), none (CSR
     // only); top-down through the slices where they cost no more bytes than
-    // CSR (ratio 1) and whenever a column block has a frontier bit (ratio 0).
+    // CSR (ratio 1) and whenever a column block has a frontier bit (ratio 0);
+    // bottom-up through the dense first column block (the default) and
+    // through every row block's slice list.
     const int hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
     const struct {
         const char* name;
@@ -117,6 +119,16 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
             if (sp.cc) {
                 bb::bit_bfs<tcore::cuda_core> cc(g.n, g.row_ptr.data(), g.col.data(), sl, ratio);
                 check_driver(t, cc, g, name, cc_name.c_str(), sources, refs);
+            }
+            if (sp.columns > 0 && ratio == 1.0) {  // bottom-up through every row block's slice list
+                const std::string lists = tc_name + ", slice lists";
+                bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), sl, ratio, false);
+                check_driver(t, tc, g, name, lists.c_str(), sources, refs);
+                if (sp.cc) {
+                    const std::string cc_lists = cc_name + ", slice lists";
+                    bb::bit_bfs<tcore::cuda_core> cc(g.n, g.row_ptr.data(), g.col.data(), sl, ratio, false);
+                    check_driver(t, cc, g, name, cc_lists.c_str(), sources, refs);
+                }
             }
         }
     }

@@ -28,23 +28,27 @@
 // CSR (sorted neighbour lists) serves the rest:
 //
 //   bottom-up (warp = 32 consecutive vertices = 4 row blocks = one word of
-//     the visited bitmap): the 4 row blocks' hub slices are examined 8 per
-//     block at once (metadata and frontier words in one round trip), the
-//     live ones multiplied 4 at a time, first column blocks first, until
-//     every unvisited row found a parent; the vertices still looking then
-//     scan their CSR rows (one lane each, 4 entries per load step) for a
-//     non-hub neighbour in the frontier. The warp owns its visited word, so
-//     it writes it (and the next-frontier word) without atomics. This is
-//     where the MMA works: on Kronecker graphs most vertices find their
-//     parent among the hubs, in the first slices of their row block.
+//     the visited bitmap; two words in flight): the 4 row blocks' slices of
+//     column block 0, the 128 largest hubs, are multiplied with that
+//     block's frontier bits. They are stored dense (first_block_bits) and
+//     read straight from the word's index beside its row bounds, so the
+//     product adds no dependent load and costs 16 bytes a vertex, where a
+//     CSR row's first entries cost a 32-byte sector. The rows without a
+//     parent there scan their CSR rows (one lane each, 4 entries per load)
+//     for a frontier neighbour beyond block 0. The warp owns its visited
+//     word, so it writes it (and the next-frontier word) without atomics.
+//     This is where the MMA works: on Kronecker graphs most vertices find
+//     their parent among the first hubs. (bit_bfs can instead walk every
+//     row block's list of hub slices, bottom_up_sliced_word; measured
+//     slower on Kronecker graphs, examples/bfs/README.md.)
 //   top-down: a column block's slices are multiplied (column index, chunks
 //     of at most chunk_slices) only when the block holds enough frontier
 //     bits for them to cost no more bytes than the frontier vertices' CSR
 //     rows (top_down_thresholds); every other frontier vertex expands its
 //     CSR row: rows longer than heavy_degree in chunks of heavy_chunk
 //     entries, one warp each (top_down_heavy), the short ones found by
-//     scanning the frontier bitmap, 32 rows per warp load-balanced over the
-//     lanes (top_down_rest). Kronecker hub slices (8-22 edges in 1024 bits)
+//     scanning the frontier bitmap, each warp's words far apart, up to 32
+//     rows at once load-balanced over the lanes (top_down_rest). Kronecker hub slices (8-22 edges in 1024 bits)
 //     never reach the threshold, so their top-down steps use CSR; on dense
 //     graphs, or with the threshold ratio 0 (tests), the slices are used.
 //
@@ -62,8 +66,13 @@
 // the new vertices, their degree sum (Beamer's switch: top-down ->
 // bottom-up when m_f > m_u / alpha, back when n_f < n / beta), and the
 // slices and CSR entries read (for traces). The steps are written for a
-// persistent grid (warp `warp` of `warps`): state written by other blocks
-// in the same launch is read with ld.global.cg (L2), never from L1.
+// persistent grid (warp `warp` of `warps`). They read the frontier and
+// the visited bitmap with plain loads, through L1: the barrier between
+// steps must be an acquire (cooperative groups' grid.sync ends with
+// CCTL.IVALL, which drops L1's lines; a new launch does too), so a step
+// sees what the steps before it wrote. A visited word read in a top-down
+// step may miss a bit set during that step; the atomicOr that follows
+// decides.
 //
 // Entry points and their preconditions (none checked):
 //   slice_hits, slice_frontier_step, record_hits: warp-collective (all 32
@@ -72,12 +81,13 @@
 //     the hit mask is warp-uniform. slice_frontier_step is the bit-matrix
 //     frontier step of one slice: product and recording together.
 //   claim_vertex, record_claimed: one thread.
-//   top_down_hubs, top_down_rest, top_down_heavy, bottom_up: warp
-//     `warp` of `warps` of a persistent grid, warp-collective; the barrier
-//     between steps (grid barrier or a new launch) is the caller's.
+//   top_down_hubs, top_down_rest, top_down_heavy, bottom_up
+//     (bitbfs_bottom_up.cuh): warp `warp` of `warps` of a persistent grid,
+//     warp-collective; the barrier between steps (an acquire: grid.sync or
+//     a new launch) is the caller's.
 //   Bitmaps (visited, frontier, next): ceil(n / 128) * 4 words, 16-byte
 //   aligned (the frontier of a column block is read as one uint4), in
-//   global memory (ld.global.cg). No shared memory. tensor_core needs
+//   global memory. No shared memory. tensor_core needs
 //   sm_80 or later (b1_m8n8k128).
 // The cuda_core backend runs the same steps with tcore's CUDA-core MMA
 // (shuffles and 32-bit popcounts, same registers per lane).
@@ -115,6 +125,11 @@ struct slices_view {
     const long long* chunk_begin = nullptr;
     const long long* chunk_end = nullptr;
     const int* mma_min_frontier = nullptr;  ///< top_down_thresholds(), per column block
+    /// first_block_bits(): column block 0's slices, dense over the row
+    /// blocks; bottom-up uses them (and CSR beyond them) when
+    /// first_block_cols > 0 (the columns they cover: min(128, columns))
+    const unsigned* first_block = nullptr;
+    int first_block_cols = 0;
 };
 
 /// Device pointers to the graph's CSR (sorted neighbour lists, 64-bit row
@@ -189,7 +204,7 @@ __device__ inline void record_claimed(const step_state& st, const csr_view& c, i
 __device__ inline bool claim_vertex(const step_state& st, const csr_view& c, int v, step_counts& cnt)
 {
     const unsigned bit = 1u << (v & 31);
-    if (__ldcg(st.visited + (v >> 5)) & bit) return false;
+    if (st.visited[v >> 5] & bit) return false;
     if (atomicOr(st.visited + (v >> 5), bit) & bit) return false;
     record_claimed(st, c, v, cnt);
     return true;
@@ -206,7 +221,7 @@ __device__ inline void record_hits(const step_state& st, const csr_view& c, int 
     const int word = R >> 2, shift = 8 * (R & 3);
     unsigned fresh = 0;
     if (lane == 0) {
-        fresh = hits & ~(__ldcg(st.visited + word) >> shift) & 0xffu;
+        fresh = hits & ~(st.visited[word] >> shift) & 0xffu;
         if (fresh) {
             const unsigned old = atomicOr(&st.visited[word], fresh << shift);
             fresh &= ~(old >> shift) & 0xffu;
@@ -268,7 +283,7 @@ __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, co
         bool pass = false;
         if (k < g.chunks) {
             const int C = g.chunk_col[k];
-            const uint4 f = __ldcg(reinterpret_cast<const uint4*>(st.frontier) + C);
+            const uint4 f = reinterpret_cast<const uint4*>(st.frontier)[C];
             const int bits_in = __popc(f.x) + __popc(f.y) + __popc(f.z) + __popc(f.w);
             pass = bits_in > 0 && bits_in >= g.mma_min_frontier[C];
         }
@@ -277,7 +292,7 @@ __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, co
             const long long chunk = warp + warps * (32 * i + __ffs(todo) - 1);
             todo &= todo - 1u;
             const int C = g.chunk_col[chunk];
-            const unsigned f = __ldcg(st.frontier + 4 * C + (lane & 3));
+            const unsigned f = st.frontier[4 * C + (lane & 3)];
             const long long end = g.chunk_end[chunk];
             if (lane == 0) cnt.slices += static_cast<unsigned long long>(end - g.chunk_begin[chunk]);
             for (long long p = g.chunk_begin[chunk]; p < end; p += batch) {
@@ -297,28 +312,54 @@ __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, co
     }
 }
 
+/// Claims the up to K vertices v[t] of each lane (-1: none) with all loads
+/// and atomics of the warp in flight together: the visited words first,
+/// then an atomicOr for each vertex whose bit read clear, then the records
+/// of the vertices this lane won.
+template <int K>
+__device__ inline void claim_vertices(const step_state& st, const csr_view& c, const int (&v)[K], step_counts& cnt)
+{
+    unsigned seen[K];
+#pragma unroll
+    for (int t = 0; t < K; ++t) seen[t] = v[t] >= 0 ? st.visited[v[t] >> 5] : ~0u;
+#pragma unroll
+    for (int t = 0; t < K; ++t)
+        seen[t] = v[t] >= 0 && !((seen[t] >> (v[t] & 31)) & 1u) ? atomicOr(st.visited + (v[t] >> 5), 1u << (v[t] & 31))
+                                                              : ~0u;
+#pragma unroll
+    for (int t = 0; t < K; ++t)
+        if (!((seen[t] >> (v[t] & 31)) & 1u)) record_claimed(st, c, v[t], cnt);
+}
+
+inline constexpr int rest_per_lane = 8;  ///< top_down_rest: entries per lane and round
+
 /// Top-down, CSR part: the frontier vertices of degree <= heavy_degree
 /// outside the blocks that top_down_hubs multiplies (the same test:
 /// frontier bits of the column block against mma_min_frontier) expand their
-/// CSR rows. Warp `warp` of `warps` scans
-/// frontier words in runs of 32 (one per lane); each round every lane takes
-/// its word's lowest remaining vertex and the warp walks the up to 32 rows
-/// together: edge e of the round goes to lane e % 32, its row found by a
-/// binary search over the lanes' exclusive degree prefix (shuffles).
+/// CSR rows. Lane l of warp `warp` takes frontier word warp + warps (32 i +
+/// l) in round i: words far apart, so that the dense words of a
+/// degree-ordered graph (its hubs' neighbours, found together) fall to
+/// different warps. Each pass every lane takes its word's lowest remaining
+/// vertex and the warp walks the up to 32 rows together, 8 entries a lane
+/// at a time (all loads and claims in flight): entry e of the pass goes to
+/// lane e % 32, its row found by a binary search over the lanes' exclusive
+/// degree prefix (shuffles).
 __device__ inline void top_down_rest(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
                                      long long warps, step_counts& cnt)
 {
+    constexpr int K = rest_per_lane;
     const int lane = lane_id();
     const long long words = (c.n + 31) / 32;
-    for (long long base = 32 * warp; base < words; base += 32 * warps) {
-        const long long w = base + lane;  // lanes 4m .. 4m + 3 hold column block w / 4
-        unsigned bits = w < words ? __ldcg(st.frontier + w) : 0u;
-        int k = __popc(bits);
-        k += __shfl_xor_sync(full_warp, k, 1);
-        k += __shfl_xor_sync(full_warp, k, 2);
+    for (long long i = 0; warp + warps * 32 * i < words; ++i) {
+        const long long w = warp + warps * (32 * i + lane);
+        unsigned bits = w < words ? st.frontier[w] : 0u;
         const long long below = g.columns - 32 * w;  // vertices of this word in sliced columns
-        if (below > 0 && k >= g.mma_min_frontier[w / 4])  // top_down_hubs multiplies this block
-            bits = below >= 32 ? 0u : bits & (~0u << below);
+        if (bits != 0 && below > 0) {
+            const uint4 f = reinterpret_cast<const uint4*>(st.frontier)[w / 4];
+            const int k = __popc(f.x) + __popc(f.y) + __popc(f.z) + __popc(f.w);
+            if (k >= g.mma_min_frontier[w / 4])  // top_down_hubs multiplies this block
+                bits = below >= 32 ? 0u : bits & (~0u << below);
+        }
         while (__any_sync(full_warp, bits != 0)) {
             long long first = 0, deg = 0;
             if (bits) {
@@ -335,14 +376,19 @@ __device__ inline void top_down_rest(const slices_view& g, const csr_view& c, co
             }
             const long long total = __shfl_sync(full_warp, incl, 31);
             const long long excl = incl - deg;
-            for (long long e0 = 0; e0 < total; e0 += 32) {
-                const long long e = e0 + lane;
-                int j = 0;  // last lane with excl <= e: the owner of edge e (lanes without edges are skipped)
-                for (int step = 16; step > 0; step >>= 1)
-                    if (__shfl_sync(full_warp, excl, j + step) <= e) j += step;
-                const long long row = __shfl_sync(full_warp, first, j);
-                const long long at = __shfl_sync(full_warp, excl, j);
-                if (e < total) claim_vertex(st, c, c.col[row + (e - at)], cnt);
+            for (long long e0 = 0; e0 < total; e0 += 32 * K) {
+                int v[K];
+#pragma unroll
+                for (int t = 0; t < K; ++t) {
+                    const long long e = e0 + lane + 32 * t;
+                    int j = 0;  // last lane with excl <= e: the owner of entry e (lanes without entries are skipped)
+                    for (int step = 16; step > 0; step >>= 1)
+                        if (__shfl_sync(full_warp, excl, j + step) <= e) j += step;
+                    const long long row = __shfl_sync(full_warp, first, j);
+                    const long long at = __shfl_sync(full_warp, excl, j);
+                    v[t] = e < total ? c.col[row + (e - at)] : -1;
+                }
+                claim_vertices(st, c, v, cnt);
             }
             if (lane == 0) cnt.entries += static_cast<unsigned long long>(total);
         }
@@ -368,9 +414,9 @@ __device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, c
         long long b = 0, e = 0;
         if (k < c.heavy_chunks) {
             const int u = c.heavy_vertex[k];
-            active = (__ldcg(st.frontier + (u >> 5)) >> (u & 31)) & 1u;
+            active = (st.frontier[u >> 5] >> (u & 31)) & 1u;
             if (active && u < g.columns) {
-                const uint4 f = __ldcg(reinterpret_cast<const uint4*>(st.frontier) + u / slice_cols);
+                const uint4 f = reinterpret_cast<const uint4*>(st.frontier)[u / slice_cols];
                 const int bits_in = __popc(f.x) + __popc(f.y) + __popc(f.z) + __popc(f.w);
                 active = bits_in < g.mma_min_frontier[u / slice_cols];  // else top_down_hubs multiplies its block
             }
@@ -382,127 +428,10 @@ __device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, c
             todo &= todo - 1u;
             const long long first = __shfl_sync(full_warp, b, src), last = __shfl_sync(full_warp, e, src);
             int v[per_lane];
-            unsigned seen[per_lane];
 #pragma unroll
             for (int t = 0; t < per_lane; ++t) v[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
-#pragma unroll
-            for (int t = 0; t < per_lane; ++t) seen[t] = v[t] >= 0 ? __ldcg(st.visited + (v[t] >> 5)) : ~0u;
-#pragma unroll
-            for (int t = 0; t < per_lane; ++t)  // all atomics in flight before any result is used
-                seen[t] = v[t] >= 0 && !((seen[t] >> (v[t] & 31)) & 1u) ? atomicOr(st.visited + (v[t] >> 5), 1u << (v[t] & 31))
-                                                                      : ~0u;
-#pragma unroll
-            for (int t = 0; t < per_lane; ++t)
-                if (!((seen[t] >> (v[t] & 31)) & 1u)) record_claimed(st, c, v[t], cnt);
+            claim_vertices(st, c, v, cnt);
             if (lane == 0) cnt.entries += static_cast<unsigned long long>(last - first);
-        }
-    }
-}
-
-/// Bottom-up: warp `warp` of `warps` takes the 32-vertex groups warp, warp +
-/// warps, ... (group w = visited word w = row blocks 4w .. 4w + 3). For the
-/// unvisited vertices, the hub slices of the 4 row blocks are taken 8 per
-/// block at a time: lane 4j + i looks at slice j of row block i (its
-/// metadata, then the 4 frontier words of its column block, both in one
-/// round trip for all 32 lanes); the slices with a wanted row and frontier
-/// bits ("live") are then multiplied 4 at a time (their words loaded
-/// together), slice 0 of every block first, and a block's remaining slices
-/// are dropped once each of its unvisited rows has a parent. The vertices
-/// left scan their CSR rows for a frontier neighbour >= g.columns (sliced
-/// neighbours were covered by the slices), 4 entries per load; their row
-/// bounds are loaded up front. The warp alone writes its visited and next
-/// words. Short dependent chains matter more than bytes here: the step is
-/// latency-bound.
-template <class Backend>
-__device__ inline void bottom_up(const slices_view& g, const csr_view& c, const step_state& st, long long warp,
-                                 long long warps, step_counts& cnt)
-{
-    const int lane = lane_id();
-    const int n = c.n;
-    const long long words = (n + 31) / 32;
-    const bool sliced = g.columns > 0;
-    const int i_mine = lane & 3, j_mine = lane >> 2;  // this lane's row block and slice within a round
-    for (long long wl = warp; wl < words; wl += warps) {
-        const int w = static_cast<int>(wl);
-        long long range = 0;  // slice range of the row blocks (lanes 0..4), loaded with the visited word
-        if (sliced && lane <= 4) range = g.row_ptr[min(4 * w + lane, g.row_blocks)];
-        const unsigned seen = __ldcg(st.visited + w);  // same address on every lane
-        const int in_word = min(32, n - 32 * w);
-        const unsigned todo = ~seen & (in_word == 32 ? full_warp : ((1u << in_word) - 1u));
-        if (todo == 0) continue;
-        const int v = 32 * w + lane;
-        const bool mine = (todo >> lane) & 1u;
-        long long p = 0, end = 0;
-        if (mine) p = c.row_ptr[v], end = c.row_ptr[v + 1];
-        const long long row_first = p;
-        unsigned found = 0;
-        if (sliced) {
-            const long long beg = __shfl_sync(full_warp, range, i_mine);
-            const long long stop = __shfl_sync(full_warp, range, i_mine + 1);
-            for (long long q = beg + j_mine;; q += 8) {
-                const unsigned rows = ((todo & ~found) >> (8 * i_mine)) & 0xffu;
-                const bool slot = rows != 0 && q < stop;
-                if (!__any_sync(full_warp, slot)) break;
-                const unsigned meta = slot ? g.slice_meta[q] : 0u;
-                const bool wanted = ((meta >> 24) & rows) != 0;
-                uint4 fw = make_uint4(0u, 0u, 0u, 0u);
-                if (wanted) fw = __ldcg(reinterpret_cast<const uint4*>(st.frontier) + (meta & 0xffffffu));
-                unsigned live = __ballot_sync(full_warp, wanted && (fw.x | fw.y | fw.z | fw.w) != 0u);
-                while (live) {
-                    int from[batch];
-                    unsigned a[batch], f[batch];
-#pragma unroll
-                    for (int k = 0; k < batch; ++k) {
-                        from[k] = live ? __ffs(live) - 1 : -1;  // warp-uniform
-                        live &= live - 1u;
-                        const int src = from[k] < 0 ? 0 : from[k];
-                        const long long qs = __shfl_sync(full_warp, q, src);
-                        const unsigned f0 = __shfl_sync(full_warp, fw.x, src), f1 = __shfl_sync(full_warp, fw.y, src);
-                        const unsigned f2 = __shfl_sync(full_warp, fw.z, src), f3 = __shfl_sync(full_warp, fw.w, src);
-                        const int t = lane & 3;
-                        f[k] = t == 0 ? f0 : t == 1 ? f1 : t == 2 ? f2 : f3;
-                        a[k] = from[k] >= 0 ? g.bits[qs * slice_words + lane] : 0u;
-                    }
-#pragma unroll
-                    for (int k = 0; k < batch; ++k)
-                        if (from[k] >= 0) {
-                            const int i = from[k] & 3;
-                            found |= (slice_hits<Backend>(a[k], f[k]) & (todo >> (8 * i)) & 0xffu) << (8 * i);
-                            if (lane == 0) cnt.slices += 1;
-                        }
-                    // Drop the live slices of row blocks whose unvisited rows all have a parent.
-                    const unsigned pending = todo & ~found;
-                    unsigned keep = 0;
-#pragma unroll
-                    for (int i = 0; i < 4; ++i)
-                        if ((pending >> (8 * i)) & 0xffu) keep |= 0x11111111u << i;
-                    live &= keep;
-                }
-            }
-        }
-        bool hit = false;
-        if (mine && !((found >> lane) & 1u)) {
-            for (; p < end && !hit; p += 4) {
-                int u[4];
-#pragma unroll
-                for (int j = 0; j < 4; ++j) u[j] = p + j < end ? c.col[p + j] : -1;
-#pragma unroll
-                for (int j = 0; j < 4; ++j)
-                    hit |= u[j] >= g.columns && ((__ldcg(st.frontier + (u[j] >> 5)) >> (u[j] & 31)) & 1u);
-                cnt.entries += static_cast<unsigned long long>(min(4ll, end - p));
-            }
-        }
-        found |= __ballot_sync(full_warp, hit);
-        if (found == 0) continue;
-        if (lane == 0) {
-            st.visited[w] = seen | found;  // this warp owns word w in a bottom-up step
-            st.next[w] = found;
-        }
-        if ((found >> lane) & 1u) {
-            st.level[v] = st.depth + 1;
-            cnt.vertices += 1;
-            cnt.degrees += static_cast<unsigned long long>(end - row_first);
-            cnt.heavy += end - row_first > heavy_degree;
         }
     }
 }

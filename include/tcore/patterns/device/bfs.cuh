@@ -210,6 +210,24 @@ inline std::vector<unsigned> slice_meta(const bit_slices& s)
     return meta;
 }
 
+/// The slices of column block 0 (the 128 highest-degree columns of a
+/// degree-ordered graph) for every row block, dense: row block R's 32 words
+/// at 32 R, zero where it has no such slice. Bottom-up steps read a word's
+/// 4 row blocks there straight from its index (no slice range, no
+/// metadata). Empty when nothing is sliced.
+inline std::vector<unsigned> first_block_bits(const bit_slices& s)
+{
+    if (s.columns == 0) return {};
+    std::vector<unsigned> dense(static_cast<std::size_t>(s.row_blocks) * slice_words, 0u);
+    for (int R = 0; R < s.row_blocks; ++R) {
+        const long long k = s.row_ptr[static_cast<std::size_t>(R)];
+        if (k < s.row_ptr[static_cast<std::size_t>(R) + 1] && s.slice_col[static_cast<std::size_t>(k)] == 0)
+            std::copy_n(&s.bits[static_cast<std::size_t>(k * slice_words)], slice_words,
+                        &dense[static_cast<std::size_t>(R) * slice_words]);
+    }
+    return dense;
+}
+
 /// Hub columns of the hybrid BFS: 128 times the number of leading column
 /// blocks whose slices hold at least `min_entries_per_slice` entries each on
 /// average (a slice costs 128 bytes, a CSR entry 4), at most n. Meant for

@@ -28,6 +28,7 @@
 #include "../../infra/device_array.cuh"
 #include "../../infra/launch.cuh"
 #include "../bitbfs.cuh"
+#include "../bitbfs_bottom_up.cuh"
 #include "bfs.cuh"
 
 #include <cooperative_groups.h>
@@ -83,7 +84,7 @@ struct bfs_buffers {
     unsigned* ring = nullptr;                ///< 3 x words: frontier of level d = ring slot d % 3
     int* level = nullptr;                    ///< n
     unsigned long long* counters = nullptr;  ///< 3 x count_fields: step_counts of level d in slot d % 3
-    bfs_run_info* info = nullptr;
+    bfs_run_info* info = nullptr;            ///< in mapped host memory
     char* directions = nullptr;              ///< n + 1 (steps past run_info_directions)
     level_trace* trace = nullptr;            ///< trace_levels entries, or null
     int trace_levels = 0;
@@ -124,7 +125,7 @@ __device__ inline void flush_block_counts(tcore::bitbfs::step_counts cnt, unsign
 /// before the barrier; counters rotate the same way. No host round trip
 /// between levels.
 template <class Backend>
-__global__ void __launch_bounds__(bfs_block, 4)  // 64 registers: 4 blocks per SM, more warps to hide latency
+__global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM: faster than 4 with 64 and their spills
     bit_bfs_kernel(tcore::bitbfs::slices_view g, tcore::bitbfs::csr_view c, bfs_buffers b,
                    tcore::bitbfs::direction_rule rule, int source, long long total_degree)
 {
@@ -205,11 +206,14 @@ class bit_bfs {
 public:
     /// top_down_mma_ratio: see tcore::bitbfs::top_down_thresholds (1: slices
     /// read top-down only where they cost no more bytes than the CSR rows;
-    /// 0: whenever their column block has a frontier bit).
+    /// 0: whenever their column block has a frontier bit). first_block:
+    /// bottom-up steps multiply the dense slices of column block 0
+    /// (first_block_bits) and leave the other sliced columns to CSR; else
+    /// they take every hub slice through its row block's slice list.
     /// The graph: n vertices, CSR row_ptr (n + 1 entries) and col (row_ptr[n]
     /// neighbours), undirected, simple, sorted; s: its slices.
     bit_bfs(int n, const long long* row_ptr, const int* col, const tcore::bitbfs::bit_slices& s,
-            double top_down_mma_ratio = 1.0)
+            double top_down_mma_ratio = 1.0, bool first_block = true)
         : n_(n), total_degree_(n > 0 && row_ptr ? row_ptr[n] : 0)
     {
         require(s.n == n, "bit_bfs", "slices and graph differ in vertex count");
@@ -225,6 +229,7 @@ public:
         chunk_col_.upload(s.chunk_col);
         chunk_begin_.upload(s.chunk_begin);
         chunk_end_.upload(s.chunk_end);
+        if (first_block) first_block_.upload(tcore::bitbfs::first_block_bits(s));
         mma_min_frontier_.upload(tcore::bitbfs::top_down_thresholds(s, row_ptr, top_down_mma_ratio));
         csr_ptr_.upload(row_ptr, static_cast<std::size_t>(n) + 1);
         csr_col_.upload(col, static_cast<std::size_t>(total_degree_));
@@ -244,13 +249,14 @@ public:
         level_.resize(static_cast<std::size_t>(n));
         directions_.resize(static_cast<std::size_t>(n) + 1);
         counters_.resize(3 * detail::count_fields);
-        info_.resize(1);
         view_.n = s.n, view_.row_blocks = s.row_blocks, view_.col_blocks = s.col_blocks, view_.columns = s.columns;
         view_.chunks = s.chunks();
         view_.row_ptr = row_ptr_.get(), view_.slice_meta = slice_meta_.get(), view_.bits = bits_.get();
         view_.col_slice = col_slice_.get(), view_.col_row = col_row_.get();
         view_.chunk_col = chunk_col_.get(), view_.chunk_begin = chunk_begin_.get(), view_.chunk_end = chunk_end_.get();
         view_.mma_min_frontier = mma_min_frontier_.get();
+        view_.first_block = first_block_.get();
+        view_.first_block_cols = first_block && s.columns > 0 ? std::min(s.columns, tcore::bitbfs::slice_cols) : 0;
         csr_.n = n, csr_.row_ptr = csr_ptr_.get(), csr_.col = csr_col_.get();
         csr_.heavy_chunks = static_cast<long long>(heavy_vertex_.size());
         csr_.heavy_vertex = heavy_vertex_.get(), csr_.heavy_begin = heavy_begin_.get(), csr_.heavy_end = heavy_end_.get();
@@ -262,27 +268,29 @@ public:
                                                                   detail::bfs_block, 0));
         require(per_sm > 0, "bit_bfs", "the BFS kernel does not fit on a multiprocessor");
         grid_ = static_cast<unsigned>(tcore::sm_count() * per_sm);  // all resident: the grid barrier needs it
-        TCORE_CHECK(cudaMallocHost(&host_info_, sizeof(detail::bfs_run_info)));
+        // The run's summary goes straight to mapped host memory: no copy after the kernel
+        TCORE_CHECK(cudaHostAlloc(&host_info_, sizeof(detail::bfs_run_info), cudaHostAllocMapped));
+        TCORE_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_info_), host_info_, 0));
     }
     ~bit_bfs() { cudaFreeHost(host_info_); }
     bit_bfs(const bit_bfs&) = delete;
     bit_bfs& operator=(const bit_bfs&) = delete;
 
     /// BFS from `source`; levels stay on the device (levels() copies them).
-    /// One kernel launch, one copy of the run's summary, one synchronisation.
+    /// One kernel launch (it writes the run's summary into mapped host
+    /// memory) and one synchronisation.
     const bfs_stats& run(int source, cudaStream_t stream = nullptr)
     {
         require(source >= 0 && source < n_, "bit_bfs::run", "source " + std::to_string(source) + " out of range");
         detail::bfs_buffers b;
         b.visited = visited_.get(), b.never = never_.get(), b.ring = ring_.get(), b.level = level_.get();
-        b.counters = counters_.get(), b.info = info_.get(), b.directions = directions_.get();
+        b.counters = counters_.get(), b.info = device_info_, b.directions = directions_.get();
         b.trace = trace_.get(), b.trace_levels = static_cast<int>(trace_.size());
         b.words = static_cast<long long>(words_);
         long long total = total_degree_;
         void* args[] = {&view_, &csr_, &b, &rule_, &source, &total};
         TCORE_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(detail::bit_bfs_kernel<Backend>),
                                                 dim3(grid_), dim3(detail::bfs_block), args, 0, stream));
-        TCORE_CHECK(cudaMemcpyAsync(host_info_, info_.get(), sizeof(detail::bfs_run_info), cudaMemcpyDeviceToHost, stream));
         TCORE_CHECK(cudaStreamSynchronize(stream));
         const detail::bfs_run_info& info = *host_info_;
         stats_ = {};
@@ -334,12 +342,12 @@ private:
     tcore::bitbfs::direction_rule rule_;
     tcore::device_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
     tcore::device_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
-    tcore::device_array<unsigned> slice_meta_, bits_, never_, visited_, ring_;
+    tcore::device_array<unsigned> slice_meta_, bits_, first_block_, never_, visited_, ring_;
     tcore::device_array<unsigned long long> counters_;
-    tcore::device_array<detail::bfs_run_info> info_;
     tcore::device_array<char> directions_;
     tcore::device_array<level_trace> trace_;
-    detail::bfs_run_info* host_info_ = nullptr;
+    detail::bfs_run_info* host_info_ = nullptr;    ///< mapped, page-locked
+    detail::bfs_run_info* device_info_ = nullptr;  ///< the device's address of host_info_
     bfs_stats stats_;
 };
 
