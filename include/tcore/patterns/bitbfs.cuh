@@ -48,9 +48,10 @@
 //     CSR row: rows longer than heavy_degree in chunks of heavy_chunk
 //     entries, one warp each (top_down_heavy), the short ones found by
 //     scanning the frontier bitmap, each warp's words far apart, up to 32
-//     rows at once load-balanced over the lanes (top_down_rest). Kronecker hub slices (8-22 edges in 1024 bits)
-//     never reach the threshold, so their top-down steps use CSR; on dense
-//     graphs, or with the threshold ratio 0 (tests), the slices are used.
+//     rows at once load-balanced over the lanes (top_down_rest). Kronecker
+//     hub slices (8-22 edges in 1024 bits) never reach the threshold, so
+//     their top-down steps use CSR; on dense graphs, or with the threshold
+//     ratio 0 (tests), the slices are used.
 //
 // Slice product. For a slice (row block R, column block C) and the
 // frontier bits of C (128 bits, 4 words),
@@ -324,8 +325,9 @@ __device__ inline void claim_vertices(const step_state& st, const csr_view& c, c
     for (int t = 0; t < K; ++t) seen[t] = v[t] >= 0 ? st.visited[v[t] >> 5] : ~0u;
 #pragma unroll
     for (int t = 0; t < K; ++t)
-        seen[t] = v[t] >= 0 && !((seen[t] >> (v[t] & 31)) & 1u) ? atomicOr(st.visited + (v[t] >> 5), 1u << (v[t] & 31))
-                                                              : ~0u;
+        seen[t] = v[t] >= 0 && !((seen[t] >> (v[t] & 31)) & 1u)
+                      ? atomicOr(st.visited + (v[t] >> 5), 1u << (v[t] & 31))
+                      : ~0u;
 #pragma unroll
     for (int t = 0; t < K; ++t)
         if (!((seen[t] >> (v[t] & 31)) & 1u)) record_claimed(st, c, v[t], cnt);

@@ -17,8 +17,9 @@ namespace tcore::bitbfs {
 /// neighbour >= min_col in the frontier, at most `loads` loads. Sets hit,
 /// advances p. Per lane; no warp collectives.
 template <int W>
-__device__ inline void csr_parents(const csr_view& c, const step_state& st, int min_col, int loads, const bool (&mine)[W],
-                                   long long (&p)[W], const long long (&end)[W], bool (&hit)[W], step_counts& cnt)
+__device__ inline void csr_parents(const csr_view& c, const step_state& st, int min_col, int loads,
+                                   const bool (&mine)[W], long long (&p)[W], const long long (&end)[W], bool (&hit)[W],
+                                   step_counts& cnt)
 {
     bool live[W];
 #pragma unroll
