@@ -227,6 +227,31 @@ void check_limited(tally& t, const bf::graph& g, const char* name, int columns)
             "%s: slicing of columns < %d wrong", name, columns);
 }
 
+/// first_block_bits: row block R's 32 words at 32 R hold exactly the
+/// edges (v, u) with u < min(128, columns), in the slice word layout (word
+/// 4r + w, bit b for column 32w + b); empty when nothing is sliced.
+void check_first_block(tally& t, const bf::graph& g, const char* name, int columns)
+{
+    const bb::bit_slices s = bb::build_slices(g.n, g.row_ptr.data(), g.col.data(), 2, columns);
+    const std::vector<unsigned> dense = bb::first_block_bits(s);
+    if (columns == 0) {
+        t.check(dense.empty(), "%s: first block of an unsliced graph not empty", name);
+        return;
+    }
+    if (!t.check(dense.size() == static_cast<std::size_t>(s.row_blocks) * 32, "%s: first block has %zu words", name,
+                 dense.size()))
+        return;
+    std::vector<unsigned> want(dense.size(), 0u);
+    for (int v = 0; v < g.n; ++v)
+        for (long long p = g.row_ptr[v]; p < g.row_ptr[v + 1]; ++p) {
+            const int u = g.col[p];
+            if (u < std::min(128, columns)) want[32 * (v / 8) + 4 * (v % 8) + u / 32] |= 1u << (u % 32);
+        }
+    long long bad = 0;
+    for (std::size_t i = 0; i < dense.size(); ++i) bad += dense[i] != want[i];
+    t.check(bad == 0, "%s: %lld words of the first block (columns < %d) wrong", name, bad, columns);
+}
+
 }  // namespace
 
 int main()
@@ -243,6 +268,7 @@ int main()
         check_structure(t, g, name);
         if (n >= 100) check_model_splits(t, g, name);
         check_limited(t, g, name, n / 3);
+        for (int columns : {0, n / 3, n}) check_first_block(t, g, name, columns);
     }
     {
         std::vector<int> s, d;
@@ -257,6 +283,7 @@ int main()
     check_structure(t, kd, "kronecker 12 degree-ordered");
     check_model_splits(t, kd, "kronecker 12 degree-ordered");
     check_limited(t, kd, "kronecker 12 degree-ordered", 1000);
+    check_first_block(t, kd, "kronecker 12 degree-ordered", bb::hub_columns(kd.n, kd.row_ptr.data(), kd.col.data()));
     {
         // Hub rule: degree order puts dense column blocks first; every chosen
         // block holds >= 8 entries per slice, the first one refused fewer.
