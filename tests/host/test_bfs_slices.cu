@@ -325,6 +325,11 @@ int main()
     t.expect_error("top_down_thresholds: null row pointers", [&] { bb::top_down_thresholds(sl, nullptr); }, "null");
     t.expect_error("split_heavy_rows: null row pointers", [&] { bb::split_heavy_rows(4, nullptr); }, "bad CSR");
     {
+        bb::bit_slices broken = sl;
+        broken.bits.pop_back();
+        t.expect_error("first_block_bits: slices missing a word", [&] { bb::first_block_bits(broken); }, "malformed");
+    }
+    {
         // Thresholds: ratio 0 -> 1 bit; ratio 1 -> ceil(32 slices cols / entries) (Kronecker hubs: > 128).
         const bb::bit_slices ks = bb::build_slices(kd.n, kd.row_ptr.data(), kd.col.data(), 2,
                                                    bb::hub_columns(kd.n, kd.row_ptr.data(), kd.col.data()));

@@ -217,6 +217,9 @@ inline std::vector<unsigned> slice_meta(const bit_slices& s)
 /// metadata). Empty when nothing is sliced.
 inline std::vector<unsigned> first_block_bits(const bit_slices& s)
 {
+    require(s.row_ptr.size() == static_cast<std::size_t>(s.row_blocks) + 1 &&
+                s.bits.size() == s.slice_col.size() * slice_words && s.row_ptr.back() == s.slices(),
+            "first_block_bits", "malformed slices");
     if (s.columns == 0) return {};
     std::vector<unsigned> dense(static_cast<std::size_t>(s.row_blocks) * slice_words, 0u);
     for (int R = 0; R < s.row_blocks; ++R) {
