@@ -288,11 +288,17 @@ public:
         b.trace = trace_.get(), b.trace_levels = static_cast<int>(trace_.size());
         b.words = static_cast<long long>(words_);
         long long total = total_degree_;
+        // Poisoned before every run (no kernel of this object is in flight:
+        // each run ends with a synchronisation), so a summary the kernel
+        // failed to write cannot pass for this run's
+        *host_info_ = detail::bfs_run_info{};
+        host_info_->levels = -1;
         void* args[] = {&view_, &csr_, &b, &rule_, &source, &total};
         TCORE_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(detail::bit_bfs_kernel<Backend>),
                                                 dim3(grid_), dim3(detail::bfs_block), args, 0, stream));
         TCORE_CHECK(cudaStreamSynchronize(stream));
         const detail::bfs_run_info& info = *host_info_;
+        require(info.levels >= 1 && info.reached >= 1, "bit_bfs::run", "the BFS kernel reported no levels");
         stats_ = {};
         stats_.levels = info.levels;
         stats_.reached = info.reached;
