@@ -31,6 +31,7 @@
 #include <tcore/io/matrix_market.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -56,16 +57,20 @@ inline unsigned worker_count(unsigned cap = 16)
     return std::max(1u, std::min(cap, hw == 0 ? 1u : hw));
 }
 
-/// f(i) for i = 0 .. count - 1 on worker_count() threads, thread w taking
-/// w, w + workers, ... (f must be safe to call concurrently for distinct i).
+/// f(i) for i = 0 .. count - 1 on worker_count() threads, which take
+/// chunks of 4096 consecutive indices in turn (no two threads write the
+/// same cache lines of an output indexed by i; uneven work is balanced). f
+/// must be safe to call concurrently for distinct i.
 template <class F>
-inline void parallel_strided(long long count, const F& f)
+inline void parallel_for(long long count, const F& f)
 {
-    const unsigned workers = worker_count();
+    constexpr long long chunk = 4096;
+    std::atomic<long long> next_chunk{0};
     std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w)
-        pool.emplace_back([&, w] {
-            for (long long i = w; i < count; i += workers) f(i);
+    for (unsigned w = 0; w < worker_count(); ++w)
+        pool.emplace_back([&] {
+            for (long long b = next_chunk.fetch_add(chunk); b < count; b = next_chunk.fetch_add(chunk))
+                for (long long i = b; i < std::min(count, b + chunk); ++i) f(i);
         });
     for (std::thread& t : pool) t.join();
 }
@@ -82,8 +87,9 @@ inline graph from_edges(int n, std::vector<int>& src, std::vector<int>& dst)
     std::vector<long long> count(static_cast<std::size_t>(n) + 1, 0);
     for (std::size_t e = 0; e < src.size(); ++e) {
         const int u = src[e], v = dst[e];
-        require(u >= 0 && u < n && v >= 0 && v < n, "from_edges",
-                "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") outside 0.." + std::to_string(n - 1));
+        if (u < 0 || u >= n || v < 0 || v >= n)  // the message is built only for a bad edge
+            require(false, "from_edges",
+                    "edge (" + std::to_string(u) + ", " + std::to_string(v) + ") outside 0.." + std::to_string(n - 1));
         if (u == v) continue;
         ++count[static_cast<std::size_t>(u) + 1];
         ++count[static_cast<std::size_t>(v) + 1];
@@ -103,7 +109,7 @@ inline graph from_edges(int n, std::vector<int>& src, std::vector<int>& dst)
     std::vector<int>().swap(dst);
     // Sort and deduplicate each row (in parallel over row ranges), then compact.
     std::vector<long long> kept(static_cast<std::size_t>(n), 0);
-    parallel_strided(n, [&](long long v) {
+    parallel_for(n, [&](long long v) {
         int* b = adj.data() + count[static_cast<std::size_t>(v)];
         int* e = adj.data() + count[static_cast<std::size_t>(v) + 1];
         std::sort(b, e);
@@ -156,7 +162,7 @@ inline graph kronecker(int scale, int edge_factor = 16, std::uint64_t seed = 0x6
     // Thresholds on 16-bit uniforms.
     const unsigned ta = static_cast<unsigned>(A * 65536.0), tb = static_cast<unsigned>((A + B) * 65536.0),
                    tc = static_cast<unsigned>((A + B + C) * 65536.0);
-    parallel_strided(m, [&](long long e) {
+    parallel_for(m, [&](long long e) {
         tcore::splitmix64 r(seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull));
         unsigned u = 0, v = 0;
         std::uint64_t bits = 0;
@@ -185,7 +191,7 @@ inline graph uniform_random(int scale, int edge_factor = 16, std::uint64_t seed 
     const long long m = static_cast<long long>(edge_factor) << scale;
     require(2 * m < (1ll << 40), "uniform_random", "too many edges");
     std::vector<int> src(static_cast<std::size_t>(m)), dst(static_cast<std::size_t>(m));
-    parallel_strided(m, [&](long long e) {
+    parallel_for(m, [&](long long e) {
         const std::uint64_t z = tcore::splitmix64(seed ^ (static_cast<std::uint64_t>(e) * 0xd1b54a32d192ed03ull)).next();
         src[static_cast<std::size_t>(e)] = static_cast<int>(z & static_cast<std::uint64_t>(n - 1));
         dst[static_cast<std::size_t>(e)] = static_cast<int>((z >> 32) & static_cast<std::uint64_t>(n - 1));
@@ -259,7 +265,7 @@ inline graph relabel(const graph& g, const std::vector<int>& order)
     for (int i = 0; i < g.n; ++i)
         h.row_ptr[static_cast<std::size_t>(i) + 1] = h.row_ptr[static_cast<std::size_t>(i)] + g.degree(order[static_cast<std::size_t>(i)]);
     h.col.resize(g.col.size());
-    parallel_strided(g.n, [&](long long i) {
+    parallel_for(g.n, [&](long long i) {
         const int old = order[static_cast<std::size_t>(i)];
         long long at = h.row_ptr[static_cast<std::size_t>(i)];
         for (long long p = g.row_ptr[static_cast<std::size_t>(old)]; p < g.row_ptr[static_cast<std::size_t>(old) + 1]; ++p)
@@ -274,9 +280,14 @@ inline graph relabel(const graph& g, const std::vector<int>& order)
 /// bitmap hold more edges each (Kronecker scale 18: 4.4 instead of 2.7).
 inline std::vector<int> degree_order(const graph& g)
 {
+    // Counting sort on degree, largest first; vertices of one degree keep their order
+    int max_degree = 0;
+    for (int v = 0; v < g.n; ++v) max_degree = std::max(max_degree, g.degree(v));
+    std::vector<int> start(static_cast<std::size_t>(max_degree) + 2, 0);  // start[max_degree - d]: first slot of degree d
+    for (int v = 0; v < g.n; ++v) ++start[static_cast<std::size_t>(max_degree - g.degree(v)) + 1];
+    for (int d = 0; d <= max_degree; ++d) start[static_cast<std::size_t>(d) + 1] += start[static_cast<std::size_t>(d)];
     std::vector<int> order(static_cast<std::size_t>(g.n));
-    for (int i = 0; i < g.n; ++i) order[static_cast<std::size_t>(i)] = i;
-    std::stable_sort(order.begin(), order.end(), [&g](int a, int b) { return g.degree(a) > g.degree(b); });
+    for (int v = 0; v < g.n; ++v) order[static_cast<std::size_t>(start[static_cast<std::size_t>(max_degree - g.degree(v))]++)] = v;
     return order;
 }
 

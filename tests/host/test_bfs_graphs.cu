@@ -7,7 +7,8 @@
 // Graph500 parameters), components (labels agree with BFS reachability,
 // the largest is the biggest), pick_component_sources (distinct, all in the
 // largest component, deterministic), cpu_bfs_all (equal to cpu_bfs per
-// source), traversed_edges (the same for every source of one component).
+// source), traversed_edges (the same for every source of one component),
+// degree_order (a permutation by decreasing degree, ties by increasing id).
 #include "common/test_util.hpp"
 
 #include "examples/bfs/bfs_graphs.hpp"
@@ -98,6 +99,19 @@ int main()
                     max_degree(mild));
         check_components(t, graph500, "kronecker 14");
         check_components(t, bf::relabel(mild, bf::degree_order(mild)), "rmat 14 degree-ordered");
+        // degree_order: a permutation, degrees never rising, ties by increasing id.
+        const std::vector<int> order = bf::degree_order(graph500);
+        std::vector<char> listed(static_cast<std::size_t>(graph500.n), 0);
+        int repeated = 0, out_of_order = 0;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            repeated += listed[static_cast<std::size_t>(order[i])]++ != 0;
+            if (i == 0) continue;
+            const int d0 = graph500.degree(order[i - 1]), d1 = graph500.degree(order[i]);
+            out_of_order += d1 > d0 || (d1 == d0 && order[i] < order[i - 1]);
+        }
+        t.check(static_cast<int>(order.size()) == graph500.n && repeated == 0,
+                "kronecker 14: degree_order lists %d vertices twice", repeated);
+        t.check(out_of_order == 0, "kronecker 14: degree_order out of order at %d places", out_of_order);
     }
     {
         // Two components and isolated vertices: sources only in the bigger one.
