@@ -50,10 +50,12 @@
 // generation, relabelling, slicing and the CPU references are timed on the
 // host and reported in the summary, never in the BFS time.
 // TCORE_BFS_TRACE=1 prints tc's and cc's per-level records (time,
-// direction, slices and CSR entries read), base's (host time after each
-// level's synchronisation; CSR entries: the frontier's entries expanded by
-// a top-down level, 0 for bottom-up) and, for graphs of 2^20 vertices or
-// more, tc's time for other hub thresholds.
+// direction, slices and CSR entries read; one source's event-timed median
+// beside the kernel's own clock of set-up and whole run, and tc's without
+// row heads) and base's (host time after each level's synchronisation; CSR
+// entries: the frontier's entries expanded by a top-down level, 0 for
+// bottom-up); TCORE_BFS_TRACE=2 adds, for graphs of 2^20 vertices or more,
+// tc's time for other hub thresholds.
 #include "bfs_base.cuh"
 #include "bfs_edge_scan.cuh"
 #include "bfs_graphs.hpp"
@@ -153,15 +155,42 @@ long long hub_entries(const bf::graph& g, int hubs)
     return e;
 }
 
+/// Median of 9 event-timed calls of `f` (which launches on `stream`), ms.
+template <class F>
+double median_of_9_ms(cudaStream_t stream, const F& f)
+{
+    cudaEvent_t a, b;
+    TCORE_CHECK(cudaEventCreate(&a));
+    TCORE_CHECK(cudaEventCreate(&b));
+    std::vector<float> ms;
+    for (int r = 0; r < 9; ++r) {
+        TCORE_CHECK(cudaEventRecord(a, stream));
+        f();
+        TCORE_CHECK(cudaEventRecord(b, stream));
+        TCORE_CHECK(cudaEventSynchronize(b));
+        float x = 0;
+        TCORE_CHECK(cudaEventElapsedTime(&x, a, b));
+        ms.push_back(x);
+    }
+    TCORE_CHECK(cudaEventDestroy(a));
+    TCORE_CHECK(cudaEventDestroy(b));
+    std::sort(ms.begin(), ms.end());
+    return ms[4];
+}
+
 /// TCORE_BFS_TRACE=1: per-level records of one run (time, direction,
 /// frontier, new vertices, slices and CSR entries read, bytes implied).
 template <class Driver>
 void print_trace(const std::string& name, const char* variant, Driver& d, int source)
 {
     d.set_trace(64);
-    d.run(source);
+    const bb::bfs_stats st = d.run(source);
     const std::vector<bb::level_trace> t = d.level_traces();
     d.set_trace(0);
+    // One source's event-timed median beside the kernel's own clock (tc, cc): the difference is launch and sync
+    const double ms = median_of_9_ms(nullptr, [&] { d.run(source); });
+    std::printf("trace %s %s: event-timed %.1f us (median of 9); kernel clock: set-up %.1f us, start to end %.1f us\n",
+                name.c_str(), variant, 1e3 * ms, st.setup_us, st.kernel_us);
     std::printf("trace %s %s (grid %u blocks): level dir frontier found slices csr_entries MB_read end_us step_us\n",
                 name.c_str(), variant, d.grid());
     unsigned long long before = 0;
@@ -188,25 +217,10 @@ void sweep_hubs(const bf::graph& g, const std::string& name, int source, const s
         bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), s, 1.0, !lists);
         tc.run(source, stream);
         const bool ok = tc.levels() == ref;
-        cudaEvent_t a, b;
-        TCORE_CHECK(cudaEventCreate(&a));
-        TCORE_CHECK(cudaEventCreate(&b));
-        std::vector<float> ms;
-        for (int r = 0; r < 9; ++r) {
-            TCORE_CHECK(cudaEventRecord(a, stream));
-            tc.run(source, stream);
-            TCORE_CHECK(cudaEventRecord(b, stream));
-            TCORE_CHECK(cudaEventSynchronize(b));
-            float x = 0;
-            TCORE_CHECK(cudaEventElapsedTime(&x, a, b));
-            ms.push_back(x);
-        }
-        cudaEventDestroy(a);
-        cudaEventDestroy(b);
-        std::sort(ms.begin(), ms.end());
+        const double ms = median_of_9_ms(stream, [&] { tc.run(source, stream); });
         std::printf("sweep %s tc%s: min entries/slice %-6g hub columns %7d, %9lld slices (%7.1f MiB): %.4f ms%s\n",
                     name.c_str(), lists ? ", bottom-up through slice lists" : "", density > 1e20 ? 0.0 : density, hubs,
-                    s.slices(), s.bytes() / 1048576.0, ms[4], ok ? "" : " LEVELS WRONG");
+                    s.slices(), s.bytes() / 1048576.0, ms, ok ? "" : " LEVELS WRONG");
     }
     {
         // Default split, slices read top-down whenever their block has a frontier bit.
@@ -222,7 +236,8 @@ void sweep_hubs(const bf::graph& g, const std::string& name, int source, const s
 
 void run(tb::context& ctx)
 {
-    const bool tracing = std::getenv("TCORE_BFS_TRACE") != nullptr;
+    const char* trace_env = std::getenv("TCORE_BFS_TRACE");
+    const bool tracing = trace_env != nullptr, sweeping = tracing && std::string(trace_env) == "2";
     std::vector<bfs_case> cases;
     if (ctx.quick()) {
         cases.push_back({"kron14", [] { return degree_ordered_kronecker(14); }});
@@ -335,8 +350,13 @@ void run(tb::context& ctx)
             bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), *slices);
             measure("tc", tc, tc.device_bytes(), tb::peak::int_ops,
                     "hybrid bitmap BFS, one cooperative kernel: hub slices on b1 m8n8k128 AND+popc, CSR for the rest");
-            if (tracing) print_trace(c.name, "tc", tc, sources[0]);
-            if (tracing && g.n >= (1 << 20)) sweep_hubs(g, c.name, sources[0], refs[0], ctx.stream());
+            if (tracing) {
+                print_trace(c.name, "tc", tc, sources[0]);
+                bb::bit_bfs<tcore::tensor_core> plain(g.n, g.row_ptr.data(), g.col.data(), *slices, 1.0, true, false);
+                std::printf("trace %s tc without row heads: event-timed %.1f us (median of 9)\n", c.name.c_str(),
+                            1e3 * median_of_9_ms(nullptr, [&] { plain.run(sources[0]); }));
+            }
+            if (sweeping && g.n >= (1 << 20)) sweep_hubs(g, c.name, sources[0], refs[0], ctx.stream());
         }
         if (ctx.want_variant("cc")) {
             bb::bit_bfs<tcore::cuda_core> cc(g.n, g.row_ptr.data(), g.col.data(), *slices);

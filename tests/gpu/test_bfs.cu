@@ -98,7 +98,7 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
     // only); top-down through the slices where they cost no more bytes than
     // CSR (ratio 1) and whenever a column block has a frontier bit (ratio 0);
     // bottom-up through the dense first column block (the default) and
-    // through every row block's slice list.
+    // through every row block's slice list; with and without row heads.
     const int hubs = bb::hub_columns(g.n, g.row_ptr.data(), g.col.data());
     const struct {
         const char* name;
@@ -119,6 +119,11 @@ void check_graph(tally& t, const bf::graph& g, const char* name, int n_sources =
             if (sp.cc) {
                 bb::bit_bfs<tcore::cuda_core> cc(g.n, g.row_ptr.data(), g.col.data(), sl, ratio);
                 check_driver(t, cc, g, name, cc_name.c_str(), sources, refs);
+            }
+            if (ratio == 1.0) {  // bottom-up without row heads: row bounds, then CSR
+                const std::string no_heads = tc_name + ", no row heads";
+                bb::bit_bfs<tcore::tensor_core> tc(g.n, g.row_ptr.data(), g.col.data(), sl, ratio, true, false);
+                check_driver(t, tc, g, name, no_heads.c_str(), sources, refs);
             }
             if (sp.columns > 0 && ratio == 1.0) {  // bottom-up through every row block's slice list
                 const std::string lists = tc_name + ", slice lists";

@@ -16,8 +16,9 @@
 // tcore::mma_emulated's bit form: AND + popcount per lane map, for the
 // sliced columns, CSR for the rest; top-down and bottom-up steps; slices
 // read top-down by the thresholds of ratio 1 and 0) equal to a CPU BFS for
-// the hub rule's split, all, none and 200 columns sliced;
-// bad input throws.
+// the hub rule's split, all, none and 200 columns sliced; the dense first
+// column block and the row heads (first 4 neighbours >= a column, where
+// the CSR scan resumes), checked against the CSR; bad input throws.
 #include "common/test_util.hpp"
 
 #include "examples/bfs/bfs_graphs.hpp"
@@ -252,6 +253,32 @@ void check_first_block(tally& t, const bf::graph& g, const char* name, int colum
     t.check(bad == 0, "%s: %lld words of the first block (columns < %d) wrong", name, bad, columns);
 }
 
+/// build_row_heads: vertex v's heads are its first 4 neighbours >= min_col
+/// in order (-1 after the last), `after` the offset of the next one.
+void check_row_heads(tally& t, const bf::graph& g, const char* name, int min_col)
+{
+    const bb::row_heads h = bb::build_row_heads(g.n, g.row_ptr.data(), g.col.data(), min_col);
+    if (!t.check(h.cols.size() == 4 * static_cast<std::size_t>(g.n) && h.after.size() == static_cast<std::size_t>(g.n),
+                 "%s: row heads sized %zu / %zu", name, h.cols.size(), h.after.size()))
+        return;
+    long long bad = 0;
+    for (int v = 0; v < g.n; ++v) {
+        int want[4] = {-1, -1, -1, -1}, k = 0;
+        long long next = g.row_ptr[v + 1] - g.row_ptr[v];
+        for (long long p = g.row_ptr[v]; p < g.row_ptr[v + 1]; ++p) {
+            if (g.col[p] < min_col) continue;
+            if (k == 4) {
+                next = p - g.row_ptr[v];
+                break;
+            }
+            want[k++] = g.col[p];
+        }
+        for (int j = 0; j < 4; ++j) bad += h.cols[4 * static_cast<std::size_t>(v) + j] != want[j];
+        bad += h.after[v] != next;
+    }
+    t.check(bad == 0, "%s: %lld row-head values wrong (min_col %d)", name, bad, min_col);
+}
+
 }  // namespace
 
 int main()
@@ -269,6 +296,7 @@ int main()
         if (n >= 100) check_model_splits(t, g, name);
         check_limited(t, g, name, n / 3);
         for (int columns : {0, n / 3, n}) check_first_block(t, g, name, columns);
+        for (int min_col : {0, n / 3, std::min(n, 128), n}) check_row_heads(t, g, name, min_col);
     }
     {
         std::vector<int> s, d;
@@ -284,6 +312,7 @@ int main()
     check_model_splits(t, kd, "kronecker 12 degree-ordered");
     check_limited(t, kd, "kronecker 12 degree-ordered", 1000);
     check_first_block(t, kd, "kronecker 12 degree-ordered", bb::hub_columns(kd.n, kd.row_ptr.data(), kd.col.data()));
+    check_row_heads(t, kd, "kronecker 12 degree-ordered", 128);
     {
         // Hub rule: degree order puts dense column blocks first; every chosen
         // block holds >= 8 entries per slice, the first one refused fewer.
@@ -324,6 +353,10 @@ int main()
                    "non-negative");
     t.expect_error("top_down_thresholds: null row pointers", [&] { bb::top_down_thresholds(sl, nullptr); }, "null");
     t.expect_error("split_heavy_rows: null row pointers", [&] { bb::split_heavy_rows(4, nullptr); }, "bad CSR");
+    t.expect_error("build_row_heads: min_col above n",
+                   [&] { bb::build_row_heads(one.n, one.row_ptr.data(), one.col.data(), one.n + 1); }, "min_col");
+    t.expect_error("build_row_heads: null columns", [&] { bb::build_row_heads(one.n, one.row_ptr.data(), nullptr, 0); },
+                   "null column");
     {
         bb::bit_slices broken = sl;
         broken.bits.pop_back();

@@ -109,6 +109,8 @@ inline constexpr int slice_words = 32;   ///< 32-bit words per slice
 inline constexpr int chunk_slices = 64;  ///< top-down work unit (slices of one column block)
 inline constexpr int heavy_degree = 256;  ///< top-down: rows longer than this are split ...
 inline constexpr int heavy_chunk = 256;   ///< ... into chunks of this many entries (one warp each)
+inline constexpr int heavy_rounds = 4;    ///< top_down_heavy: rounds of chunk tests in flight at once
+inline constexpr int head_entries = 4;    ///< bottom-up: a row's first neighbours read by vertex index (row_heads)
 
 // -- device --------------------------------------------------------------------------
 
@@ -143,6 +145,10 @@ struct csr_view {
     const int* heavy_vertex = nullptr;
     const long long* heavy_begin = nullptr;
     const long long* heavy_end = nullptr;
+    /// build_row_heads() with min_col = slices_view::first_block_cols:
+    /// int4 per vertex, and the offset where its CSR scan resumes
+    const int4* heads = nullptr;
+    const int* heads_after = nullptr;
 };
 
 /// BFS state of one step: bitmaps of ceil(n / 128) * 4 words, levels.
@@ -341,7 +347,8 @@ inline constexpr int rest_per_lane = 8;  ///< top_down_rest: entries per lane an
 /// CSR rows. Lane l of warp `warp` takes frontier word warp + warps (32 i +
 /// l) in round i: words far apart, so that the dense words of a
 /// degree-ordered graph (its hubs' neighbours, found together) fall to
-/// different warps. Each pass every lane takes its word's lowest remaining
+/// different warps; the next round's word is loaded while a round is
+/// worked through. Each pass every lane takes its word's lowest remaining
 /// vertex and the warp walks the up to 32 rows together, 8 entries a lane
 /// at a time (all loads and claims in flight): entry e of the pass goes to
 /// lane e % 32, its row found by a binary search over the lanes' exclusive
@@ -352,9 +359,12 @@ __device__ inline void top_down_rest(const slices_view& g, const csr_view& c, co
     constexpr int K = rest_per_lane;
     const int lane = lane_id();
     const long long words = (c.n + 31) / 32;
-    for (long long i = 0; warp + warps * 32 * i < words; ++i) {
+    const long long stride = 32 * warps;  // between a lane's words of consecutive rounds
+    unsigned ahead = warp + warps * lane < words ? st.frontier[warp + warps * lane] : 0u;
+    for (long long i = 0; warp + stride * i < words; ++i) {
         const long long w = warp + warps * (32 * i + lane);
-        unsigned bits = w < words ? st.frontier[w] : 0u;
+        unsigned bits = ahead;
+        ahead = w + stride < words ? st.frontier[w + stride] : 0u;  // the next round's word, in flight meanwhile
         const long long below = g.columns - 32 * w;  // vertices of this word in sliced columns
         if (bits != 0 && below > 0) {
             const uint4 f = reinterpret_cast<const uint4*>(st.frontier)[w / 4];
@@ -409,31 +419,46 @@ __device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, c
     constexpr int per_lane = heavy_chunk / 32;
     const int lane = lane_id();
     // Lane l of round i: chunk warp + warps (32 i + l). A row's chunks are
-    // consecutive, so they land on different warps.
-    for (long long i = 0; warp + warps * 32 * i < c.heavy_chunks; ++i) {
-        const long long k = warp + warps * (32 * i + lane);
-        bool active = false;
-        long long b = 0, e = 0;
-        if (k < c.heavy_chunks) {
-            const int u = c.heavy_vertex[k];
-            active = (st.frontier[u >> 5] >> (u & 31)) & 1u;
-            if (active && u < g.columns) {
-                const uint4 f = reinterpret_cast<const uint4*>(st.frontier)[u / slice_cols];
-                const int bits_in = __popc(f.x) + __popc(f.y) + __popc(f.z) + __popc(f.w);
-                active = bits_in < g.mma_min_frontier[u / slice_cols];  // else top_down_hubs multiplies its block
-            }
-            if (active) b = c.heavy_begin[k], e = c.heavy_end[k];
-        }
-        unsigned todo = __ballot_sync(full_warp, active);
-        while (todo) {
-            const int src = __ffs(todo) - 1;
-            todo &= todo - 1u;
-            const long long first = __shfl_sync(full_warp, b, src), last = __shfl_sync(full_warp, e, src);
-            int v[per_lane];
+    // consecutive, so they land on different warps. The tests of
+    // heavy_rounds rounds go together (their loads in flight at once).
+    for (long long i0 = 0; warp + warps * 32 * i0 < c.heavy_chunks; i0 += heavy_rounds) {
+        int u[heavy_rounds];
+        unsigned fw[heavy_rounds], in_frontier = 0;  // bit r: round i0 + r's chunk is to be expanded
 #pragma unroll
-            for (int t = 0; t < per_lane; ++t) v[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
-            claim_vertices(st, c, v, cnt);
-            if (lane == 0) cnt.entries += static_cast<unsigned long long>(last - first);
+        for (int r = 0; r < heavy_rounds; ++r) {
+            const long long k = warp + warps * (32 * (i0 + r) + lane);
+            u[r] = k < c.heavy_chunks ? c.heavy_vertex[k] : -1;
+        }
+#pragma unroll
+        for (int r = 0; r < heavy_rounds; ++r) fw[r] = u[r] >= 0 ? st.frontier[u[r] >> 5] : 0u;
+#pragma unroll
+        for (int r = 0; r < heavy_rounds; ++r) {
+            bool active = u[r] >= 0 && ((fw[r] >> (u[r] & 31)) & 1u);
+            if (active && u[r] < g.columns) {
+                const uint4 f = reinterpret_cast<const uint4*>(st.frontier)[u[r] / slice_cols];
+                const int bits_in = __popc(f.x) + __popc(f.y) + __popc(f.z) + __popc(f.w);
+                active = bits_in < g.mma_min_frontier[u[r] / slice_cols];  // else top_down_hubs multiplies its block
+            }
+            in_frontier |= static_cast<unsigned>(active) << r;
+        }
+        if (!__any_sync(full_warp, in_frontier != 0)) continue;
+#pragma unroll 1
+        for (int r = 0; r < heavy_rounds; ++r) {
+            const long long k = warp + warps * (32 * (i0 + r) + lane);
+            const bool active = (in_frontier >> r) & 1u;
+            long long b = 0, e = 0;
+            if (active) b = c.heavy_begin[k], e = c.heavy_end[k];
+            unsigned todo = __ballot_sync(full_warp, active);
+            while (todo) {
+                const int src = __ffs(todo) - 1;
+                todo &= todo - 1u;
+                const long long first = __shfl_sync(full_warp, b, src), last = __shfl_sync(full_warp, e, src);
+                int v[per_lane];
+#pragma unroll
+                for (int t = 0; t < per_lane; ++t) v[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
+                claim_vertices(st, c, v, cnt);
+                if (lane == 0) cnt.entries += static_cast<unsigned long long>(last - first);
+            }
         }
     }
 }

@@ -46,6 +46,26 @@ __device__ inline void csr_parents(const csr_view& c, const step_state& st, int 
     }
 }
 
+/// Bottom-up, row heads (csr_view::heads) for W words of vertices at once
+/// (lane l: vertex l of each): each row that is `mine` and has no parent
+/// yet tests its up to head_entries heads against the frontier, all loads
+/// in flight together. Sets hit. Per lane; no warp collectives.
+template <int W>
+__device__ inline void head_parents(const step_state& st, const bool (&mine)[W], const int4 (&head)[W], bool (&hit)[W],
+                                    step_counts& cnt)
+{
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+        if (!mine[i] || hit[i]) continue;
+        const int u[head_entries] = {head[i].x, head[i].y, head[i].z, head[i].w};
+#pragma unroll
+        for (int j = 0; j < head_entries; ++j) {
+            hit[i] |= u[j] >= 0 && ((st.frontier[u[j] >> 5] >> (u[j] & 31)) & 1u);
+            cnt.entries += u[j] >= 0;
+        }
+    }
+}
+
 /// Bottom-up, the end of a word: the vertices `found` (warp-uniform) of
 /// word w (visited bits `seen` before the step) get visited, a next bit
 /// (the warp owns the word: plain stores) and level depth + 1, and are
@@ -170,12 +190,14 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
     // product where it is empty
     const unsigned f0 = dense ? st.frontier[lane & 3] : 0u;
     const bool products = __any_sync(full_warp, f0 != 0u);
+    unsigned ahead = warp + warps * lane < words ? st.visited[warp + warps * lane] : ~0u;
     for (long long round = warp; round < words; round += 32 * warps) {
         const long long w_mine = round + warps * lane;
-        unsigned seen_mine = ~0u, todo_mine = 0;
+        unsigned seen_mine = ahead, todo_mine = 0;
+        // the next round's word, in flight while this round's words are worked through
+        ahead = w_mine + 32 * warps < words ? st.visited[w_mine + 32 * warps] : ~0u;
         if (w_mine < words) {
             const int in_word = static_cast<int>(min(32ll, n - 32 * w_mine));
-            seen_mine = st.visited[w_mine];
             todo_mine = ~seen_mine & (in_word == 32 ? full_warp : ((1u << in_word) - 1u));
         }
         unsigned words_left = __ballot_sync(full_warp, todo_mine != 0);
@@ -188,10 +210,11 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
                                                __shfl_sync(full_warp, seen_mine, src), cnt);
                 continue;
             }
-            int w[2];
+            int w[2], after[2] = {0, 0};
             unsigned todo[2], seen[2], a[2][4], found[2] = {0u, 0u};
             bool mine[2], hit[2];
             long long p[2] = {0, 0}, end[2] = {0, 0};
+            int4 head[2];
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
                 const int src = words_left ? __ffs(words_left) - 1 : 0;
@@ -202,6 +225,8 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
                 seen[i] = __shfl_sync(full_warp, seen_mine, src);
                 mine[i] = (todo[i] >> lane) & 1u;
                 if (mine[i]) p[i] = c.row_ptr[32 * w[i] + lane], end[i] = c.row_ptr[32 * w[i] + lane + 1];
+                head[i] = make_int4(-1, -1, -1, -1);
+                if (mine[i] && c.heads) head[i] = c.heads[32 * w[i] + lane], after[i] = c.heads_after[32 * w[i] + lane];
 #pragma unroll
                 for (int b = 0; b < 4; ++b)  // slice word `lane` of row block 4w + b (A map)
                     a[i][b] = products && ((todo[i] >> (8 * b)) & 0xffu)
@@ -222,6 +247,9 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
             }
 #pragma unroll
             for (int i = 0; i < 2; ++i) hit[i] = (found[i] >> lane) & 1u;
+            head_parents(st, mine, head, hit, cnt);
+#pragma unroll
+            for (int i = 0; i < 2; ++i) p[i] += after[i];  // 0 without heads
             csr_parents(c, st, g.first_block_cols, 1 << 30, mine, p, end, hit, cnt);
 #pragma unroll
             for (int i = 0; i < 2; ++i)

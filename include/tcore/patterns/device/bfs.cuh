@@ -287,6 +287,35 @@ inline std::vector<int> top_down_thresholds(const bit_slices& s, const long long
     return t;
 }
 
+/// Bottom-up's first look at each row beyond column min_col (the columns
+/// the dense first block covers, or 0): the row's first head_entries
+/// neighbours >= min_col (-1 where it has fewer), head_entries ints a vertex
+/// at head_entries v, and `after`, the offset from row_ptr[v] of the
+/// neighbour that follows them (where the CSR scan resumes). Read straight
+/// from the vertex's index, they test most rows' likely parents without the
+/// load of the row bounds before them. The rows must be sorted.
+struct row_heads {
+    std::vector<int> cols;
+    std::vector<int> after;
+};
+
+inline row_heads build_row_heads(int n, const long long* row_ptr, const int* col, int min_col)
+{
+    require(n >= 0 && (n == 0 || row_ptr != nullptr), "build_row_heads", "bad CSR");
+    require(min_col >= 0 && min_col <= n, "build_row_heads", "min_col outside 0..n");
+    require(n == 0 || row_ptr[n] == 0 || col != nullptr, "build_row_heads", "null column array");
+    row_heads h;
+    h.cols.assign(static_cast<std::size_t>(n) * head_entries, -1);
+    h.after.assign(static_cast<std::size_t>(n), 0);
+    for (int v = 0; v < n; ++v) {
+        const long long b = row_ptr[v], e = row_ptr[v + 1];
+        require(e - b >= 0 && e - b <= n, "build_row_heads", "bad row pointers at vertex " + std::to_string(v));
+        long long p = std::lower_bound(col + b, col + e, min_col) - col;
+        for (int j = 0; j < head_entries && p < e; ++j, ++p) h.cols[static_cast<std::size_t>(v) * head_entries + j] = col[p];
+        h.after[static_cast<std::size_t>(v)] = static_cast<int>(p - b);
+    }
+    return h;
+}
 
 /// Top-down work list of the long CSR rows: every vertex of degree >
 /// heavy_degree, cut into chunks of heavy_chunk entries [begin, end). One

@@ -13,6 +13,10 @@
 // through three slots (the slot cleared during level d is the frontier of
 // level d - 1, finished before the barrier); isolated vertices are preset
 // as visited, so no step looks at them. One host synchronisation per BFS.
+// The level array is not cleared per run: it holds -1 from construction,
+// each run writes the levels of the vertices it reaches and, at its end,
+// -1 for the vertices it left unreached (found from the visited bitmap), so
+// a run writes 4 bytes per reached vertex instead of 4 per vertex.
 //
 // Preconditions: the graph is undirected and simple, in CSR with 64-bit row
 // pointers and sorted neighbour lists (row_ptr: n + 1 entries); the slices
@@ -63,6 +67,8 @@ struct bfs_stats {
     int levels = 0;          ///< BFS levels (the source's included)
     std::string directions;  ///< one letter per step: T top-down, B bottom-up
     long long reached = 0;   ///< vertices reached
+    double setup_us = 0;     ///< bit_bfs: kernel start to the end of its set-up (device clock)
+    double kernel_us = 0;    ///< bit_bfs: kernel start to the end of its last level's reset (device clock)
 };
 
 namespace detail {
@@ -73,8 +79,10 @@ inline constexpr int run_info_directions = 64;
 struct bfs_run_info {
     int levels = 0;
     long long reached = 0;
+    unsigned long long entry_ns = 0;          ///< %globaltimer at the kernel's start (thread 0)
     unsigned long long start_ns = 0;          ///< %globaltimer after the set-up barrier
-    char directions[run_info_directions] = {};  ///< the first steps' directions (the rest in an overflow array)
+    unsigned long long exit_ns = 0;           ///< %globaltimer after thread 0's share of the reset
+    char directions[run_info_directions] = {};  ///< the first steps' directions (all in bfs_buffers::directions)
 };
 
 /// Device buffers of the persistent BFS.
@@ -85,7 +93,7 @@ struct bfs_buffers {
     int* level = nullptr;                    ///< n
     unsigned long long* counters = nullptr;  ///< 3 x count_fields: step_counts of level d in slot d % 3
     bfs_run_info* info = nullptr;            ///< in mapped host memory
-    char* directions = nullptr;              ///< n + 1 (steps past run_info_directions)
+    char* directions = nullptr;              ///< n + 1: every step's direction
     level_trace* trace = nullptr;            ///< trace_levels entries, or null
     int trace_levels = 0;
     long long words = 0;
@@ -123,11 +131,15 @@ __device__ inline void flush_block_counts(tcore::bitbfs::step_counts cnt, unsign
 /// bitmaps rotate through three slots so that the slot cleared during level
 /// d (the next step's "next") is the frontier of level d - 1, finished
 /// before the barrier; counters rotate the same way. No host round trip
-/// between levels.
+/// between levels. Levels: `stale` (the previous run's source if it was
+/// isolated, else -1) gets -1, the source 0, the reached vertices their
+/// level; at the end every vertex neither visited nor isolated gets -1
+/// (earlier runs may have reached it; isolated vertices keep the -1 of the
+/// array's construction).
 template <class Backend>
 __global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM: faster than 4 with 64 and their spills
     bit_bfs_kernel(tcore::bitbfs::slices_view g, tcore::bitbfs::csr_view c, bfs_buffers b,
-                   tcore::bitbfs::direction_rule rule, int source, long long total_degree)
+                   tcore::bitbfs::direction_rule rule, int source, int stale, long long total_degree)
 {
     namespace cg = cooperative_groups;
     namespace bb = tcore::bitbfs;
@@ -139,8 +151,14 @@ __global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM
     const long long words = b.words;
     const long long src_word = source >> 5;
     const unsigned src_bit = 1u << (source & 31);
-    // Set-up: levels -1 (source 0), visited = isolated vertices + source, frontier = source.
-    for (long long i = tid; i < c.n; i += threads) b.level[i] = i == source ? 0 : -1;
+    // The run's summary goes to mapped host memory once, at the end (the times wait in shared memory)
+    __shared__ unsigned long long entry_ns, start_ns;
+    if (leader) {
+        entry_ns = global_ns();
+        if (stale >= 0) b.level[stale] = -1;
+        b.level[source] = 0;
+    }
+    // Set-up: visited = isolated vertices + source, frontier = source.
     for (long long i = tid; i < words; i += threads) {
         const unsigned s = i == src_word ? src_bit : 0u;
         b.visited[i] = b.never[i] | s;
@@ -149,7 +167,7 @@ __global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM
     }
     if (tid < 3 * count_fields) b.counters[tid] = 0;
     grid.sync();
-    if (leader) b.info->start_ns = global_ns();
+    if (leader) start_ns = global_ns();
     bb::frontier_sizes sizes(c.row_ptr[source + 1] - c.row_ptr[source], total_degree);
     long long reached = 1;
     bool bottom = false, heavy_in_frontier = sizes.m_f > bb::heavy_degree;
@@ -173,26 +191,43 @@ __global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM
         unsigned long long* counts = b.counters + slot * count_fields;
         flush_block_counts(cnt, counts);
         grid.sync();
-        const long long found = static_cast<long long>(__ldcg(counts));
+        // One thread a block reads the level's totals (not every warp: one L2 line would serve thousands of reads)
+        __shared__ unsigned long long totals[count_fields];
+        if (threadIdx.x < count_fields) totals[threadIdx.x] = __ldcg(counts + threadIdx.x);
+        __syncthreads();
+        const long long found = static_cast<long long>(totals[0]);
         if (leader) {
-            if (depth < run_info_directions) b.info->directions[depth] = bottom ? 'B' : 'T';
-            else b.directions[depth] = bottom ? 'B' : 'T';
+            b.directions[depth] = bottom ? 'B' : 'T';
             if (b.trace && depth < b.trace_levels) {
                 level_trace& t = b.trace[depth];
                 t.end_ns = global_ns();
                 t.frontier = sizes.n_f, t.found = found, t.bottom_up = bottom;
-                t.slices = static_cast<long long>(__ldcg(counts + 2));
-                t.entries = static_cast<long long>(__ldcg(counts + 3));
+                t.slices = static_cast<long long>(totals[2]);
+                t.entries = static_cast<long long>(totals[3]);
             }
         }
         if (found == 0) {
-            if (leader) b.info->levels = depth + 1, b.info->reached = reached;
+            if (leader) {
+                b.info->levels = depth + 1, b.info->reached = reached;
+                for (int d = 0; d <= depth && d < run_info_directions; ++d) b.info->directions[d] = b.directions[d];
+            }
             break;
         }
         reached += found;
-        sizes.advance(found, static_cast<long long>(__ldcg(counts + 1)));
-        heavy_in_frontier = __ldcg(counts + 4) != 0;
+        sizes.advance(found, static_cast<long long>(totals[1]));
+        heavy_in_frontier = totals[4] != 0;  // totals is rewritten after the block barriers of the next level
     }
+    // Unreached vertices: -1 (visited is final: no step wrote it since the last barrier)
+    for (long long i = tid; i < words; i += threads) {
+        const long long first = 32 * i;
+        unsigned unreached = 0;
+        if (first < c.n) {
+            unreached = ~(b.visited[i] | b.never[i]);
+            if (c.n - first < 32) unreached &= (1u << (c.n - first)) - 1u;
+        }
+        for (; unreached; unreached &= unreached - 1u) b.level[first + __ffs(unreached) - 1] = -1;
+    }
+    if (leader) b.info->entry_ns = entry_ns, b.info->start_ns = start_ns, b.info->exit_ns = global_ns();
 }
 
 }  // namespace detail
@@ -210,10 +245,12 @@ public:
     /// bottom-up steps multiply the dense slices of column block 0
     /// (first_block_bits) and leave the other sliced columns to CSR; else
     /// they take every hub slice through its row block's slice list.
+    /// heads: bottom-up steps without slice lists first test each row's
+    /// build_row_heads() (20 bytes a vertex) before its CSR row.
     /// The graph: n vertices, CSR row_ptr (n + 1 entries) and col (row_ptr[n]
     /// neighbours), undirected, simple, sorted; s: its slices.
     bit_bfs(int n, const long long* row_ptr, const int* col, const tcore::bitbfs::bit_slices& s,
-            double top_down_mma_ratio = 1.0, bool first_block = true)
+            double top_down_mma_ratio = 1.0, bool first_block = true, bool heads = true)
         : n_(n), total_degree_(n > 0 && row_ptr ? row_ptr[n] : 0)
     {
         require(s.n == n, "bit_bfs", "slices and graph differ in vertex count");
@@ -247,6 +284,7 @@ public:
         never_.upload(never);
         visited_.resize(words_), ring_.resize(3 * words_);
         level_.resize(static_cast<std::size_t>(n));
+        TCORE_CHECK(cudaMemset(level_.get(), 0xff, level_.size() * sizeof(int)));  // -1: the state every run leaves behind
         directions_.resize(static_cast<std::size_t>(n) + 1);
         counters_.resize(3 * detail::count_fields);
         view_.n = s.n, view_.row_blocks = s.row_blocks, view_.col_blocks = s.col_blocks, view_.columns = s.columns;
@@ -260,6 +298,12 @@ public:
         csr_.n = n, csr_.row_ptr = csr_ptr_.get(), csr_.col = csr_col_.get();
         csr_.heavy_chunks = static_cast<long long>(heavy_vertex_.size());
         csr_.heavy_vertex = heavy_vertex_.get(), csr_.heavy_begin = heavy_begin_.get(), csr_.heavy_end = heavy_end_.get();
+        if (heads && (first_block || s.columns == 0)) {  // the slice-list walk does not use them
+            const tcore::bitbfs::row_heads h = tcore::bitbfs::build_row_heads(n, row_ptr, col, view_.first_block_cols);
+            heads_.upload(h.cols);
+            heads_after_.upload(h.after);
+            csr_.heads = reinterpret_cast<const int4*>(heads_.get()), csr_.heads_after = heads_after_.get();
+        }
         int dev = 0, per_sm = 0, coop = 0;
         TCORE_CHECK(cudaGetDevice(&dev));
         TCORE_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
@@ -293,12 +337,14 @@ public:
         // failed to write cannot pass for this run's
         *host_info_ = detail::bfs_run_info{};
         host_info_->levels = -1;
-        void* args[] = {&view_, &csr_, &b, &rule_, &source, &total};
+        int stale = stale_source_;
+        void* args[] = {&view_, &csr_, &b, &rule_, &source, &stale, &total};
         TCORE_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(detail::bit_bfs_kernel<Backend>),
                                                 dim3(grid_), dim3(detail::bfs_block), args, 0, stream));
         TCORE_CHECK(cudaStreamSynchronize(stream));
         const detail::bfs_run_info& info = *host_info_;
         require(info.levels >= 1 && info.reached >= 1, "bit_bfs::run", "the BFS kernel reported no levels");
+        stale_source_ = info.reached == 1 ? source : -1;  // an isolated source's 0 outlives the run's reset
         stats_ = {};
         stats_.levels = info.levels;
         stats_.reached = info.reached;
@@ -308,6 +354,8 @@ public:
             TCORE_CHECK(cudaMemcpy(rest.data(), directions_.get(), rest.size(), cudaMemcpyDeviceToHost));
             stats_.directions += rest.substr(detail::run_info_directions);
         }
+        stats_.setup_us = (info.start_ns - info.entry_ns) / 1e3;
+        stats_.kernel_us = (info.exit_ns - info.entry_ns) / 1e3;
         start_ns_ = info.start_ns;
         return stats_;
     }
@@ -334,7 +382,8 @@ public:
         return (row_ptr_.size() + chunk_begin_.size() + chunk_end_.size() + csr_ptr_.size() + heavy_begin_.size() +
                 heavy_end_.size()) * 8 +
                (slice_meta_.size() + col_slice_.size() + col_row_.size() + chunk_col_.size() + bits_.size() +
-                csr_col_.size() + heavy_vertex_.size() + mma_min_frontier_.size()) * 4;
+                first_block_.size() + csr_col_.size() + heavy_vertex_.size() + mma_min_frontier_.size() +
+                heads_.size() + heads_after_.size()) * 4;
     }
 
 private:
@@ -343,11 +392,13 @@ private:
     std::size_t words_ = 0;
     unsigned grid_ = 1;
     unsigned long long start_ns_ = 0;
+    int stale_source_ = -1;  ///< the last run's source if it reached nothing else
     tcore::bitbfs::slices_view view_;
     tcore::bitbfs::csr_view csr_;
     tcore::bitbfs::direction_rule rule_;
     tcore::device_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
     tcore::device_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
+    tcore::device_array<int> heads_, heads_after_;
     tcore::device_array<unsigned> slice_meta_, bits_, first_block_, never_, visited_, ring_;
     tcore::device_array<unsigned long long> counters_;
     tcore::device_array<char> directions_;
