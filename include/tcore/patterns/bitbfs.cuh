@@ -455,7 +455,8 @@ __device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, c
                 const long long first = __shfl_sync(full_warp, b, src), last = __shfl_sync(full_warp, e, src);
                 int v[per_lane];
 #pragma unroll
-                for (int t = 0; t < per_lane; ++t) v[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
+                for (int t = 0; t < per_lane; ++t)
+                    v[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
                 claim_vertices(st, c, v, cnt);
                 if (lane == 0) cnt.entries += static_cast<unsigned long long>(last - first);
             }

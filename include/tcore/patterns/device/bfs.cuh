@@ -311,7 +311,8 @@ inline row_heads build_row_heads(int n, const long long* row_ptr, const int* col
         const long long b = row_ptr[v], e = row_ptr[v + 1];
         require(e - b >= 0 && e - b <= n, "build_row_heads", "bad row pointers at vertex " + std::to_string(v));
         long long p = std::lower_bound(col + b, col + e, min_col) - col;
-        for (int j = 0; j < head_entries && p < e; ++j, ++p) h.cols[static_cast<std::size_t>(v) * head_entries + j] = col[p];
+        for (int j = 0; j < head_entries && p < e; ++j, ++p)
+            h.cols[static_cast<std::size_t>(v) * head_entries + j] = col[p];
         h.after[static_cast<std::size_t>(v)] = static_cast<int>(p - b);
     }
     return h;

@@ -284,7 +284,8 @@ public:
         never_.upload(never);
         visited_.resize(words_), ring_.resize(3 * words_);
         level_.resize(static_cast<std::size_t>(n));
-        TCORE_CHECK(cudaMemset(level_.get(), 0xff, level_.size() * sizeof(int)));  // -1: the state every run leaves behind
+        // -1: the state every run leaves behind
+        TCORE_CHECK(cudaMemset(level_.get(), 0xff, level_.size() * sizeof(int)));
         directions_.resize(static_cast<std::size_t>(n) + 1);
         counters_.resize(3 * detail::count_fields);
         view_.n = s.n, view_.row_blocks = s.row_blocks, view_.col_blocks = s.col_blocks, view_.columns = s.columns;
