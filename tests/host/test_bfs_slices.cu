@@ -358,6 +358,12 @@ int main()
     t.expect_error("build_row_heads: null columns", [&] { bb::build_row_heads(one.n, one.row_ptr.data(), nullptr, 0); },
                    "null column");
     {
+        const std::vector<long long> falling = {0, 1, 0};
+        const std::vector<int> c2 = {1};
+        t.expect_error("build_row_heads: row pointers that fall", [&] { bb::build_row_heads(2, falling.data(), c2.data(), 0); },
+                       "bad row pointers at vertex 1");
+    }
+    {
         bb::bit_slices broken = sl;
         broken.bits.pop_back();
         t.expect_error("first_block_bits: slices missing a word", [&] { bb::first_block_bits(broken); }, "malformed");

@@ -250,8 +250,10 @@ inline int hub_columns(int n, const long long* row_ptr, const int* col, double m
         long long entries = 0, slices = 0;
         for (int u = C * slice_cols; u < std::min(n, (C + 1) * slice_cols); ++u)
             for (long long p = row_ptr[u]; p < row_ptr[u + 1]; ++p) {
-                require(col[p] >= 0 && col[p] < n, "hub_columns",
-                        "neighbour " + std::to_string(col[p]) + " of vertex " + std::to_string(u) + " out of range");
+                if (col[p] < 0 || col[p] >= n)  // the message is built only for a bad entry
+                    require(false, "hub_columns",
+                            "neighbour " + std::to_string(col[p]) + " of vertex " + std::to_string(u) +
+                                " out of range");
                 const int R = col[p] / slice_rows;
                 ++entries;
                 if (stamp[static_cast<std::size_t>(R)] != C) stamp[static_cast<std::size_t>(R)] = C, ++slices;
@@ -309,7 +311,8 @@ inline row_heads build_row_heads(int n, const long long* row_ptr, const int* col
     h.after.assign(static_cast<std::size_t>(n), 0);
     for (int v = 0; v < n; ++v) {
         const long long b = row_ptr[v], e = row_ptr[v + 1];
-        require(e - b >= 0 && e - b <= n, "build_row_heads", "bad row pointers at vertex " + std::to_string(v));
+        if (e - b < 0 || e - b > n)  // the message is built only for a bad row
+            require(false, "build_row_heads", "bad row pointers at vertex " + std::to_string(v));
         long long p = std::lower_bound(col + b, col + e, min_col) - col;
         for (int j = 0; j < head_entries && p < e; ++j, ++p)
             h.cols[static_cast<std::size_t>(v) * head_entries + j] = col[p];
