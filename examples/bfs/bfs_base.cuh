@@ -423,6 +423,7 @@ public:
             degree_host_[static_cast<std::size_t>(v)] = d;
             if (d >= dobfs_block_degree) chunk_capacity += static_cast<std::size_t>((d + dobfs_chunk - 1) / dobfs_chunk);
         }
+        with_edges_ = std::count_if(degree_host_.begin(), degree_host_.end(), [](int d) { return d > 0; });
         degree_.upload(degree_host_);
         words_ = (static_cast<std::size_t>(g.n) + 31) / 32;
         visited_.resize(words_);
@@ -456,7 +457,7 @@ public:
         dobfs_seed_kernel<<<1, 32, 0, stream>>>(view_, source, visited_.get(), level_.get(), queues(1),
                                                 counts_.get() + 2);
         TCORE_CHECK_LAUNCH();
-        tcore::bitbfs::frontier_sizes sizes(degree_host_[static_cast<std::size_t>(source)], total_degree_);
+        tcore::bitbfs::frontier_sizes sizes(degree_host_[static_cast<std::size_t>(source)], total_degree_, with_edges_);
         long long reached = 1;
         bool bottom = false;
         bool in_queues = true, in_bitmap = false;  // which forms of the frontier are current
@@ -536,7 +537,7 @@ private:
     }
 
     int n_;
-    long long total_degree_;
+    long long total_degree_, with_edges_ = 0;
     std::size_t words_ = 0;
     unsigned step_grid_ = 1, convert_grid_ = 1;
     tcore::bitbfs::direction_rule rule_;

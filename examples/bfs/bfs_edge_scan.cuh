@@ -169,6 +169,7 @@ public:
         col_.upload(g.col);
         degree_host_.resize(static_cast<std::size_t>(g.n));
         for (int v = 0; v < g.n; ++v) degree_host_[static_cast<std::size_t>(v)] = g.degree(v);
+        with_edges_ = std::count_if(degree_host_.begin(), degree_host_.end(), [](int d) { return d > 0; });
         degree_.upload(degree_host_);
         words_ = (static_cast<std::size_t>(g.n) + 127) / 128 * 4;
         visited_.resize(words_), frontier_.resize(words_), next_.resize(words_);
@@ -198,7 +199,7 @@ public:
         unsigned* next = next_.get();
         int* queue = queue_a_.get();
         int* queue_next = queue_b_.get();
-        tcore::bitbfs::frontier_sizes sizes(degree_host_[static_cast<std::size_t>(source)], total_degree_);
+        tcore::bitbfs::frontier_sizes sizes(degree_host_[static_cast<std::size_t>(source)], total_degree_, with_edges_);
         long long reached = 1;
         bool bottom = false;
         stats_ = {};
@@ -254,7 +255,7 @@ public:
 
 private:
     int n_;
-    long long total_degree_;
+    long long total_degree_, with_edges_ = 0;
     std::size_t words_ = 0, scan_bytes_ = 0;
     int resident_blocks_ = 1;
     tcore::bitbfs::direction_rule rule_;

@@ -53,7 +53,10 @@ template <class Driver>
 void check_driver(tally& t, Driver& d, const bf::graph& g, const char* gname, const char* vname,
                   const std::vector<int>& sources, const std::vector<std::vector<int>>& refs)
 {
-    const named_rule rules[] = {{"default", {}}, {"top-down only", {0.0, 24.0}}, {"bottom-up only", {1e300, 1e300}}};
+    const named_rule rules[] = {{"Beamer", {}},
+                                {"Beamer, beta of the unvisited", {14.0, 24.0, true}},
+                                {"top-down only", {0.0, 24.0}},
+                                {"bottom-up only", {1e300, 1e300}}};
     for (const named_rule& nr : rules) {
         d.set_rule(nr.rule);
         for (std::size_t i = 0; i < sources.size(); ++i) {

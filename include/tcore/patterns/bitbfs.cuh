@@ -468,24 +468,33 @@ __device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, c
 
 /// Beamer's rule: top-down -> bottom-up when the frontier's edges m_f exceed
 /// m_u / alpha (m_u: edges of unvisited vertices); bottom-up -> top-down when
-/// the frontier has fewer than n / beta vertices and is shrinking.
+/// the frontier has fewer than n / beta vertices and is shrinking. With
+/// beta_of_unvisited, the second test takes n_u / beta instead (n_u: the
+/// unvisited vertices with edges): for a bottom-up step whose cost follows
+/// the unvisited vertices rather than n, as bit_bfs's (isolated vertices
+/// preset as visited, visited words skipped), late levels with a wide
+/// frontier but few vertices left stay bottom-up.
 struct direction_rule {
     double alpha = 14, beta = 24;
-    __host__ __device__ bool bottom_up(bool now_bottom_up, long long n, long long n_f, long long n_f_before,
-                                       long long m_f, long long m_u) const
+    bool beta_of_unvisited = false;
+    __host__ __device__ bool bottom_up(bool now_bottom_up, long long n, long long n_u, long long n_f,
+                                       long long n_f_before, long long m_f, long long m_u) const
     {
         if (!now_bottom_up) return static_cast<double>(m_f) > static_cast<double>(m_u) / alpha;
-        return !(static_cast<double>(n_f) < static_cast<double>(n) / beta && n_f < n_f_before);
+        const double left = static_cast<double>(beta_of_unvisited ? n_u : n);
+        return !(static_cast<double>(n_f) < left / beta && n_f < n_f_before);
     }
 };
 
 /// What the rule reads, carried from level to level: the frontier's
 /// vertices n_f (and the level before's), its edges m_f, the edges of
-/// unvisited vertices m_u. A search starts at one vertex.
+/// unvisited vertices m_u, the unvisited vertices with edges n_u. A search
+/// starts at one vertex; `with_edges` is the graph's count of vertices with
+/// edges.
 struct frontier_sizes {
-    long long n_f = 1, n_f_before = 0, m_f = 0, m_u = 0;
-    __host__ __device__ frontier_sizes(long long source_degree, long long total_degree)
-        : m_f(source_degree), m_u(total_degree - source_degree)
+    long long n_f = 1, n_f_before = 0, m_f = 0, m_u = 0, n_u = 0;
+    __host__ __device__ frontier_sizes(long long source_degree, long long total_degree, long long with_edges)
+        : m_f(source_degree), m_u(total_degree - source_degree), n_u(with_edges - (source_degree > 0))
     {
     }
     /// The level just done found `found` new vertices whose degrees sum to `degrees`.
@@ -495,11 +504,12 @@ struct frontier_sizes {
         n_f = found;
         m_f = degrees;
         m_u -= m_f;
+        n_u -= found;
     }
     /// Whether the next level goes bottom-up under `rule` (`now`: this one did).
     __host__ __device__ bool bottom_up(const direction_rule& rule, bool now, long long n) const
     {
-        return rule.bottom_up(now, n, n_f, n_f_before, m_f, m_u);
+        return rule.bottom_up(now, n, n_u, n_f, n_f_before, m_f, m_u);
     }
 };
 

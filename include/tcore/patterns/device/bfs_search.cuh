@@ -7,7 +7,8 @@
 // The kernel (detail::bit_bfs_kernel) is composed of the building blocks of
 // patterns/bitbfs.cuh: per level one step, bottom_up or top_down_hubs +
 // top_down_heavy + top_down_rest, with the direction chosen by
-// direction_rule (Beamer: alpha 14, beta 24) identically by every thread
+// direction_rule (Beamer's: alpha 14, beta 24, beta taken of the unvisited
+// vertices with edges, which is what a bottom-up step here costs) identically by every thread
 // from the previous level's counters, then one grid barrier. Frontier,
 // next and visited sets are bitmaps of ceil(n / 128) * 4 words rotating
 // through three slots (the slot cleared during level d is the frontier of
@@ -139,7 +140,8 @@ __device__ inline void flush_block_counts(tcore::bitbfs::step_counts cnt, unsign
 template <class Backend>
 __global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM: faster than 4 with 64 and their spills
     bit_bfs_kernel(tcore::bitbfs::slices_view g, tcore::bitbfs::csr_view c, bfs_buffers b,
-                   tcore::bitbfs::direction_rule rule, int source, int stale, long long total_degree)
+                   tcore::bitbfs::direction_rule rule, int source, int stale, long long total_degree,
+                   long long with_edges)
 {
     namespace cg = cooperative_groups;
     namespace bb = tcore::bitbfs;
@@ -168,7 +170,7 @@ __global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM
     if (tid < 3 * count_fields) b.counters[tid] = 0;
     grid.sync();
     if (leader) start_ns = global_ns();
-    bb::frontier_sizes sizes(c.row_ptr[source + 1] - c.row_ptr[source], total_degree);
+    bb::frontier_sizes sizes(c.row_ptr[source + 1] - c.row_ptr[source], total_degree, with_edges);
     long long reached = 1;
     bool bottom = false, heavy_in_frontier = sizes.m_f > bb::heavy_degree;
     for (int depth = 0;; ++depth) {
@@ -279,8 +281,9 @@ public:
         words_ = (static_cast<std::size_t>(n) + 127) / 128 * 4;
         // Isolated vertices are preset as visited: no step ever looks at them.
         std::vector<unsigned> never(words_, 0u);
+        with_edges_ = n;
         for (int v = 0; v < n; ++v)
-            if (row_ptr[v + 1] == row_ptr[v]) never[static_cast<std::size_t>(v) >> 5] |= 1u << (v & 31);
+            if (row_ptr[v + 1] == row_ptr[v]) never[static_cast<std::size_t>(v) >> 5] |= 1u << (v & 31), --with_edges_;
         never_.upload(never);
         visited_.resize(words_), ring_.resize(3 * words_);
         level_.resize(static_cast<std::size_t>(n));
@@ -332,14 +335,14 @@ public:
         b.counters = counters_.get(), b.info = device_info_, b.directions = directions_.get();
         b.trace = trace_.get(), b.trace_levels = static_cast<int>(trace_.size());
         b.words = static_cast<long long>(words_);
-        long long total = total_degree_;
+        long long total = total_degree_, with_edges = with_edges_;
         // Poisoned before every run (no kernel of this object is in flight:
         // each run ends with a synchronisation), so a summary the kernel
         // failed to write cannot pass for this run's
         *host_info_ = detail::bfs_run_info{};
         host_info_->levels = -1;
         int stale = stale_source_;
-        void* args[] = {&view_, &csr_, &b, &rule_, &source, &stale, &total};
+        void* args[] = {&view_, &csr_, &b, &rule_, &source, &stale, &total, &with_edges};
         TCORE_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(detail::bit_bfs_kernel<Backend>),
                                                 dim3(grid_), dim3(detail::bfs_block), args, 0, stream));
         TCORE_CHECK(cudaStreamSynchronize(stream));
@@ -363,7 +366,8 @@ public:
 
     std::vector<int> levels() const { return level_.download(); }
     const bfs_stats& stats() const { return stats_; }
-    /// The direction rule (tests force one direction with extreme alpha/beta).
+    /// The direction rule (default: alpha 14, beta 24 of the unvisited vertices
+    /// with edges; tests force one direction with extreme alpha/beta).
     void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
     /// Record up to `levels` levels per run (0: off); see level_traces().
     void set_trace(int levels) { trace_.resize(static_cast<std::size_t>(std::max(0, levels))); }
@@ -389,14 +393,14 @@ public:
 
 private:
     int n_;
-    long long total_degree_;
+    long long total_degree_, with_edges_ = 0;
     std::size_t words_ = 0;
     unsigned grid_ = 1;
     unsigned long long start_ns_ = 0;
     int stale_source_ = -1;  ///< the last run's source if it reached nothing else
     tcore::bitbfs::slices_view view_;
     tcore::bitbfs::csr_view csr_;
-    tcore::bitbfs::direction_rule rule_;
+    tcore::bitbfs::direction_rule rule_{14, 24, true};  ///< beta over the unvisited vertices: bottom_up's cost follows them
     tcore::device_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
     tcore::device_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
     tcore::device_array<int> heads_, heads_after_;
