@@ -60,6 +60,7 @@
 #include "bfs_edge_scan.cuh"
 #include "bfs_graphs.hpp"
 #include "harness/harness.hpp"
+#include "harness/timing.hpp"
 
 #include <tcore/patterns/device/bfs_search.cuh>
 #include <tcore/tcore.cuh>
@@ -155,27 +156,12 @@ long long hub_entries(const bf::graph& g, int hubs)
     return e;
 }
 
-/// Median of 9 event-timed calls of `f` (which launches on `stream`), ms.
+/// Median of 9 event-timed calls of `f` (which launches on `stream`), ms:
+/// the harness's repetitions, no warm-up.
 template <class F>
 double median_of_9_ms(cudaStream_t stream, const F& f)
 {
-    cudaEvent_t a, b;
-    TCORE_CHECK(cudaEventCreate(&a));
-    TCORE_CHECK(cudaEventCreate(&b));
-    std::vector<float> ms;
-    for (int r = 0; r < 9; ++r) {
-        TCORE_CHECK(cudaEventRecord(a, stream));
-        f();
-        TCORE_CHECK(cudaEventRecord(b, stream));
-        TCORE_CHECK(cudaEventSynchronize(b));
-        float x = 0;
-        TCORE_CHECK(cudaEventElapsedTime(&x, a, b));
-        ms.push_back(x);
-    }
-    TCORE_CHECK(cudaEventDestroy(a));
-    TCORE_CHECK(cudaEventDestroy(b));
-    std::sort(ms.begin(), ms.end());
-    return ms[4];
+    return tb::time_repetitions(stream, [&](cudaStream_t) { f(); }, 9, {}, false).median_ms;
 }
 
 /// TCORE_BFS_TRACE=1: per-level records of one run (time, direction,

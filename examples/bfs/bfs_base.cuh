@@ -520,7 +520,11 @@ public:
     std::vector<int> levels() const { return level_.download(); }
     const bfs_stats& stats() const { return stats_; }
     /// The direction rule (tests force one direction with extreme alpha/beta).
-    void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
+    void set_rule(const tcore::bitbfs::direction_rule& r)
+    {
+        tcore::bitbfs::check_rule(r, "csr_bfs::set_rule");
+        rule_ = r;
+    }
     /// Record up to `levels` levels per run (0: off): host time after each
     /// level's synchronisation (end_ns, since the run started), frontier,
     /// new vertices, direction, and for top-down levels the entries expanded.

@@ -250,7 +250,11 @@ public:
 
     std::vector<int> levels() const { return level_.download(); }
     const bfs_stats& stats() const { return stats_; }
-    void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
+    void set_rule(const tcore::bitbfs::direction_rule& r)
+    {
+        tcore::bitbfs::check_rule(r, "edge_scan_bfs::set_rule");
+        rule_ = r;
+    }
     std::size_t device_bytes() const { return row_ptr_.size() * 8 + col_.size() * 4; }
 
 private:

@@ -26,6 +26,7 @@
 #include <tcore/patterns/device/bfs.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -353,6 +354,33 @@ int main()
                    "non-negative");
     t.expect_error("top_down_thresholds: null row pointers", [&] { bb::top_down_thresholds(sl, nullptr); }, "null");
     t.expect_error("split_heavy_rows: null row pointers", [&] { bb::split_heavy_rows(4, nullptr); }, "bad CSR");
+    t.expect_error("check_rule: beta 0", [&] { bb::check_rule({14.0, 0.0}, "test"); }, "beta > 0");
+    t.expect_error("check_rule: alpha -1", [&] { bb::check_rule({-1.0, 24.0}, "test"); }, "alpha must be >= 0");
+    t.expect_error("check_rule: NaN beta", [&] { bb::check_rule({14.0, std::nan("")}, "test"); }, "beta > 0");
+    {
+        // The direction rule and what it reads. A graph of n = 1000 vertices,
+        // 600 with edges, 4000 entries; source of degree 10.
+        bb::frontier_sizes z(10, 4000, 600);
+        t.check(z.n_f == 1 && z.m_f == 10 && z.m_u == 3990 && z.n_u == 599, "frontier_sizes at the source: n_u %lld",
+                z.n_u);
+        z.advance(300, 3000);  // 300 new vertices, 3000 entries
+        z.advance(30, 200);    // then 30 (shrinking), 200 entries
+        t.check(z.n_f == 30 && z.n_f_before == 300 && z.m_f == 200 && z.m_u == 790 && z.n_u == 269,
+                "frontier_sizes after two levels: n_f %lld, m_u %lld, n_u %lld", z.n_f, z.m_u, z.n_u);
+        const bb::direction_rule beamer{14, 24}, unvisited{14, 24, true};
+        // 30 < 1000 / 24: Beamer's rule goes back to top-down; 30 >= 269 / 24: the other stays bottom-up
+        t.check(!z.bottom_up(beamer, true, 1000) && z.bottom_up(unvisited, true, 1000),
+                "back to top-down: n / beta and n_u / beta");
+        z.advance(5, 20);  // 5 < 264 / 24: both go back
+        t.check(!z.bottom_up(beamer, true, 1000) && !z.bottom_up(unvisited, true, 1000), "back to top-down: both");
+        // top-down -> bottom-up is alike for both: m_f 20 against m_u 770 / 14 = 55
+        t.check(!z.bottom_up(beamer, false, 1000) && !z.bottom_up(unvisited, false, 1000), "top-down stays");
+        z.advance(40, 200);  // m_f 200 > 570 / 14
+        t.check(z.bottom_up(beamer, false, 1000) && z.bottom_up(unvisited, false, 1000), "top-down -> bottom-up");
+        // a growing frontier stays bottom-up under both, however small
+        t.check(z.bottom_up(beamer, true, 1000) && z.bottom_up(unvisited, true, 1000), "growing frontier stays");
+        bb::check_rule(unvisited, "test");  // accepted
+    }
     t.expect_error("build_row_heads: min_col above n",
                    [&] { bb::build_row_heads(one.n, one.row_ptr.data(), one.col.data(), one.n + 1); }, "min_col");
     t.expect_error("build_row_heads: null columns", [&] { bb::build_row_heads(one.n, one.row_ptr.data(), nullptr, 0); },

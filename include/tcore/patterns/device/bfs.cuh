@@ -3,8 +3,8 @@
 // CSR (bit_slices, build_slices, slice_meta), their round trip (slice_bit,
 // slices_to_csr), and the hybrid's choices made once per graph: the hub
 // columns that are sliced (hub_columns), the top-down MMA thresholds per
-// column block (top_down_thresholds) and the split of long CSR rows
-// (split_heavy_rows). The slice format and the steps that read it are
+// column block (top_down_thresholds), the split of long CSR rows
+// (split_heavy_rows), and the check of a direction rule (check_rule). The slice format and the steps that read it are
 // described in patterns/bitbfs.cuh. Host code only; nothing here launches:
 // the launcher (bit_bfs) is patterns/device/bfs_search.cuh.
 #pragma once
@@ -319,6 +319,16 @@ inline row_heads build_row_heads(int n, const long long* row_ptr, const int* col
         h.after[static_cast<std::size_t>(v)] = static_cast<int>(p - b);
     }
     return h;
+}
+
+/// Rejects a direction rule no search can use: alpha must be >= 0 (0: never
+/// bottom-up), beta > 0, neither NaN. `who` names the caller in the message.
+inline void check_rule(const direction_rule& r, const char* who)
+{
+    if (!(r.alpha >= 0) || !(r.beta > 0))  // also false for NaN
+        require(false, who,
+                "direction rule: alpha must be >= 0 and beta > 0 (alpha " + std::to_string(r.alpha) + ", beta " +
+                    std::to_string(r.beta) + ")");
 }
 
 /// Top-down work list of the long CSR rows: every vertex of degree >

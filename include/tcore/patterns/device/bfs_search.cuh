@@ -368,7 +368,11 @@ public:
     const bfs_stats& stats() const { return stats_; }
     /// The direction rule (default: alpha 14, beta 24 of the unvisited vertices
     /// with edges; tests force one direction with extreme alpha/beta).
-    void set_rule(const tcore::bitbfs::direction_rule& r) { rule_ = r; }
+    void set_rule(const tcore::bitbfs::direction_rule& r)
+    {
+        tcore::bitbfs::check_rule(r, "bit_bfs::set_rule");
+        rule_ = r;
+    }
     /// Record up to `levels` levels per run (0: off); see level_traces().
     void set_trace(int levels) { trace_.resize(static_cast<std::size_t>(std::max(0, levels))); }
     /// The last run's per-level records (time in microseconds since the
