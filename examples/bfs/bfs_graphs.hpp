@@ -283,11 +283,15 @@ inline std::vector<int> degree_order(const graph& g)
     // Counting sort on degree, largest first; vertices of one degree keep their order
     int max_degree = 0;
     for (int v = 0; v < g.n; ++v) max_degree = std::max(max_degree, g.degree(v));
-    std::vector<int> start(static_cast<std::size_t>(max_degree) + 2, 0);  // start[max_degree - d]: first slot of degree d
+    // start[max_degree - d]: the first slot of degree d
+    std::vector<int> start(static_cast<std::size_t>(max_degree) + 2, 0);
     for (int v = 0; v < g.n; ++v) ++start[static_cast<std::size_t>(max_degree - g.degree(v)) + 1];
     for (int d = 0; d <= max_degree; ++d) start[static_cast<std::size_t>(d) + 1] += start[static_cast<std::size_t>(d)];
     std::vector<int> order(static_cast<std::size_t>(g.n));
-    for (int v = 0; v < g.n; ++v) order[static_cast<std::size_t>(start[static_cast<std::size_t>(max_degree - g.degree(v))]++)] = v;
+    for (int v = 0; v < g.n; ++v) {
+        int& slot = start[static_cast<std::size_t>(max_degree - g.degree(v))];
+        order[static_cast<std::size_t>(slot++)] = v;
+    }
     return order;
 }
 

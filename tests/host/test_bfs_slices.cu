@@ -388,7 +388,8 @@ int main()
     {
         const std::vector<long long> falling = {0, 1, 0};
         const std::vector<int> c2 = {1};
-        t.expect_error("build_row_heads: row pointers that fall", [&] { bb::build_row_heads(2, falling.data(), c2.data(), 0); },
+        t.expect_error("build_row_heads: row pointers that fall",
+                       [&] { bb::build_row_heads(2, falling.data(), c2.data(), 0); },
                        "bad row pointers at vertex 1");
     }
     {

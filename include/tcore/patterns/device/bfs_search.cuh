@@ -283,7 +283,10 @@ public:
         std::vector<unsigned> never(words_, 0u);
         with_edges_ = n;
         for (int v = 0; v < n; ++v)
-            if (row_ptr[v + 1] == row_ptr[v]) never[static_cast<std::size_t>(v) >> 5] |= 1u << (v & 31), --with_edges_;
+            if (row_ptr[v + 1] == row_ptr[v]) {
+                never[static_cast<std::size_t>(v) >> 5] |= 1u << (v & 31);
+                --with_edges_;
+            }
         never_.upload(never);
         visited_.resize(words_), ring_.resize(3 * words_);
         level_.resize(static_cast<std::size_t>(n));
@@ -404,7 +407,8 @@ private:
     int stale_source_ = -1;  ///< the last run's source if it reached nothing else
     tcore::bitbfs::slices_view view_;
     tcore::bitbfs::csr_view csr_;
-    tcore::bitbfs::direction_rule rule_{14, 24, true};  ///< beta over the unvisited vertices: bottom_up's cost follows them
+    /// beta over the unvisited vertices: bottom_up's cost follows them
+    tcore::bitbfs::direction_rule rule_{14, 24, true};
     tcore::device_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
     tcore::device_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
     tcore::device_array<int> heads_, heads_after_;
