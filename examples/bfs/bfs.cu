@@ -189,6 +189,19 @@ void print_trace(const std::string& name, const char* variant, Driver& d, int so
     }
 }
 
+/// TCORE_BFS_TRACE=1: each source's event-timed median and steps (the
+/// protocol's median mixes them).
+template <class Driver>
+void print_source_times(const std::string& name, const char* variant, Driver& d, const std::vector<int>& sources)
+{
+    std::printf("trace %s %s per source (us, steps):", name.c_str(), variant);
+    for (int s : sources) {
+        const double ms = median_of_9_ms(nullptr, [&] { d.run(s); });
+        std::printf(" %.1f %s", 1e3 * ms, d.stats().directions.c_str());
+    }
+    std::printf("\n");
+}
+
 /// TCORE_BFS_TRACE=1, large graphs: tc's time for other hub-density
 /// thresholds (median of 9 event-timed runs; levels checked), to show how
 /// the split between slices and CSR matters.
@@ -325,7 +338,7 @@ void run(tb::context& ctx)
             bf::csr_bfs base(g);
             measure("base", base, base.device_bytes(), tb::peak::int_ops,
                     "CSR direction-optimizing BFS (Beamer), degree-binned thread/warp/block top-down, bitmap bottom-up");
-            if (tracing) print_trace(c.name, "base", base, sources[0]);
+            if (tracing) print_trace(c.name, "base", base, sources[0]), print_source_times(c.name, "base", base, sources);
         }
         if (ctx.want_variant("base-old")) {
             bf::edge_scan_bfs old(g);
@@ -338,6 +351,7 @@ void run(tb::context& ctx)
                     "hybrid bitmap BFS, one cooperative kernel: hub slices on b1 m8n8k128 AND+popc, CSR for the rest");
             if (tracing) {
                 print_trace(c.name, "tc", tc, sources[0]);
+                print_source_times(c.name, "tc", tc, sources);
                 bb::bit_bfs<tcore::tensor_core> plain(g.n, g.row_ptr.data(), g.col.data(), *slices, 1.0, true, false);
                 std::printf("trace %s tc without row heads: event-timed %.1f us (median of 9)\n", c.name.c_str(),
                             1e3 * median_of_9_ms(nullptr, [&] { plain.run(sources[0]); }));

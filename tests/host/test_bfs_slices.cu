@@ -255,12 +255,13 @@ void check_first_block(tally& t, const bf::graph& g, const char* name, int colum
 }
 
 /// build_row_heads: vertex v's heads are its first 4 neighbours >= min_col
-/// in order (-1 after the last), `after` the offset of the next one.
+/// in order (-1 after the last); its info word holds its degree and
+/// `after`, the offset of the next one.
 void check_row_heads(tally& t, const bf::graph& g, const char* name, int min_col)
 {
     const bb::row_heads h = bb::build_row_heads(g.n, g.row_ptr.data(), g.col.data(), min_col);
-    if (!t.check(h.cols.size() == 4 * static_cast<std::size_t>(g.n) && h.after.size() == static_cast<std::size_t>(g.n),
-                 "%s: row heads sized %zu / %zu", name, h.cols.size(), h.after.size()))
+    if (!t.check(h.cols.size() == 4 * static_cast<std::size_t>(g.n) && h.info.size() == static_cast<std::size_t>(g.n),
+                 "%s: row heads sized %zu / %zu", name, h.cols.size(), h.info.size()))
         return;
     long long bad = 0;
     for (int v = 0; v < g.n; ++v) {
@@ -275,7 +276,8 @@ void check_row_heads(tally& t, const bf::graph& g, const char* name, int min_col
             want[k++] = g.col[p];
         }
         for (int j = 0; j < 4; ++j) bad += h.cols[4 * static_cast<std::size_t>(v) + j] != want[j];
-        bad += h.after[v] != next;
+        bad += bb::row_info_after(h.info[v]) != next;
+        bad += bb::row_info_degree(h.info[v]) != g.row_ptr[v + 1] - g.row_ptr[v];
     }
     t.check(bad == 0, "%s: %lld row-head values wrong (min_col %d)", name, bad, min_col);
 }
@@ -297,7 +299,9 @@ int main()
         if (n >= 100) check_model_splits(t, g, name);
         check_limited(t, g, name, n / 3);
         for (int columns : {0, n / 3, n}) check_first_block(t, g, name, columns);
-        for (int min_col : {0, n / 3, std::min(n, 128), n}) check_row_heads(t, g, name, min_col);
+        const int top = static_cast<int>(bb::row_info_max_after) - bb::head_entries;  // the largest min_col
+        for (int min_col : {0, std::min(n / 3, top), std::min(n, 128), std::min(n, top)})
+            check_row_heads(t, g, name, min_col);
     }
     {
         std::vector<int> s, d;
@@ -383,6 +387,14 @@ int main()
     }
     t.expect_error("build_row_heads: min_col above n",
                    [&] { bb::build_row_heads(one.n, one.row_ptr.data(), one.col.data(), one.n + 1); }, "min_col");
+    {
+        const std::vector<long long> empty(301, 0);  // 300 vertices without edges
+        t.expect_error("build_row_heads: min_col past the 8-bit resume offset",
+                       [&] { bb::build_row_heads(300, empty.data(), nullptr, 252); }, "resume offset");
+        const std::vector<long long> big = {0, bb::row_info_max_degree, 2 * bb::row_info_max_degree + 1};
+        t.check(bb::rows_fit_row_info(1, big.data()) && !bb::rows_fit_row_info(2, big.data()),
+                "rows_fit_row_info: degree 2^24 - 1 fits, 2^24 does not");
+    }
     t.expect_error("build_row_heads: null columns", [&] { bb::build_row_heads(one.n, one.row_ptr.data(), nullptr, 0); },
                    "null column");
     {

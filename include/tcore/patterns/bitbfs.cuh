@@ -146,10 +146,23 @@ struct csr_view {
     const long long* heavy_begin = nullptr;
     const long long* heavy_end = nullptr;
     /// build_row_heads() with min_col = slices_view::first_block_cols:
-    /// int4 per vertex, and the offset where its CSR scan resumes
+    /// int4 per vertex, and its degree and the offset where its CSR scan
+    /// resumes (row_info)
     const int4* heads = nullptr;
-    const int* heads_after = nullptr;
+    const unsigned* heads_info = nullptr;
 };
+
+inline constexpr long long row_info_max_degree = (1ll << 24) - 1;  ///< row_info: degree in bits 8..31
+inline constexpr long long row_info_max_after = 255;               ///< row_info: after in bits 0..7
+
+/// A row's degree and a small offset into it in one word (row_heads::info);
+/// degree <= row_info_max_degree, 0 <= after <= row_info_max_after.
+__host__ __device__ constexpr unsigned row_info(long long degree, long long after)
+{
+    return static_cast<unsigned>(degree) << 8 | static_cast<unsigned>(after);
+}
+__host__ __device__ constexpr long long row_info_degree(unsigned info) { return info >> 8; }
+__host__ __device__ constexpr int row_info_after(unsigned info) { return static_cast<int>(info & 0xffu); }
 
 /// BFS state of one step: bitmaps of ceil(n / 128) * 4 words, levels.
 struct step_state {
@@ -194,20 +207,31 @@ __device__ inline unsigned slice_hits(unsigned slice_word, unsigned frontier_wor
     return m;
 }
 
-/// Level, next-frontier bit and tally of a vertex this thread claimed.
-/// claim_vertex: top-down discovery of vertex v by one thread: claims it in
-/// `visited` (atomicOr; a plain L2 read first spares the atomic for visited
-/// ones), then records it. True if this thread won.
-__device__ inline void record_claimed(const step_state& st, const csr_view& c, int v, step_counts& cnt)
+/// A vertex's degree: from csr_view::heads_info where the search has it
+/// (4 bytes a vertex), else from its row bounds (two 8-byte reads).
+__device__ inline int vertex_degree(const csr_view& c, int v)
+{
+    return static_cast<int>(c.heads_info ? row_info_degree(c.heads_info[v]) : c.row_ptr[v + 1] - c.row_ptr[v]);
+}
+
+/// Level, next-frontier bit and tally of a vertex this thread claimed
+/// (`degree`: its degree, vertex_degree).
+__device__ inline void record_claimed(const step_state& st, int v, int degree, step_counts& cnt)
 {
     st.level[v] = st.depth + 1;
     atomicOr(st.next + (v >> 5), 1u << (v & 31));
-    const long long deg = c.row_ptr[v + 1] - c.row_ptr[v];
     cnt.vertices += 1;
-    cnt.degrees += static_cast<unsigned long long>(deg);
-    cnt.heavy += deg > heavy_degree;
+    cnt.degrees += static_cast<unsigned long long>(degree);
+    cnt.heavy += degree > heavy_degree;
+}
+__device__ inline void record_claimed(const step_state& st, const csr_view& c, int v, step_counts& cnt)
+{
+    record_claimed(st, v, vertex_degree(c, v), cnt);
 }
 
+/// claim_vertex: top-down discovery of vertex v by one thread: claims it in
+/// `visited` (atomicOr; a plain L2 read first spares the atomic for visited
+/// ones), then records it. True if this thread won.
 __device__ inline bool claim_vertex(const step_state& st, const csr_view& c, int v, step_counts& cnt)
 {
     const unsigned bit = 1u << (v & 31);
@@ -239,7 +263,7 @@ __device__ inline void record_hits(const step_state& st, const csr_view& c, int 
     if (lane < slice_rows && ((fresh >> lane) & 1u)) {
         const int v = slice_rows * R + lane;
         st.level[v] = st.depth + 1;
-        const long long deg = c.row_ptr[v + 1] - c.row_ptr[v];
+        const int deg = vertex_degree(c, v);
         cnt.vertices += 1;
         cnt.degrees += static_cast<unsigned long long>(deg);
         cnt.heavy += deg > heavy_degree;
@@ -321,22 +345,24 @@ __device__ inline void top_down_hubs(const slices_view& g, const csr_view& c, co
 
 /// Claims the up to K vertices v[t] of each lane (-1: none) with all loads
 /// and atomics of the warp in flight together: the visited words first,
-/// then an atomicOr for each vertex whose bit read clear, then the records
-/// of the vertices this lane won.
+/// then an atomicOr for each vertex whose bit read clear and, beside it,
+/// its degree; then the records of the vertices this lane won.
 template <int K>
 __device__ inline void claim_vertices(const step_state& st, const csr_view& c, const int (&v)[K], step_counts& cnt)
 {
     unsigned seen[K];
+    int degree[K];
 #pragma unroll
     for (int t = 0; t < K; ++t) seen[t] = v[t] >= 0 ? st.visited[v[t] >> 5] : ~0u;
 #pragma unroll
-    for (int t = 0; t < K; ++t)
-        seen[t] = v[t] >= 0 && !((seen[t] >> (v[t] & 31)) & 1u)
-                      ? atomicOr(st.visited + (v[t] >> 5), 1u << (v[t] & 31))
-                      : ~0u;
+    for (int t = 0; t < K; ++t) {
+        const bool clear = v[t] >= 0 && !((seen[t] >> (v[t] & 31)) & 1u);
+        seen[t] = clear ? atomicOr(st.visited + (v[t] >> 5), 1u << (v[t] & 31)) : ~0u;
+        degree[t] = clear ? vertex_degree(c, v[t]) : 0;
+    }
 #pragma unroll
     for (int t = 0; t < K; ++t)
-        if (!((seen[t] >> (v[t] & 31)) & 1u)) record_claimed(st, c, v[t], cnt);
+        if (!((seen[t] >> (v[t] & 31)) & 1u)) record_claimed(st, v[t], degree[t], cnt);
 }
 
 inline constexpr int rest_per_lane = 8;  ///< top_down_rest: entries per lane and round

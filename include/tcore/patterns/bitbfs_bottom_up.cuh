@@ -210,8 +210,8 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
                                                __shfl_sync(full_warp, seen_mine, src), cnt);
                 continue;
             }
-            int w[2], after[2] = {0, 0};
-            unsigned todo[2], seen[2], a[2][4], found[2] = {0u, 0u};
+            int w[2];
+            unsigned todo[2], seen[2], a[2][4], found[2] = {0u, 0u}, info[2] = {0u, 0u};
             bool mine[2], hit[2];
             long long p[2] = {0, 0}, end[2] = {0, 0};
             int4 head[2];
@@ -224,9 +224,10 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
                 todo[i] = real ? __shfl_sync(full_warp, todo_mine, src) : 0u;
                 seen[i] = __shfl_sync(full_warp, seen_mine, src);
                 mine[i] = (todo[i] >> lane) & 1u;
-                if (mine[i]) p[i] = c.row_ptr[32 * w[i] + lane], end[i] = c.row_ptr[32 * w[i] + lane + 1];
+                const int v = 32 * w[i] + lane;
+                if (mine[i]) p[i] = c.row_ptr[v], end[i] = c.row_ptr[v + 1];
                 head[i] = make_int4(-1, -1, -1, -1);
-                if (mine[i] && c.heads) head[i] = c.heads[32 * w[i] + lane], after[i] = c.heads_after[32 * w[i] + lane];
+                if (mine[i] && c.heads) head[i] = c.heads[v], info[i] = c.heads_info[v];
 #pragma unroll
                 for (int b = 0; b < 4; ++b)  // slice word `lane` of row block 4w + b (A map)
                     a[i][b] = products && ((todo[i] >> (8 * b)) & 0xffu)
@@ -249,7 +250,7 @@ __device__ inline void bottom_up(const slices_view& g, const csr_view& c, const 
             for (int i = 0; i < 2; ++i) hit[i] = (found[i] >> lane) & 1u;
             head_parents(st, mine, head, hit, cnt);
 #pragma unroll
-            for (int i = 0; i < 2; ++i) p[i] += after[i];  // 0 without heads
+            for (int i = 0; i < 2; ++i) p[i] += row_info_after(info[i]);  // 0 without heads
             csr_parents(c, st, g.first_block_cols, 1 << 30, mine, p, end, hit, cnt);
 #pragma unroll
             for (int i = 0; i < 2; ++i)

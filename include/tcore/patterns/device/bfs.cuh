@@ -292,31 +292,49 @@ inline std::vector<int> top_down_thresholds(const bit_slices& s, const long long
 /// Bottom-up's first look at each row beyond column min_col (the columns
 /// the dense first block covers, or 0): the row's first head_entries
 /// neighbours >= min_col (-1 where it has fewer), head_entries ints a vertex
-/// at head_entries v, and `after`, the offset from row_ptr[v] of the
-/// neighbour that follows them (where the CSR scan resumes). Read straight
-/// from the vertex's index, they test most rows' likely parents without the
-/// load of the row bounds before them. The rows must be sorted.
+/// at head_entries v, and `info`, one word a vertex: its degree and
+/// `after`, the offset from row_ptr[v] of the neighbour that follows the
+/// heads (where the CSR scan resumes), packed by row_info(). Read straight
+/// from the vertex's index, they test most rows' likely parents, and give
+/// its degree, without the row bounds; a row that needs its CSR scan loads
+/// row_ptr[v] then. The rows must be sorted, min_col + head_entries <=
+/// row_info_max_after (after fits) and every degree <= row_info_max_degree
+/// (rows_fit_row_info tells).
 struct row_heads {
     std::vector<int> cols;
-    std::vector<int> after;
+    std::vector<unsigned> info;
 };
+
+/// Whether every row of the graph has a degree row_info can hold.
+inline bool rows_fit_row_info(int n, const long long* row_ptr)
+{
+    for (int v = 0; v < n; ++v)
+        if (row_ptr[v + 1] - row_ptr[v] > row_info_max_degree) return false;
+    return true;
+}
 
 inline row_heads build_row_heads(int n, const long long* row_ptr, const int* col, int min_col)
 {
     require(n >= 0 && (n == 0 || row_ptr != nullptr), "build_row_heads", "bad CSR");
     require(min_col >= 0 && min_col <= n, "build_row_heads", "min_col outside 0..n");
+    require(min_col + head_entries <= row_info_max_after, "build_row_heads",
+            "min_col above " + std::to_string(row_info_max_after - head_entries) + " (the resume offset has 8 bits)");
     require(n == 0 || row_ptr[n] == 0 || col != nullptr, "build_row_heads", "null column array");
     row_heads h;
     h.cols.assign(static_cast<std::size_t>(n) * head_entries, -1);
-    h.after.assign(static_cast<std::size_t>(n), 0);
+    h.info.assign(static_cast<std::size_t>(n), 0u);
     for (int v = 0; v < n; ++v) {
         const long long b = row_ptr[v], e = row_ptr[v + 1];
         if (e - b < 0 || e - b > n)  // the message is built only for a bad row
             require(false, "build_row_heads", "bad row pointers at vertex " + std::to_string(v));
+        if (e - b > row_info_max_degree)
+            require(false, "build_row_heads",
+                    "vertex " + std::to_string(v) + " has degree " + std::to_string(e - b) + ", above " +
+                        std::to_string(row_info_max_degree) + " (row_info's 24 bits)");
         long long p = std::lower_bound(col + b, col + e, min_col) - col;
         for (int j = 0; j < head_entries && p < e; ++j, ++p)
             h.cols[static_cast<std::size_t>(v) * head_entries + j] = col[p];
-        h.after[static_cast<std::size_t>(v)] = static_cast<int>(p - b);
+        h.info[static_cast<std::size_t>(v)] = row_info(e - b, p - b);
     }
     return h;
 }

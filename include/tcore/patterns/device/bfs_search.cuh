@@ -248,7 +248,8 @@ public:
     /// (first_block_bits) and leave the other sliced columns to CSR; else
     /// they take every hub slice through its row block's slice list.
     /// heads: bottom-up steps without slice lists first test each row's
-    /// build_row_heads() (20 bytes a vertex) before its CSR row.
+    /// build_row_heads() (20 bytes a vertex, degree included) before its
+    /// CSR row (taken only where every degree fits row_info's 24 bits).
     /// The graph: n vertices, CSR row_ptr (n + 1 entries) and col (row_ptr[n]
     /// neighbours), undirected, simple, sorted; s: its slices.
     bit_bfs(int n, const long long* row_ptr, const int* col, const tcore::bitbfs::bit_slices& s,
@@ -305,11 +306,12 @@ public:
         csr_.n = n, csr_.row_ptr = csr_ptr_.get(), csr_.col = csr_col_.get();
         csr_.heavy_chunks = static_cast<long long>(heavy_vertex_.size());
         csr_.heavy_vertex = heavy_vertex_.get(), csr_.heavy_begin = heavy_begin_.get(), csr_.heavy_end = heavy_end_.get();
-        if (heads && (first_block || s.columns == 0)) {  // the slice-list walk does not use them
+        // The slice-list walk does not use heads
+        if (heads && (first_block || s.columns == 0) && tcore::bitbfs::rows_fit_row_info(n, row_ptr)) {
             const tcore::bitbfs::row_heads h = tcore::bitbfs::build_row_heads(n, row_ptr, col, view_.first_block_cols);
             heads_.upload(h.cols);
-            heads_after_.upload(h.after);
-            csr_.heads = reinterpret_cast<const int4*>(heads_.get()), csr_.heads_after = heads_after_.get();
+            heads_info_.upload(h.info);
+            csr_.heads = reinterpret_cast<const int4*>(heads_.get()), csr_.heads_info = heads_info_.get();
         }
         int dev = 0, per_sm = 0, coop = 0;
         TCORE_CHECK(cudaGetDevice(&dev));
@@ -395,7 +397,7 @@ public:
                 heavy_end_.size()) * 8 +
                (slice_meta_.size() + col_slice_.size() + col_row_.size() + chunk_col_.size() + bits_.size() +
                 first_block_.size() + csr_col_.size() + heavy_vertex_.size() + mma_min_frontier_.size() +
-                heads_.size() + heads_after_.size()) * 4;
+                heads_.size() + heads_info_.size()) * 4;
     }
 
 private:
@@ -411,8 +413,8 @@ private:
     tcore::bitbfs::direction_rule rule_{14, 24, true};
     tcore::device_array<long long> row_ptr_, chunk_begin_, chunk_end_, csr_ptr_, heavy_begin_, heavy_end_;
     tcore::device_array<int> col_slice_, col_row_, chunk_col_, mma_min_frontier_, csr_col_, heavy_vertex_, level_;
-    tcore::device_array<int> heads_, heads_after_;
-    tcore::device_array<unsigned> slice_meta_, bits_, first_block_, never_, visited_, ring_;
+    tcore::device_array<int> heads_;
+    tcore::device_array<unsigned> heads_info_, slice_meta_, bits_, first_block_, never_, visited_, ring_;
     tcore::device_array<unsigned long long> counters_;
     tcore::device_array<char> directions_;
     tcore::device_array<level_trace> trace_;
