@@ -475,16 +475,30 @@ __device__ inline void top_down_heavy(const slices_view& g, const csr_view& c, c
             long long b = 0, e = 0;
             if (active) b = c.heavy_begin[k], e = c.heavy_end[k];
             unsigned todo = __ballot_sync(full_warp, active);
-            while (todo) {
+            // The chunks of the round one after the other, the next one's
+            // entries loaded while this one's are claimed.
+            int v[per_lane];
+            const auto load_chunk = [&](int (&to)[per_lane]) {
                 const int src = __ffs(todo) - 1;
                 todo &= todo - 1u;
                 const long long first = __shfl_sync(full_warp, b, src), last = __shfl_sync(full_warp, e, src);
-                int v[per_lane];
 #pragma unroll
                 for (int t = 0; t < per_lane; ++t)
-                    v[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
-                claim_vertices(st, c, v, cnt);
+                    to[t] = first + lane + 32 * t < last ? c.col[first + lane + 32 * t] : -1;
                 if (lane == 0) cnt.entries += static_cast<unsigned long long>(last - first);
+            };
+            if (todo == 0) continue;
+            load_chunk(v);
+            for (;;) {
+                const bool more = todo != 0;  // warp-uniform
+                int ahead[per_lane];
+#pragma unroll
+                for (int t = 0; t < per_lane; ++t) ahead[t] = -1;
+                if (more) load_chunk(ahead);
+                claim_vertices(st, c, v, cnt);
+                if (!more) break;
+#pragma unroll
+                for (int t = 0; t < per_lane; ++t) v[t] = ahead[t];
             }
         }
     }
