@@ -54,7 +54,8 @@
 // beside the kernel's own clock of set-up and whole run, and tc's without
 // row heads) and base's (host time after each level's synchronisation; CSR
 // entries: the frontier's entries expanded by a top-down level, 0 for
-// bottom-up); TCORE_BFS_TRACE=2 adds, for graphs of 2^20 vertices or more,
+// bottom-up), and each source's event-timed median and steps (tc, base);
+// TCORE_BFS_TRACE=2 adds, for graphs of 2^20 vertices or more,
 // tc's time for other hub thresholds.
 #include "bfs_base.cuh"
 #include "bfs_edge_scan.cuh"
@@ -338,7 +339,10 @@ void run(tb::context& ctx)
             bf::csr_bfs base(g);
             measure("base", base, base.device_bytes(), tb::peak::int_ops,
                     "CSR direction-optimizing BFS (Beamer), degree-binned thread/warp/block top-down, bitmap bottom-up");
-            if (tracing) print_trace(c.name, "base", base, sources[0]), print_source_times(c.name, "base", base, sources);
+            if (tracing) {
+                print_trace(c.name, "base", base, sources[0]);
+                print_source_times(c.name, "base", base, sources);
+            }
         }
         if (ctx.want_variant("base-old")) {
             bf::edge_scan_bfs old(g);

@@ -81,7 +81,7 @@
 //     `lane`) and one frontier word (word lane % 4 of the column block);
 //     the hit mask is warp-uniform. slice_frontier_step is the bit-matrix
 //     frontier step of one slice: product and recording together.
-//   claim_vertex, record_claimed: one thread.
+//   claim_vertex, record_claimed, vertex_degree: one thread.
 //   top_down_hubs, top_down_rest, top_down_heavy, bottom_up
 //     (bitbfs_bottom_up.cuh): warp `warp` of `warps` of a persistent grid,
 //     warp-collective; the barrier between steps (an acquire: grid.sync or
