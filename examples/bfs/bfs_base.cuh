@@ -503,6 +503,7 @@ public:
                 t.end_ns = static_cast<unsigned long long>(
                     std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
                 t.frontier = sizes.n_f, t.found = found, t.bottom_up = bottom;
+                t.degrees = static_cast<long long>(host_counts_->degrees);
                 t.entries = bottom ? 0 : sizes.m_f;  // top-down: the frontier's entries expanded
                 traces_.push_back(t);
             }

@@ -34,6 +34,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 using tcore::test::tally;
@@ -49,6 +51,33 @@ struct named_rule {
     bb::direction_rule rule;
 };
 
+/// Drivers that record per-level traces (tc, cc and base; not base-old).
+template <class D, class = void>
+struct traces_levels : std::false_type {};
+template <class D>
+struct traces_levels<D, std::void_t<decltype(std::declval<D&>().level_traces())>> : std::true_type {};
+
+/// A traced run's per-level tallies against the CPU BFS's levels `ref`:
+/// level k's frontier (vertices at depth k), new vertices (depth k + 1)
+/// and their degree sum, which the direction rule reads.
+void check_level_tallies(tally& t, const std::vector<bb::level_trace>& tr, const bf::graph& g,
+                         const std::vector<int>& ref, const char* gname, const char* vname, const char* rname)
+{
+    const int depth = *std::max_element(ref.begin(), ref.end());
+    std::vector<long long> count(static_cast<std::size_t>(depth) + 2, 0), degrees(count.size(), 0);
+    for (int v = 0; v < g.n; ++v)
+        if (ref[v] >= 0) count[ref[v]] += 1, degrees[ref[v]] += g.degree(v);
+    long long bad = 0, first = -1;
+    for (std::size_t k = 0; k < tr.size(); ++k)
+        if (tr[k].frontier != count[k] || tr[k].found != count[k + 1] || tr[k].degrees != degrees[k + 1]) {
+            if (first < 0) first = static_cast<long long>(k);
+            ++bad;
+        }
+    t.check(tr.size() == std::min<std::size_t>(64, static_cast<std::size_t>(depth) + 1) && bad == 0,
+            "%s %s (%s): %zu traced levels (expected %d), %lld with wrong tallies (first: level %lld)", gname, vname,
+            rname, tr.size(), depth + 1, bad, first);
+}
+
 template <class Driver>
 void check_driver(tally& t, Driver& d, const bf::graph& g, const char* gname, const char* vname,
                   const std::vector<int>& sources, const std::vector<std::vector<int>>& refs)
@@ -60,8 +89,11 @@ void check_driver(tally& t, Driver& d, const bf::graph& g, const char* gname, co
     for (const named_rule& nr : rules) {
         d.set_rule(nr.rule);
         for (std::size_t i = 0; i < sources.size(); ++i) {
+            if constexpr (traces_levels<Driver>::value) d.set_trace(i == 0 ? 64 : 0);
             const bb::bfs_stats st = d.run(sources[i]);
             TCORE_CHECK(cudaDeviceSynchronize());
+            if constexpr (traces_levels<Driver>::value)
+                if (i == 0) check_level_tallies(t, d.level_traces(), g, refs[i], gname, vname, nr.name);
             std::vector<int> got = d.levels();
             if (g.n > 0 && tcore::test::planted("perturb")) got[static_cast<std::size_t>(sources[i])] += 1;
             const std::vector<int>& ref = refs[i];

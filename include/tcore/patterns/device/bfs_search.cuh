@@ -58,6 +58,7 @@ struct level_trace {
     unsigned long long end_ns = 0;  ///< %globaltimer after the level's grid barrier
     long long frontier = 0;         ///< frontier vertices
     long long found = 0;            ///< new vertices
+    long long degrees = 0;          ///< their degree sum (the direction rule's next m_f)
     long long slices = 0;           ///< slices read
     long long entries = 0;          ///< CSR entries read
     int bottom_up = 0;              ///< 1: bottom-up step
@@ -204,6 +205,7 @@ __global__ void __launch_bounds__(bfs_block, 3)  // 85 registers, 3 blocks an SM
                 level_trace& t = b.trace[depth];
                 t.end_ns = global_ns();
                 t.frontier = sizes.n_f, t.found = found, t.bottom_up = bottom;
+                t.degrees = static_cast<long long>(totals[1]);
                 t.slices = static_cast<long long>(totals[2]);
                 t.entries = static_cast<long long>(totals[3]);
             }
