@@ -295,9 +295,10 @@ inline std::vector<int> top_down_thresholds(const bit_slices& s, const long long
 /// at head_entries v, and `info`, one word a vertex: its degree and
 /// `after`, the offset from row_ptr[v] of the neighbour that follows the
 /// heads (where the CSR scan resumes), packed by row_info(). Read straight
-/// from the vertex's index, they test most rows' likely parents, and give
-/// its degree, without the row bounds; a row that needs its CSR scan loads
-/// row_ptr[v] then. The rows must be sorted, min_col + head_entries <=
+/// from the vertex's index, they test most rows' likely parents without
+/// the load of the row bounds before them; the packed degree also serves
+/// top-down claims (vertex_degree: 4 bytes where the row bounds cost two
+/// 8-byte reads). The rows must be sorted, min_col + head_entries <=
 /// row_info_max_after (after fits) and every degree <= row_info_max_degree
 /// (rows_fit_row_info tells).
 struct row_heads {
