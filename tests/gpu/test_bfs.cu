@@ -15,7 +15,10 @@
 // missing). Every variant
 // runs with the default direction rule and forced top-down only and
 // bottom-up only, from several sources; the level of every vertex must equal
-// the CPU BFS's; the reported reach and level count must agree with it.
+// the CPU BFS's; the reported reach and level count must agree with it;
+// for tc, cc and base, the first source's traced levels must have the CPU
+// BFS's frontier size, new vertices and their degree sum (the direction
+// rule's inputs, which wrong levels would not reveal).
 // Bad sources throw tcore::error whose message names the problem.
 // TCORE_TEST_QUICK=1 (or 2) drops the larger graphs. No floating point: the
 // levels must match exactly.

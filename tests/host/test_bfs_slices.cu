@@ -17,8 +17,9 @@
 // sliced columns, CSR for the rest; top-down and bottom-up steps; slices
 // read top-down by the thresholds of ratio 1 and 0) equal to a CPU BFS for
 // the hub rule's split, all, none and 200 columns sliced; the dense first
-// column block and the row heads (first 4 neighbours >= a column, where
-// the CSR scan resumes), checked against the CSR; bad input throws.
+// column block and the row heads (first 4 neighbours >= a column, the
+// degree and where the CSR scan resumes, packed in one word), checked
+// against the CSR; bad input throws.
 #include "common/test_util.hpp"
 
 #include "examples/bfs/bfs_graphs.hpp"
@@ -394,6 +395,7 @@ int main()
         const std::vector<long long> big = {0, bb::row_info_max_degree, 2 * bb::row_info_max_degree + 1};
         t.check(bb::rows_fit_row_info(1, big.data()) && !bb::rows_fit_row_info(2, big.data()),
                 "rows_fit_row_info: degree 2^24 - 1 fits, 2^24 does not");
+        t.expect_error("rows_fit_row_info: null row pointers", [&] { bb::rows_fit_row_info(4, nullptr); }, "bad CSR");
     }
     t.expect_error("build_row_heads: null columns", [&] { bb::build_row_heads(one.n, one.row_ptr.data(), nullptr, 0); },
                    "null column");

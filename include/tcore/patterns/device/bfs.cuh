@@ -4,7 +4,10 @@
 // slices_to_csr), and the hybrid's choices made once per graph: the hub
 // columns that are sliced (hub_columns), the top-down MMA thresholds per
 // column block (top_down_thresholds), the split of long CSR rows
-// (split_heavy_rows), and the check of a direction rule (check_rule). The slice format and the steps that read it are
+// (split_heavy_rows), the dense first hub block (first_block_bits), each
+// row's first neighbours with its degree and resume offset for bottom-up
+// steps (build_row_heads, rows_fit_row_info), and the check of a direction
+// rule (check_rule). The slice format and the steps that read it are
 // described in patterns/bitbfs.cuh. Host code only; nothing here launches:
 // the launcher (bit_bfs) is patterns/device/bfs_search.cuh.
 #pragma once
@@ -309,6 +312,7 @@ struct row_heads {
 /// Whether every row of the graph has a degree row_info can hold.
 inline bool rows_fit_row_info(int n, const long long* row_ptr)
 {
+    require(n >= 0 && (n == 0 || row_ptr != nullptr), "rows_fit_row_info", "bad CSR");
     for (int v = 0; v < n; ++v)
         if (row_ptr[v + 1] - row_ptr[v] > row_info_max_degree) return false;
     return true;
