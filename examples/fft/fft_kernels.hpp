@@ -16,76 +16,76 @@
 namespace tcore {
 
 // unit tc_forward_rows
-extern template void fft_plan::launch_l<6, tensor_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, tensor_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, tensor_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, tensor_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, tensor_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, tensor_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, tensor_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, tensor_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, tensor_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, tensor_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, tensor_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, tensor_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, tensor_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, tensor_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit tc_forward_columns
-extern template void fft_plan::launch_l<6, tensor_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, tensor_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, tensor_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, tensor_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, tensor_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, tensor_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, tensor_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, tensor_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, tensor_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, tensor_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, tensor_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, tensor_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, tensor_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, tensor_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit tc_inverse_rows
-extern template void fft_plan::launch_l<6, tensor_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, tensor_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, tensor_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, tensor_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, tensor_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, tensor_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, tensor_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, tensor_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, tensor_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, tensor_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, tensor_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, tensor_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, tensor_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, tensor_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit tc_inverse_columns
-extern template void fft_plan::launch_l<6, tensor_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, tensor_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, tensor_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, tensor_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, tensor_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, tensor_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, tensor_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, tensor_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, tensor_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, tensor_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, tensor_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, tensor_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, tensor_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, tensor_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit cc_forward_rows
-extern template void fft_plan::launch_l<6, cuda_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, cuda_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, cuda_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, cuda_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, cuda_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, cuda_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, cuda_core, -1, false>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, cuda_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, cuda_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, cuda_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, cuda_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, cuda_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, cuda_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, cuda_core, -1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit cc_forward_columns
-extern template void fft_plan::launch_l<6, cuda_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, cuda_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, cuda_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, cuda_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, cuda_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, cuda_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, cuda_core, -1, true>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, cuda_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, cuda_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, cuda_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, cuda_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, cuda_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, cuda_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, cuda_core, -1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit cc_inverse_rows
-extern template void fft_plan::launch_l<6, cuda_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, cuda_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, cuda_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, cuda_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, cuda_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, cuda_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, cuda_core, 1, false>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, cuda_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, cuda_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, cuda_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, cuda_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, cuda_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, cuda_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, cuda_core, 1, false>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit cc_inverse_columns
-extern template void fft_plan::launch_l<6, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<7, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<8, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<9, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<10, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<11, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
-extern template void fft_plan::launch_l<12, cuda_core, 1, true>(const fft_plan::pass_args&, cudaStream_t);
+extern template void fft_plan::launch_l<6, cuda_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<7, cuda_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<8, cuda_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<9, cuda_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<10, cuda_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<11, cuda_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
+extern template void fft_plan::launch_l<12, cuda_core, 1, true>(const fft_plan::pass_args&, bool, cudaStream_t);
 
 // unit tc_single_pass
 extern template bool fft_plan::launch_2d_l<8, 8, tensor_core, -1>(const fft_plan::single_pass_args&, cudaStream_t);

@@ -339,8 +339,9 @@ void check_swizzle()
             T.check(bij && groups, "swizzle L=%d s=%d is not a bijection within groups of 8", L, s);
         }
         // tile_slot: a bijection of the tile's slots whose bank group is the swizzle's
-        for (bool strided : {false, true}) {
-            const int per_cta = dft::tile_values(L, strided), M = per_cta / N;
+        for (const int tile : {0, 1, 2}) {  // rows, columns, the columns' line tile
+            const bool strided = tile > 0;
+            const int per_cta = tile == 2 ? dft::line_tile_values(L) : dft::tile_values(L, strided), M = per_cta / N;
             std::vector<int> seen(per_cta, 0);
             bool banks = true;
             for (int s = 0; s < M; ++s)
@@ -360,10 +361,12 @@ void check_swizzle()
 /// Every index fft_pass_kernel forms from a lane part and a fixed part
 /// equals the direct formula (the model below uses the direct ones).
 template <bool Strided>
-void check_split_indices(int L)
+void check_split_indices(int L, int per_cta = 0)
 {
-    const int N = 1 << L, per_cta = dft::tile_values(L, Strided), M = per_cta / N;
-    const int threads = dft::tile_threads(L, Strided), warps = threads / 32, S = dft::stages(L);
+    if (per_cta == 0) per_cta = dft::tile_values(L, Strided);
+    const int N = 1 << L, M = per_cta / N;
+    const int threads = per_cta == dft::tile_values(L, Strided) ? dft::tile_threads(L, Strided) : per_cta / 8;
+    const int warps = threads / 32, S = dft::stages(L);
     const long long nx = 4096;  // a column pass's n stride (any multiple of M)
     bool ok = true, disjoint = true;
     auto split = [&](int lane_part, int fixed, int direct) {
@@ -427,9 +430,10 @@ void check_split_indices(int L)
                 }
             }
     }
-    T.check(ok, "N=%d %s: a split index differs from the direct formula", N, Strided ? "strided" : "contiguous");
-    T.check(disjoint, "N=%d %s: lane and fixed parts share a bit above the low three", N,
-            Strided ? "strided" : "contiguous");
+    T.check(ok, "N=%d %s M=%d: a split index differs from the direct formula", N, Strided ? "strided" : "contiguous",
+            M);
+    T.check(disjoint, "N=%d %s M=%d: lane and fixed parts share a bit above the low three", N,
+            Strided ? "strided" : "contiguous", M);
 }
 
 void check_reference()
@@ -817,17 +821,17 @@ void check_one_pass()
                 ny, nx, Sign < 0 ? "forward" : "inverse", F::ranks, F::row_tiles, F::col_tiles, worst, scale);
 }
 
-template <int L, int Sign, bool Strided>
+template <int L, int Sign, bool Strided, int PerCta = dft::tile_values(L, Strided)>
 void check_model()
 {
     constexpr int N = 1 << L;
-    constexpr int per_cta = dft::tile_values(L, Strided);
+    constexpr int per_cta = PerCta;
     constexpr int M = per_cta / N;
     test::rng r(test::seed() + 100 * L + (Sign > 0) + 2 * Strided);
     std::vector<cd> data(per_cta);
     for (cd& v : data) v = {r.uniform(), r.uniform()};
     const std::vector<cd> input = data;
-    const pass_stats ps = model_pass<L, Sign, Strided>(data);
+    const pass_stats ps = model_pass<L, Sign, Strided, PerCta>(data);
     const std::vector<stage_stats>& stats = ps.stage;
     double worst = 0, scale = 0;
     for (int s = 0; s < M; ++s) {
@@ -883,8 +887,8 @@ void check_model()
         T.check(last == stats[st].write.wavefronts.empty(), "N=%d stage %zu: shared-memory writes %s", N, st,
                 last ? "in the last stage" : "missing");
     }
-    std::printf("model N=%-4d %-7s %-10s max error %.2e (scale %.1f); wavefronts per instruction:%s\n", N,
-                Sign < 0 ? "forward" : "inverse", Strided ? "strided" : "contiguous", worst, scale, banks.c_str());
+    std::printf("model N=%-4d %-7s %-10s M=%-2d max error %.2e (scale %.1f); wavefronts per instruction:%s\n", N,
+                Sign < 0 ? "forward" : "inverse", Strided ? "strided" : "contiguous", M, worst, scale, banks.c_str());
 }
 
 template <int L>
@@ -894,6 +898,10 @@ void check_models()
     check_model<L, 1, false>();
     check_model<L, -1, true>();
     check_model<L, 1, true>();
+    if constexpr (dft::line_tile_values(L) != dft::tile_values(L, true)) {  // the columns' other tile
+        check_model<L, -1, true, dft::line_tile_values(L)>();
+        check_model<L, 1, true, dft::line_tile_values(L)>();
+    }
 }
 
 }  // namespace
@@ -910,7 +918,8 @@ int main()
     check_stage_placement<16, 1>();
     check_twiddles();
     check_swizzle();
-    for (int L = 6; L <= 12; ++L) check_split_indices<false>(L), check_split_indices<true>(L);
+    for (int L = 6; L <= 12; ++L)
+        check_split_indices<false>(L), check_split_indices<true>(L), check_split_indices<true>(L, dft::line_tile_values(L));
     check_reference();
     for (int L = 6; L <= 12; ++L)
         T.check(dft::stages(L) > 0 && dft::stride_before(L, dft::stages(L)) == (1 << L), "radix plan of 2^%d", L);

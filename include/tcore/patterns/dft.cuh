@@ -137,15 +137,19 @@ __host__ __device__ constexpr column column_of(int c, int cols_per_signal, int s
     return mode_b ? column{c % signals, c / signals} : column{c / cols_per_signal, c % cols_per_signal};
 }
 /// Complex values in a CTA's tile of the FFT passes (M = tile_values / N
-/// signals): 4096 for N = 4096 and for the column pass of N = 512 (M = 8
-/// adjacent image columns, so that each load phase reads one whole
-/// 128-byte line: tile_chunk), else 2048. (The column pass of N = 1024
+/// signals): 4096 for N = 4096, else 2048. (The column pass of N = 1024
 /// keeps M = 2: with M = 4 the swizzle leaves its first stage's writes
 /// 2-way, tests/host/test_dft_matrices.cu.)
-__host__ __device__ constexpr int tile_values(int L, bool strided)
+__host__ __device__ constexpr int tile_values(int L, [[maybe_unused]] bool strided)
 {
-    return L >= 12 || (strided && L == 9) ? 4096 : 2048;
+    return L >= 12 ? 4096 : 2048;
 }
+/// The other tile of a column pass where there is one: 4096 values for N =
+/// 512 (M = 8 adjacent image columns, so that each load phase reads one
+/// whole 128-byte line, tile_chunk; 512 threads, one CTA an SM, against
+/// M = 4: half lines, two CTAs of 256), else tile_values. fft_plan takes it
+/// where DRAM is the tighter limit (measurements in examples/fft/README.md).
+__host__ __device__ constexpr int line_tile_values(int L) { return L == 9 ? 4096 : tile_values(L, true); }
 /// Threads of a CTA of the FFT passes. A lane holds R/4 inputs of each of
 /// its column groups in a radix-R stage: 16 values a thread where a stage
 /// has radix 64 (N = 2048, 4096), and in the row passes of N = 512 and

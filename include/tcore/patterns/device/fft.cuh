@@ -64,7 +64,8 @@ public:
         TCORE_CHECK(cudaMemset(schedule_, 0, sizeof(detail::fft_schedule)));
         tw_x_ = upload(static_cast<int>(nx));
         if (ny > 1) tw_y_ = upload(static_cast<int>(ny));
-        tc_one_pass_ = single_pass_available() && dram_gbs_per_sm() < 30.0;
+        tc_one_pass_ = single_pass_available() && dram_limited();
+        tc_line_tiles_ = ny > 1 && dft::line_tile_values(ly_) != dft::tile_values(ly_, true) && dram_limited();
     }
     ~fft_plan()
     {
@@ -132,6 +133,21 @@ public:
         choice_ = on ? pass_choice::one : pass_choice::two;
     }
 
+    /// Whether execute<Backend>'s column pass of ny = 512 takes tiles of 8
+    /// image columns (dft::line_tile_values: each load phase reads whole
+    /// 128-byte lines; one CTA of 512 threads an SM) rather than 4 (two CTAs
+    /// of 256 threads). By default cc does, and tc where the DRAM bandwidth
+    /// per SM is below 30 GB/s (dram_limited); set_line_tiles overrides both.
+    /// Other sizes have one column tile.
+    template <class Backend = default_backend>
+    bool line_tiles() const
+    {
+        return tiles_ == tile_choice::automatic ? !std::is_same_v<Backend, tensor_core> || tc_line_tiles_
+                                                : tiles_ == tile_choice::lines;
+    }
+    /// Chooses the column tiles of ny = 512 (line_tiles) for both backends.
+    void set_line_tiles(bool on) { tiles_ = on ? tile_choice::lines : tile_choice::narrow; }
+
     /// out = FFT(in) on `Backend` (tcore::tensor_core: tc, tcore::cuda_core: cc).
     template <class Backend = default_backend>
     void execute(const double2* in, double2* out, fft_direction dir, cudaStream_t stream = 0) const
@@ -153,14 +169,14 @@ public:
         }
         // rows: signal gs starts at gs * nx
         detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_, schedule_};
-        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, stream);
-        else launch<Backend, 1, false>(lx_, rows, stream);
+        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, false, stream);
+        else launch<Backend, 1, false>(lx_, rows, false, stream);
         if (ny_ > 1) {
             // columns: signal gs = (image b, column c), gs = b * nx + c
             detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_,
                                           schedule_};
-            if (dir == fft_direction::forward) launch<Backend, -1, true>(ly_, cols, stream);
-            else launch<Backend, 1, true>(ly_, cols, stream);
+            if (dir == fft_direction::forward) launch<Backend, -1, true>(ly_, cols, line_tiles<Backend>(), stream);
+            else launch<Backend, 1, true>(ly_, cols, line_tiles<Backend>(), stream);
         }
     }
 
@@ -173,13 +189,22 @@ private:
     enum class pass_choice { automatic, one, two };
     pass_choice choice_ = pass_choice::automatic;  ///< set_single_pass
     bool tc_one_pass_ = false;                     ///< tc's automatic choice (single_pass)
+    enum class tile_choice { automatic, lines, narrow };
+    tile_choice tiles_ = tile_choice::automatic;  ///< set_line_tiles
+    bool tc_line_tiles_ = false;                  ///< tc's automatic choice (line_tiles)
 
     void swap(fft_plan& o) noexcept
     {
         std::swap(nx_, o.nx_), std::swap(ny_, o.ny_), std::swap(batch_, o.batch_);
         std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
         std::swap(schedule_, o.schedule_), std::swap(choice_, o.choice_), std::swap(tc_one_pass_, o.tc_one_pass_);
+        std::swap(tiles_, o.tiles_), std::swap(tc_line_tiles_, o.tc_line_tiles_);
     }
+
+    /// Whether the current device has under 30 GB/s of DRAM bandwidth an SM
+    /// (dram_gbs_per_sm: an H100 about 25, an H200 about 36), where the tc
+    /// kernels are limited by DRAM rather than by their MMA work and barriers.
+    static bool dram_limited() { return dram_gbs_per_sm() < 30.0; }
 
     static int size_log2(long long n)
     {
@@ -202,11 +227,15 @@ private:
         return d;
     }
 
-    // One pass for N = 2^L. Defined below the class, not inline, so that a
-    // program can compile each pass kernel once (an explicit instantiation
-    // of launch_l) and declare it `extern template` elsewhere.
+    // One pass for N = 2^L (line_tiles: line_tiles() for the columns of N =
+    // 512). Defined below the class, not inline, so that a program can
+    // compile each pass kernel once (an explicit instantiation of launch_l)
+    // and declare it `extern template` elsewhere.
     template <int L, class Backend, int Sign, bool Strided>
-    static void launch_l(const pass_args& a, cudaStream_t stream);
+    static void launch_l(const pass_args& a, bool line_tiles, cudaStream_t stream);
+    // The pass kernel of one tile size (launch_l chooses it).
+    template <int L, class Backend, int Sign, bool Strided, int TileValues>
+    static void launch_tile(const pass_args& a, cudaStream_t stream);
 
     // The one-pass 2D kernel of 2^Ly x 2^Lx (likewise defined below the
     // class); false (nothing launched) where the device fits none of its
@@ -215,30 +244,39 @@ private:
     static bool launch_2d_l(const single_pass_args& a, cudaStream_t stream);
 
     template <class Backend, int Sign, bool Strided>
-    static void launch(int l, const detail::fft_pass_args& a, cudaStream_t stream)
+    static void launch(int l, const detail::fft_pass_args& a, bool line_tiles, cudaStream_t stream)
     {
         switch (l) {
-        case 6: return launch_l<6, Backend, Sign, Strided>(a, stream);
-        case 7: return launch_l<7, Backend, Sign, Strided>(a, stream);
-        case 8: return launch_l<8, Backend, Sign, Strided>(a, stream);
-        case 9: return launch_l<9, Backend, Sign, Strided>(a, stream);
-        case 10: return launch_l<10, Backend, Sign, Strided>(a, stream);
-        case 11: return launch_l<11, Backend, Sign, Strided>(a, stream);
-        case 12: return launch_l<12, Backend, Sign, Strided>(a, stream);
+        case 6: return launch_l<6, Backend, Sign, Strided>(a, line_tiles, stream);
+        case 7: return launch_l<7, Backend, Sign, Strided>(a, line_tiles, stream);
+        case 8: return launch_l<8, Backend, Sign, Strided>(a, line_tiles, stream);
+        case 9: return launch_l<9, Backend, Sign, Strided>(a, line_tiles, stream);
+        case 10: return launch_l<10, Backend, Sign, Strided>(a, line_tiles, stream);
+        case 11: return launch_l<11, Backend, Sign, Strided>(a, line_tiles, stream);
+        case 12: return launch_l<12, Backend, Sign, Strided>(a, line_tiles, stream);
         default: throw error("fft_plan: unsupported size 2^" + std::to_string(l));
         }
     }
 };
 
 template <int L, class Backend, int Sign, bool Strided>
-void fft_plan::launch_l(const pass_args& a, cudaStream_t stream)
+void fft_plan::launch_l(const pass_args& a, bool line_tiles, cudaStream_t stream)
 {
-    using C = detail::fft_config<L, Strided>;
+    constexpr int line = dft::line_tile_values(L);  // the columns of N = 512 have two tiles
+    if constexpr (Strided && line != dft::tile_values(L, true))
+        if (line_tiles) return launch_tile<L, Backend, Sign, Strided, line>(a, stream);
+    launch_tile<L, Backend, Sign, Strided, dft::tile_values(L, Strided)>(a, stream);
+}
+
+template <int L, class Backend, int Sign, bool Strided, int TileValues>
+void fft_plan::launch_tile(const pass_args& a, cudaStream_t stream)
+{
+    using C = detail::fft_config<L, Strided, TileValues>;
     // the kernel takes these strides as constants (fft_pass_args)
     require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
             "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
     const long long tiles = tcore::ceil_div(a.signals, C::signals);
-    auto kernel = detail::fft_pass_kernel<L, Backend, Sign, Strided>;
+    auto kernel = detail::fft_pass_kernel<L, Backend, Sign, Strided, TileValues>;
     // once per device: raise the dynamic shared-memory limit, count the resident CTAs
     static int resident[64] = {};
     const int full = cached_per_device(resident, [&](int) {

@@ -26,10 +26,10 @@ namespace detail {
 /// measurements are in examples/fft/README.md), else two. The cc kernels
 /// (the MMA emulated with shuffles, more live registers), the 512-thread
 /// tiles and N = 4096 (128 KiB of tiles) get one.
-template <class Backend, int L, bool Strided>
+template <class Backend, int L, bool Strided, int TileValues = dft::tile_values(L, Strided)>
 constexpr int fft_min_blocks()
 {
-    using C = fft_config<L, Strided>;
+    using C = fft_config<L, Strided, TileValues>;
     constexpr bool tc = std::is_same_v<Backend, tensor_core>;
     if (tc && C::threads <= 128 && 3 * C::smem_bytes <= 227 * 1024) return 3;
     return tc && C::threads < 512 && 2 * C::smem_bytes <= 227 * 1024 ? 2 : 1;
@@ -61,12 +61,13 @@ struct fft_pass_args {
 /// Persistent pass kernel: each CTA takes tiles from the pass's counter;
 /// while the stages of one tile run, cp.async brings the next buffers - 1
 /// tiles into the other shared-memory buffers (swizzled as the stages read
-/// them).
-template <int L, class Backend, int Sign, bool Strided>
-__global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_blocks<Backend, L, Strided>()))
+/// them). TileValues: fft_config's.
+template <int L, class Backend, int Sign, bool Strided, int TileValues = dft::tile_values(L, Strided)>
+__global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
+                                  (fft_min_blocks<Backend, L, Strided, TileValues>()))
     fft_pass_kernel(const fft_pass_args a)
 {
-    using C = fft_config<L, Strided>;
+    using C = fft_config<L, Strided, TileValues>;
     constexpr int M = C::signals;
     // 128-byte aligned, so that each aligned group of 8 slots (a tile-load
     // phase's row, dft::tile_chunk) is one 128-byte line of shared memory.
@@ -112,8 +113,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         if (held[d] < tiles)
-            fft_load_tile<L, Strided>(smem + d * C::per_cta, a.in, held_base[d], held_valid[d], n_stride,
-                                      static_cast<int>(threadIdx.x));
+            fft_load_tile<L, Strided, TileValues>(smem + d * C::per_cta, a.in, held_base[d], held_valid[d], n_stride,
+                                                  static_cast<int>(threadIdx.x));
         cp_async_commit();
     }
 #pragma unroll 1
@@ -133,11 +134,12 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_min_bloc
         asm volatile("" : "+r"(tid));
         const int next = (k + D) % C::buffers;
         if (held[next] < tiles)
-            fft_load_tile<L, Strided>(smem + next * C::per_cta, a.in, held_base[next], held_valid[next], n_stride, tid);
+            fft_load_tile<L, Strided, TileValues>(smem + next * C::per_cta, a.in, held_base[next], held_valid[next],
+                                                  n_stride, tid);
         cp_async_commit();
         double2* const buf = smem + (k % C::buffers) * C::per_cta;
-        fft_tile_stages<L, Backend, Sign, Strided>(buf, f8, a, held_base[k % C::buffers], held_valid[k % C::buffers],
-                                                   n_stride, tid);
+        fft_tile_stages<L, Backend, Sign, Strided, false, TileValues>(buf, f8, a, held_base[k % C::buffers],
+                                                                      held_valid[k % C::buffers], n_stride, tid);
     }
     // the last CTA out resets the counter for the next launch
     if (threadIdx.x == 0) {

@@ -38,18 +38,16 @@
 namespace tcore {
 namespace detail {
 
-/// PerCta: the passes' tile (dft::tile_values); the one-pass 2D kernel
-/// takes 2048-value column tiles where the pass has 4096 (N = 512), so
-/// that its rows and columns run on the same 256 threads.
-template <int L, bool Strided, int PerCta = dft::tile_values(L, Strided)>
+/// TileValues: the passes' tile (dft::tile_values, or dft::line_tile_values
+/// for the columns of N = 512), and the one-pass 2D kernel's column tiles.
+template <int L, bool Strided, int TileValues = dft::tile_values(L, Strided)>
 struct fft_config {
     static_assert(dft::supported(L), "FFT sizes are 2^6 .. 2^12");
     static constexpr int n = 1 << L;
-    static constexpr int per_cta = PerCta;  ///< complex values per tile
-    static constexpr int signals = per_cta / n;             ///< M
-    /// dft::tile_threads; the one-pass 2D kernel's 2048-value column tiles
-    /// of N = 512 have 8 values a thread
-    static constexpr int threads = PerCta == dft::tile_values(L, Strided) ? dft::tile_threads(L, Strided)
+    static constexpr int per_cta = TileValues;  ///< complex values per tile
+    static constexpr int signals = per_cta / n;  ///< M
+    /// dft::tile_threads; other tiles (dft::line_tile_values) 8 values a thread
+    static constexpr int threads = TileValues == dft::tile_values(L, Strided) ? dft::tile_threads(L, Strided)
                                                                             : per_cta / 8;
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
@@ -75,11 +73,11 @@ struct fft_tile_io {
 /// j = tid + threads u of the tile: lane part (tid) and fixed part (u) of
 /// its slot and source offset (s N + n = j for contiguous signals, s + n nx
 /// for strided ones), see dft::tile_slot and dft::tile_chunk.
-template <int L, bool Strided, int PerCta = dft::tile_values(L, Strided)>
+template <int L, bool Strided, int TileValues = dft::tile_values(L, Strided)>
 __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, long long base, int valid,
                                               long long n_stride, int tid)
 {
-    using C = fft_config<L, Strided, PerCta>;
+    using C = fft_config<L, Strided, TileValues>;
     constexpr int N = C::n, M = C::signals;
     const dft::chunk lane_c = dft::tile_chunk(tid, N, M, Strided);
     const int dst_lane = dft::tile_slot(L, M, Strided, lane_c.s, lane_c.n);
@@ -104,11 +102,11 @@ __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, l
 /// the buffer must hold the loaded tile; it may be refilled once the
 /// function has returned.
 template <int L, class Backend, int Sign, bool Strided, bool ToShared = false,
-          int PerCta = dft::tile_values(L, Strided), class Io>
+          int TileValues = dft::tile_values(L, Strided), class Io>
 __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8, const Io& io,
                                                 long long base0, int valid, long long n_stride, int tid)
 {
-    using C = fft_config<L, Strided, PerCta>;
+    using C = fft_config<L, Strided, TileValues>;
     using K16 = f64_m16n8<16>;
     constexpr int N = C::n, M = C::signals;
     constexpr int S = dft::stages(L);
