@@ -4,13 +4,14 @@
 // building blocks of the pass kernel (fft_pass.cuh) and the one-pass 2D
 // kernel (fft_cluster.cuh).
 //
-// A tile is 2048 complex values (4096 for N = 4096 and the column pass of
-// N = 512: dft::tile_values): M = 2048/N (4096/N) signals, 8 or 16 values
-// per thread (dft::tile_threads: 128 to 512 threads a CTA). cp.async
-// (16-byte chunks, coalesced, zero-fill past the last signal) brings a tile
-// into its buffer without holding registers. The stages work in place in
-// the buffer (all reads of a stage, a barrier, all writes), with the
-// swizzle of dft::swizzle; the last stage writes straight to global memory
+// A tile is 2048 complex values (4096 for N = 4096, and for the column pass
+// of N = 512 in line tiles: dft::tile_values, dft::line_tile_values): M =
+// 2048/N (4096/N) signals, 8 or 16 values per thread (dft::tile_threads:
+// 128 to 512 threads a CTA). cp.async (16-byte chunks, coalesced,
+// zero-fill past the last signal) brings a tile into its buffer without
+// holding registers. The stages work in place in the buffer (all reads of
+// a stage, a barrier, all writes), with the swizzle of dft::swizzle; the
+// last stage writes straight to global memory
 // after swapping one value with the neighbouring lane
 // (dft::exchanged_slot), so that each store instruction writes whole
 // 32-byte sectors, or back into the buffer. Each warp owns groups of 8
@@ -48,7 +49,7 @@ struct fft_config {
     static constexpr int signals = per_cta / n;  ///< M
     /// dft::tile_threads; other tiles (dft::line_tile_values) 8 values a thread
     static constexpr int threads = TileValues == dft::tile_values(L, Strided) ? dft::tile_threads(L, Strided)
-                                                                            : per_cta / 8;
+                                                                                : per_cta / 8;
     static constexpr int warps = threads / 32;
     /// Tiles in shared memory: the one in work and buffers - 1 arriving. Three
     /// for the row passes of 256 threads (N <= 256); two for the 128-thread
