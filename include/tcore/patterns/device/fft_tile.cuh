@@ -11,10 +11,9 @@
 // zero-fill past the last signal) brings a tile into its buffer without
 // holding registers. The stages work in place in the buffer (all reads of
 // a stage, a barrier, all writes), with the swizzle of dft::swizzle; the
-// last stage writes straight to global memory
-// after swapping one value with the neighbouring lane
-// (dft::exchanged_slot), so that each store instruction writes whole
-// 32-byte sectors, or back into the buffer. Each warp owns groups of 8
+// last stage writes straight to global memory after swapping one value
+// with the neighbouring lane (dft::exchanged_slot), so that each store
+// instruction writes whole 32-byte sectors, or back into the buffer. Each warp owns groups of 8
 // columns per stage (R/4 inputs a lane each); every lane keeps its 8 or 16
 // complex results in registers between the read and the write half of a
 // stage.
