@@ -202,8 +202,9 @@ private:
     }
 
     /// Whether the current device has under 30 GB/s of DRAM bandwidth an SM
-    /// (dram_gbs_per_sm: an H100 about 25, an H200 about 36), where the tc
-    /// kernels are limited by DRAM rather than by their MMA work and barriers.
+    /// (dram_gbs_per_sm), where the tc kernels are limited by DRAM rather
+    /// than by their MMA work and barriers (the cards behind the threshold:
+    /// examples/fft/README.md).
     static bool dram_limited() { return dram_gbs_per_sm() < 30.0; }
 
     static int size_log2(long long n)
