@@ -8,8 +8,9 @@
 //     4096x64} with small batches, forward and inverse (the column pass with
 //     32, 16, 8, 4, 2 and 1 signals per CTA: every strided tile layout of
 //     dft::tile_slot, n-major and not);
-//   * batches of more tiles than the device holds CTAs (1D 256 x 3001, 2D
-//     256x256 x 24, 512x512 x 3): the persistent CTAs loop and prefetch;
+//   * batches of more tiles than the device holds CTAs (1D 256 x 3001, 4096
+//     x 997 and x 203 in place, 2D 256x256 x 24, 512x512 x 3): the
+//     persistent CTAs loop and prefetch;
 //   * both column tiles of ny = 512 (8 or 4 image columns: set_line_tiles);
 //   * the one-pass 2D kernel (256x256 in thread-block clusters of 16 CTAs,
 //     where the device launches them, whatever the plan's default): 37
@@ -299,6 +300,9 @@ void run_backend(std::uint64_t salt)
     // more tiles than resident CTAs: every CTA loops over several tiles (and
     // prefetches), the last tile partly empty
     run_case<Backend>(256, 1, 3001, fft_direction::forward, false, salt++);
+    // N = 4096 (one signal a tile): more rows than resident CTAs, and in place
+    run_case<Backend>(4096, 1, quick ? 401 : 997, fft_direction::forward, false, salt++);
+    run_case<Backend>(4096, 1, 203, fft_direction::inverse, true, salt++);
     run_case<Backend>(256, 256, 24, fft_direction::inverse, false, salt++);
     if (!quick) run_case<Backend>(512, 512, 3, fft_direction::forward, false, salt++);
     // both column tiles of ny = 512 (8 or 4 image columns a tile), whichever
