@@ -16,6 +16,11 @@
 // are not multiples of 4, 8, 16, 32 or the piece size, x of length 0, a NaN
 // and an Inf among A's values (their rows NaN and +-Inf, the others as
 // usual: a value reaches only its own row's y).
+// Slab matrices (sparse::slab_width_for: the banded class, cryg2500,
+// jagmesh7 and rows of every width 1 to 12, 1001 rows) run the slab
+// kernel with 2, 4 and 16 slabs a warp and the automatic choice, and in
+// column panels (accumulating); every other packing below is of the row
+// classes (dasp_options::slabs off), so those matrices run both.
 // Each packing is tried with the default options and with small long-row
 // thresholds (many long rows and pieces), with 1, 3 and an automatic
 // number of medium groups per warp, and with bundles of 2, 3, 4 and 8
@@ -101,6 +106,9 @@ std::vector<named> matrices(bool quick)
     m.push_back({"medium 5-40 1001x2000", random_rows(1001, 2000, 5, 40, 10)});
     m.push_back({"medium 5-11 3001x3001 (groups of 1-2 blocks)", random_rows(3001, 3001, 5, 11, 12)});
     m.push_back({"mixed 0-3000 517x4103", random_rows(517, 4103, 0, 3000, 11)});
+    for (const int w : {1, 2, 3, 4, 5, 7, 8, 9, 11, 12})  // slabs of every full / partial split (1001 rows)
+        m.push_back({"slab rows " + std::to_string(w - w / 4) + "-" + std::to_string(w) + " 1001x997",
+                     random_rows(1001, 997, w - w / 4, w, 20 + w)});
     {
         // A NaN and an Inf among A's values (rows 100 and 200): y of those
         // rows NaN and +-Inf, every other row as usual.
@@ -178,6 +186,7 @@ void expect_error(F&& f, const char* needle, const char* what)
 }
 
 int fitted_runs = 0, whole_runs = 0;  // dasp_spmv runs with fitted first steps and with whole ones
+int slab_runs = 0;                    // dasp_spmv runs of the slab kernel
 int group_pair_runs = 0, tile_pair_runs = 0;  // runs of the pair paths (medium groups, short tiles)
 
 void test_matrix(const named& m, tcore::test::rng& rng)
@@ -193,8 +202,42 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     const sparse::dasp_options opts[] = {{},           {5, 128},      {40, 256},      {2048, 512, 0, 32, 1 << 16, 1},
                                          {2048, 512, 2}, {40, 256, 3}, {2048, 512, 4}, {2048, 512, 8},
                                          {2048, 512, 1, 3}, {256, 512, 1, 32, 7}};
-    for (const sparse::dasp_options& o : opts)
+    auto run_checked = [&](const dasp_spmv& s, const variant& v, const std::string& what) {
+        try {
+            dy.poison();
+            v.run(s, dx.ptr, dy.ptr);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            const std::vector<double> y1 = dy.download();
+            dy.poison();
+            v.run(s, dx.ptr, dy.ptr);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            const std::vector<double> y2 = dy.download();
+            const int bad = compare(a, x, ref, y1, what);
+            t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
+            t.check(y1.empty() || std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(double)) == 0,
+                    "%s: a second run differs", what.c_str());
+        } catch (const std::exception& e) {
+            t.check(false, "%s: %s", what.c_str(), e.what());
+        }
+    };
+    const int slab_width = sparse::slab_width_for(a);
+    for (const int spw : {2, 3, 16, 0}) {  // slabs a warp (3: rounded up to 4; 0: automatic)
+        if (slab_width == 0) break;
+        dasp_spmv s(a);
+        s.set_work_per_warp(spw, 0);
+        t.check(s.slab_width() == slab_width && s.slabs_per_warp() % 2 == 0 &&
+                    (spw == 0 || s.slabs_per_warp() == spw + spw % 2),
+                "%s: slab width %d (expected %d), %d slabs a warp", m.name.c_str(), s.slab_width(), slab_width,
+                s.slabs_per_warp());
+        for (const variant& v : variants) {
+            run_checked(s, v, m.name + " [" + v.name + ", slabs of " + std::to_string(s.slab_width()) + ", " +
+                                  std::to_string(s.slabs_per_warp()) + " a warp]");
+            ++slab_runs;
+        }
+    }
+    for (sparse::dasp_options o : opts)
         for (const int gpw : {1, 3, 0}) {
+            o.slabs = false;
             if (gpw != 1 && (o.bundle != 1 || o.long_min < 256)) continue;
             for (const bool pairs : {false, true}) {
                 dasp_spmv s(a, o, nullptr, gpw);
@@ -219,22 +262,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
                     ++(s.fitted_steps() && s.bundle() == 1 ? fitted_runs : whole_runs);
                     group_pair_runs += s.group_pairs() && s.bundle() == 1 && s.medium_groups() > 1;
                     tile_pair_runs += s.short_pairs() && s.bundle() == 1 && s.short_tiles() > 1;
-                    try {
-                        dy.poison();
-                        v.run(s, dx.ptr, dy.ptr);
-                        TCORE_CHECK(cudaDeviceSynchronize());
-                        const std::vector<double> y1 = dy.download();
-                        dy.poison();
-                        v.run(s, dx.ptr, dy.ptr);
-                        TCORE_CHECK(cudaDeviceSynchronize());
-                        const std::vector<double> y2 = dy.download();
-                        const int bad = compare(a, x, ref, y1, what);
-                        t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
-                        t.check(y1.empty() || std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(double)) == 0,
-                                "%s: a second run differs", what.c_str());
-                    } catch (const std::exception& e) {
-                        t.check(false, "%s: %s", what.c_str(), e.what());
-                    }
+                    run_checked(s, v, what);
                 }
             }
         }
@@ -243,7 +271,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
     for (const int panels : {2, 3}) {
         for (const bool tile_pairs : {true, false}) {
             try {
-                dasp_spmv_panels s(a, panels);
+                dasp_spmv_panels s(a, panels);  // slabs where a panel qualifies
                 s.set_short_pairs(tile_pairs);
                 using panels_run = void (*)(const dasp_spmv_panels&, const double*, double*);
                 const std::pair<const char*, panels_run> runs[] = {
@@ -369,6 +397,7 @@ int main()
     for (const named& m : matrices(quick)) test_matrix(m, rng);
     t.check(fitted_runs > 0 && whole_runs > 0, "both medium-step kinds ran (fitted %d, whole %d runs)", fitted_runs,
             whole_runs);
+    t.check(slab_runs > 0, "the slab kernel ran (%d runs)", slab_runs);
     t.check(group_pair_runs > 0 && tile_pair_runs > 0, "both pair paths ran (medium groups %d, short tiles %d runs)",
             group_pair_runs, tile_pair_runs);
     bad_arguments();

@@ -9,6 +9,10 @@
 // (segment masks, 1 to 4 segments a line, sorted by segment count), the
 // medium groups (sorted lengths, regular width a multiple of 4 and at most
 // the shortest row), padding (value 0, column -1), options, bad input.
+// Slabs (tcore/sparse/slab.hpp): which matrices qualify (the longest row
+// and the padding bounds, on both sides), every width 1 to 12 (full and
+// partial blocks), entries in place, padding, round trip; a slab-eligible
+// matrix is also packed into the classes (dasp_options::slabs = false).
 // mBSR SpGEMM format (tcore/sparse/mbsr.hpp): 4x4 tiles with 16-bit masks,
 // round trip, tile counts (the boolean tile product is checked with the
 // SpGEMM model, tests/host/test_sparse_spgemm_model.cu).
@@ -105,9 +109,47 @@ std::vector<named> matrices()
     return m;
 }
 
+/// A slab packing (sparse/slab.hpp): the width slab_width_for gives, no
+/// other class, every stored slot a real entry in its row's place, padding
+/// 0 and -1, and the exact round trip.
+void slab_checks(const named& m, const sparse::dasp_options& o)
+{
+    const sparse::csr& a = m.a;
+    const char* name = m.name.c_str();
+    const sparse::dasp_format f = sparse::build_dasp(a, o);
+    const int w = sparse::slab_width_for(a);
+    t.check(f.slab_width == w && w >= 1 && w <= sparse::slab_max_width, "%s: slab width %d (slab_width_for %d)", name,
+            f.slab_width, w);
+    t.check(f.group_count() == 0 && f.long_count() == 0 && f.tile_count() == 0 && f.empty_rows.empty() &&
+                f.bundle_group_count() == 0 && f.reg_val.empty(),
+            "%s: a slab matrix has no other class", name);
+    t.check(f.slab_count() == (a.rows + 7) / 8 && f.slab_val.size() == 8ULL * w * f.slab_count(),
+            "%s: %d slabs of 8 x %d slots", name, f.slab_count(), w);
+    const sparse::slab_shape sh = sparse::make_slab_shape(w);
+    bool placed = true;
+    long long real = 0;
+    for (int r = 0; r < a.rows; ++r)
+        for (int e = 0; e < a.row_length(r); ++e) {
+            const std::size_t at = static_cast<std::size_t>(r / 8) * 8 * w + sh.slot(r % 8, e);
+            const int p = a.row_ptr[r] + e;
+            placed = placed && f.slab_col[at] == a.col_idx[p] && f.slab_val[at] == a.values[p];
+        }
+    bool pad_ok = true;
+    for (std::size_t i = 0; i < f.slab_col.size(); ++i) {
+        real += f.slab_col[i] >= 0;
+        pad_ok = pad_ok && (f.slab_col[i] >= 0 || f.slab_val[i] == 0.0);
+    }
+    t.check(placed && real == a.nnz() && pad_ok, "%s: slab slots (entries in place, padding 0 and -1)", name);
+    t.check(identical(sparse::dasp_to_csr(f), a), "%s: slab round trip", name);
+}
+
 void dasp_checks(const named& m, sparse::dasp_options o)
 {
     if (o.resident_warps == 0) o.resident_warps = host_resident_warps;  // no device to ask on the CPU
+    if (o.slabs && sparse::slab_width_for(m.a) > 0) {  // then the classes, as without slabs
+        slab_checks(m, o);
+        o.slabs = false;
+    }
     const sparse::csr& a = m.a;
     const char* name = m.name.c_str();
     sparse::dasp_format f;
@@ -302,6 +344,38 @@ void dasp_format()
             "short packing: segments per line %d %d %d %d %d %d %d", segs[0], segs[1], segs[2], segs[3], segs[4],
             segs[5], segs[6]);
     t.check(identical(sparse::dasp_to_csr(f), s), "short packing: round trip");
+
+    // Slab eligibility: the longest row fits 12 slots and padding (the last
+    // slab's missing rows included) stays within a quarter of the slots.
+    auto rows_of = [](std::vector<int> lens) {
+        sparse::csr c;
+        c.rows = static_cast<int>(lens.size());
+        c.cols = 20;
+        for (const int l : lens) {
+            for (int k = 0; k < l; ++k) c.col_idx.push_back(k), c.values.push_back(1.5 + k);
+            c.row_ptr.push_back(static_cast<int>(c.col_idx.size()));
+        }
+        return c;
+    };
+    t.check(sparse::slab_width_for(rows_of(std::vector<int>(16, 9))) == 9, "slabs: 16 rows of 9: width 9");
+    t.check(sparse::slab_width_for(rows_of(std::vector<int>(16, 12))) == 12, "slabs: rows of 12: width 12");
+    t.check(sparse::slab_width_for(rows_of(std::vector<int>(16, 13))) == 0, "slabs: rows of 13: none");
+    t.check(sparse::slab_width_for(rows_of({4, 4, 4, 4, 4, 4, 0, 0})) == 4, "slabs: 25%% padding: width 4");
+    t.check(sparse::slab_width_for(rows_of({4, 4, 4, 4, 4, 3, 0, 0})) == 0, "slabs: 28%% padding: none");
+    t.check(sparse::slab_width_for(rows_of({4, 4, 4, 4, 4, 4})) == 4, "slabs: 6 rows of 4 (2 missing): width 4");
+    t.check(sparse::slab_width_for(rows_of({4, 4, 4, 4, 4})) == 0, "slabs: 5 rows of 4 (3 missing): none");
+    t.check(sparse::slab_width_for(rows_of({0, 0, 0})) == 0 && sparse::slab_width_for(sparse::csr{}) == 0,
+            "slabs: no entries: none");
+    sparse::dasp_options no_slabs;
+    no_slabs.resident_warps = host_resident_warps;
+    no_slabs.slabs = false;
+    t.check(sparse::build_dasp(rows_of(std::vector<int>(16, 9)), no_slabs).slab_width == 0,
+            "slabs: dasp_options::slabs = false packs the classes");
+    for (const int w : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}) {  // every full / partial split, 1001 rows
+        std::vector<int> lens(1001);
+        for (int r = 0; r < 1001; ++r) lens[r] = r % 7 == 3 ? std::max(0, w - 1 - r % 2) : w;
+        slab_checks({"slab width " + std::to_string(w), rows_of(lens)}, so);
+    }
 }
 
 void mbsr_format()

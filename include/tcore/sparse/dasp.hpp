@@ -41,6 +41,10 @@
 //                g + 8 are two rows of bundle g and meet the same B column
 //                g, so D(g, g) and D(g + 8, g) are both results. Irregular
 //                remainders as for medium rows, row by row.
+//   slabs        (dasp_options::slabs; tcore/sparse/slab.hpp): a matrix whose
+//                rows are all short and alike (at most 12 entries, padding
+//                to the longest within a quarter of the slots) is stored as
+//                8-row slabs of consecutive rows instead of the classes here.
 //   long rows    (long_min or more, and medium rows moved there): cut into
 //                pieces of long_piece slots (a multiple of 128), each piece
 //                one warp's work, in the row's own order; the last piece is
@@ -52,6 +56,7 @@
 
 #include "../check.cuh"
 #include "csr.hpp"
+#include "slab.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -96,6 +101,9 @@ struct dasp_options {
     /// current CUDA device (an error where none can be queried, e.g. packing
     /// on a machine without a GPU: give the target's SMs x 32 there).
     int resident_warps = 0;
+    /// Whether a matrix that slab_width_for accepts is packed as slabs
+    /// (tcore/sparse/slab.hpp; every other option is then unused).
+    bool slabs = true;
 };
 
 /// The automatic long_min: 256 when the matrix gives every resident warp at
@@ -158,6 +166,13 @@ struct dasp_format {
 
     std::vector<int> empty_rows;
 
+    // slabs: all rows, 8 consecutive rows a slab, slab_width slots a row
+    // (0: the classes above hold the matrix, and these are empty)
+    int slab_width = 0;
+    std::vector<double> slab_val;
+    std::vector<int> slab_col;
+
+    int slab_count() const { return slab_width > 0 ? (rows + 7) / 8 : 0; }
     int bundle_group_count() const { return static_cast<int>(bgroup_ptr.size()) - 1; }
     int long_count() const { return static_cast<int>(long_rows.size()); }
     int piece_count() const { return static_cast<int>(piece_row.size()); }
@@ -167,7 +182,8 @@ struct dasp_format {
     long long block_slots() const
     {
         return static_cast<long long>(long_val.size()) + static_cast<long long>(reg_val.size()) +
-               static_cast<long long>(short_val.size()) + static_cast<long long>(bun_val.size());
+               static_cast<long long>(short_val.size()) + static_cast<long long>(bun_val.size()) +
+               static_cast<long long>(slab_val.size());
     }
     /// Bytes of all arrays (what the device holds).
     long long bytes() const
@@ -176,7 +192,8 @@ struct dasp_format {
         return b(long_rows) + b(long_piece_ptr) + b(piece_row) + b(long_val) + b(long_col) + b(med_rows) +
                b(group_ptr) + b(reg_val) + b(reg_col) + b(irr_ptr) + b(irr_val) + b(irr_col) + b(tile_mask) +
                b(tile_row_ptr) + b(short_rows) + b(short_val) + b(short_col) + b(empty_rows) + b(bun_rows) +
-               b(bgroup_ptr) + b(bun_col) + b(bun_val) + b(birr_ptr) + b(birr_val) + b(birr_col);
+               b(bgroup_ptr) + b(bun_col) + b(bun_val) + b(birr_ptr) + b(birr_val) + b(birr_col) + b(slab_val) +
+               b(slab_col);
     }
 };
 
@@ -229,6 +246,18 @@ inline dasp_format build_dasp(const csr& a, dasp_options opts = {})
     f.cols = a.cols;
     f.nnz = a.nnz();
     f.opts = opts;
+    f.long_piece_ptr.push_back(0);
+    f.slab_width = opts.slabs ? slab_width_for(a) : 0;
+    if (f.slab_width > 0) {
+        detail::require_slots(8LL * f.slab_width * f.slab_count(), where);
+        pack_slabs(a, f.slab_width, f.slab_val, f.slab_col);
+        f.group_ptr.assign(1, 0);
+        f.irr_ptr.assign(1, 0);
+        f.tile_row_ptr.assign(1, 0);
+        f.bgroup_ptr.assign(1, 0);
+        f.birr_ptr.assign(1, 0);
+        return f;
+    }
 
     std::vector<int> med, shorts[5];
     for (int r = 0; r < a.rows; ++r) {
@@ -349,7 +378,6 @@ inline dasp_format build_dasp(const csr& a, dasp_options opts = {})
         }
 
     // -- long rows -----------------------------------------------------------
-    f.long_piece_ptr.push_back(0);
     long long long_slots = 0;
     for (std::size_t i = 0; i < f.long_rows.size(); ++i) {
         const int len = a.row_length(f.long_rows[i]);
@@ -497,6 +525,7 @@ inline csr dasp_to_csr(const dasp_format& f)
         if (r < 0 || r >= f.rows || c < 0 || c >= f.cols) require(false, "tcore::sparse::dasp_to_csr", "corrupt format");
         rows[r].push_back({c, v});
     };
+    for_each_slab_entry(f.rows, f.slab_width, f.slab_val, f.slab_col, put);
     for (int i = 0; i < f.long_count(); ++i)
         for (long long s = static_cast<long long>(f.long_piece_ptr[i]) * f.opts.long_piece;
              s < static_cast<long long>(f.long_piece_ptr[i + 1]) * f.opts.long_piece; ++s)

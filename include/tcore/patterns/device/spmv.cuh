@@ -14,6 +14,9 @@
 //       FMA per stored slot, examples/spmv/spmv_cce.cuh, is one); Policy
 //       tensor_core or cuda_core is run's own MMA path.
 //   dasp_spmv_panels::run, run_with: the same, panel by panel.
+//   Slab matrices (sparse::slab_width_for: every row short and alike) run
+//       their own kernel (spmv_slab.cuh, the same for every Shape: m8n8k4);
+//       slab_width() says whether.
 //   Launch choices of run, each with an accessor: groups' first steps
 //       fitted to their size (fitted_steps, from the packing), such groups
 //       two at a time (group_pairs, on by default), short tiles two at a
@@ -41,6 +44,7 @@
 #include "../../infra/launch.cuh"
 #include "../../sparse/dasp.hpp"
 #include "spmv_kernel.cuh"
+#include "spmv_slab.cuh"
 
 #include <cuda_runtime.h>
 
@@ -120,6 +124,10 @@ public:
     int short_tiles() const { return view_.tile_count; }
     int empty_rows() const { return view_.empty_count; }
     int groups_per_warp() const { return view_.groups_per_warp; }
+    /// Slots a row of a slab matrix (sparse/slab.hpp), 0 for the row classes.
+    int slab_width() const { return slab_.width; }
+    /// Slabs one warp takes in turn (an even number), for a slab matrix.
+    int slabs_per_warp() const { return slab_.slabs_per_warp; }
     /// Whether run's medium groups start with a step fitted to their block
     /// count: where 9 in 10 groups or more have at most 2 blocks (rows of
     /// under 12 entries, e.g. banded), else a whole step of spmv_step_blocks
@@ -145,7 +153,9 @@ public:
     int tiles_per_warp() const { return view_.tiles_per_warp; }
     /// Re-plans the launch: medium groups and short tiles one warp handles
     /// in turn (>= 1 each, or 0 for the automatic choice: tiles_per_warp 2
-    /// with short pairs, else 1).
+    /// with short pairs, else 1). A slab matrix takes groups_per_warp as its
+    /// slabs per warp, rounded up to even (automatic: 2, one pair a warp;
+    /// banded at 1e6 and 1e7 entries ran fastest so, examples/spmv/README.md).
     void set_work_per_warp(int groups_per_warp, int tiles_per_warp)
     {
         require(groups_per_warp >= 0 && tiles_per_warp >= 0, "tcore::dasp_spmv::set_work_per_warp",
@@ -184,6 +194,7 @@ private:
     void* arena_ = nullptr;
     dasp_view view_;
     dasp_view policy_view_;  ///< view_ with the launch plan of run_with (plan_grid)
+    dasp_slab_view slab_;    ///< a slab matrix (slab_.width > 0), else unused
     long long nnz_ = 0, block_slots_ = 0, irregular_ = 0;
     std::size_t bytes_ = 0;
     double mean_group_blocks_ = 0;  ///< 32-blocks per medium group, on average
@@ -204,6 +215,15 @@ private:
         if (view_.rows == 0) return;
         if (view_.cols > 0) tcore::require_pointer(x, where, "x");
         tcore::require_pointer(y, where, "y");
+        if (slab_.width > 0) {
+            dasp_slab_view s = slab_;
+            s.accumulate = accumulate ? 1 : 0;
+            const long long warps = tcore::ceil_div(s.slabs, s.slabs_per_warp);
+            const unsigned blocks = static_cast<unsigned>(tcore::ceil_div(warps, detail::spmv_warps));
+            detail::launch_slab_kernel<Backend>(s, x, y, blocks, stream);
+            TCORE_CHECK_LAUNCH();
+            return;
+        }
         dasp_view v = is_backend_v<Backend> ? view_ : policy_view_;
         const long long grid = accumulate ? v.short_end : grid_blocks(v);  // accumulating skips the empty rows
         if (grid == 0) return;
@@ -252,6 +272,10 @@ private:
     {
         asked_groups_per_warp_ = groups_per_warp;
         asked_tiles_per_warp_ = tiles_per_warp;
+        if (slab_.width > 0) {
+            slab_.slabs_per_warp = groups_per_warp > 0 ? groups_per_warp + (groups_per_warp & 1) : 2;
+            return;
+        }
         if (groups_per_warp == 0) {
             groups_per_warp = mean_group_blocks_ <= 2 ? 4 : mean_group_blocks_ <= 4 ? 2 : 1;
             while (groups_per_warp > 1 && 2 * tcore::ceil_div(view_.group_count, groups_per_warp) < resident_warps_)
@@ -285,6 +309,7 @@ private:
         std::swap(arena_, o.arena_);
         std::swap(view_, o.view_);
         std::swap(policy_view_, o.policy_view_);
+        std::swap(slab_, o.slab_);
         std::swap(nnz_, o.nnz_);
         std::swap(block_slots_, o.block_slots_);
         std::swap(irregular_, o.irregular_);
@@ -328,7 +353,8 @@ private:
                           i_empty = add_vec(f.empty_rows), i_bun_rows = add_vec(f.bun_rows),
                           i_bgroup_ptr = add_vec(f.bgroup_ptr), i_bun_col = add_vec(f.bun_col),
                           i_bun_val = add_vec(f.bun_val), i_birr_ptr = add_vec(f.birr_ptr),
-                          i_birr_val = add_vec(f.birr_val), i_birr_col = add_vec(f.birr_col);
+                          i_birr_val = add_vec(f.birr_val), i_birr_col = add_vec(f.birr_col),
+                          i_slab_val = add_vec(f.slab_val), i_slab_col = add_vec(f.slab_col);
         if (total > 0) TCORE_CHECK(cudaMalloc(&arena_, total));
         char* base = static_cast<char*>(arena_);
         for (const part& p : parts)
@@ -379,6 +405,16 @@ private:
         v.birr_ptr = static_cast<const int*>(at(i_birr_ptr));
         v.birr_val = static_cast<const double*>(at(i_birr_val));
         v.birr_col = static_cast<const int*>(at(i_birr_col));
+        require(f.slab_width >= 0 && f.slab_width <= sparse::slab_max_width, "tcore::dasp_spmv",
+                "unsupported slab width " + std::to_string(f.slab_width));
+        const sparse::slab_shape shape = sparse::make_slab_shape(f.slab_width);
+        slab_.rows = f.rows;
+        slab_.slabs = f.slab_count();
+        slab_.width = shape.width;
+        slab_.full = shape.full;
+        slab_.partial = shape.partial;
+        slab_.val = static_cast<const double*>(at(i_slab_val));
+        slab_.col = static_cast<const int*>(at(i_slab_col));
         mean_group_blocks_ = f.group_count() ? static_cast<double>(f.reg_val.size()) / 32.0 / f.group_count() : 0;
         fitted_steps_ = dasp_fitted_steps(f);
         resident_warps_ = f.opts.resident_warps > 0 ? f.opts.resident_warps : 32 * sparse::current_device_sms();
