@@ -57,9 +57,10 @@ __global__ void __launch_bounds__(spmv_threads) dasp_slab_kernel(dasp_slab_view 
     for (int s0 = first; s0 < s.slabs; s0 += 2 * warps) {
         double v[2][B], xv[2][B];
         int c[2][B];
-        // every slot of both slabs first, then the x gathers: the compiler
-        // may not start a gather (which waits for its column) before the
-        // second slab's loads are issued
+        // every slot of both slabs first, then the x gathers (the asm below
+        // keeps the front end from interleaving them; ptxas still issues the
+        // first slab's values after the gathers, whose columns both slabs
+        // have requested by then)
 #pragma unroll
         for (int q = 0; q < 2; ++q) {
             const int slab = s0 + q * warps;
