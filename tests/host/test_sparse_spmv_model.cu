@@ -10,7 +10,10 @@
 // hardware layouts by the fragment tests), for f64_m8n8k4, f64_m16n8k8 and
 // f64_m16n8k16 (short tiles: m8n8k4 / m16n8k4) and the essential mode, and
 // bundles of 2, 3, 4 and 8 identical rows (m16n8k4, B shared; helpers
-// spmv_bundle_a, spmv_bundle_diag), chosen explicitly and automatically.
+// spmv_bundle_a, spmv_bundle_diag), chosen explicitly and automatically;
+// and slab matrices (patterns/device/spmv_slab.cuh: the banded class and
+// rows of one length), whose packings are also replayed as row classes
+// (dasp_options::slabs off).
 // The result must match the FP64 reference on every row and every row must
 // be written. This checks the index arithmetic of the kernel without a GPU.
 #include "common/test_util.hpp"
@@ -87,6 +90,44 @@ std::vector<double> model(const sparse::dasp_format& f, const std::vector<double
             }
         }
     };
+
+    // slabs (patterns/device/spmv_slab.cuh, the same for every Shape): lane
+    // (g, t) holds slot 32 b + lane of each full block and slot 32 full +
+    // partial g + t (t < partial) of the partial one; one m8n8k4 MMA a block,
+    // or the essential sum and the quad sum
+    if (f.slab_width > 0) {
+        using S8 = f64_m8n8k4;
+        const sparse::slab_shape sh = sparse::make_slab_shape(f.slab_width);
+        const int blocks = sh.full + (sh.partial > 0 ? 1 : 0);
+        for (int slab = 0; slab < f.slab_count(); ++slab) {
+            frag_c<S8> acc[32];
+            double ess[32] = {};
+            for (auto& c : acc) fill(c, 0.0);
+            for (int b = 0; b < blocks; ++b) {
+                double a[32][1], bx[32][1];
+                for (int lane = 0; lane < 32; ++lane) {
+                    const int g = lane >> 2, tt = lane & 3;
+                    const bool full = b < sh.full;
+                    const int in_slab = full ? 32 * b + lane : 32 * sh.full + sh.partial * g + tt;
+                    const long long at = sh.slab_slots() * slab + in_slab;
+                    const bool ok = full || tt < sh.partial;
+                    const int c = ok ? f.slab_col[at] : -1;
+                    a[lane][0] = ok ? f.slab_val[at] : 0.0;
+                    bx[lane][0] = c >= 0 ? x[c] : 0.0;
+                    ess[lane] = std::fma(a[lane][0], bx[lane][0], ess[lane]);
+                }
+                if (mma)
+                    for (int lane = 0; lane < 32; ++lane)
+                        mma_emulated<S8>(lane, acc[lane].x, lane_reader<double, 1>{a}, lane_reader<double, 1>{bx});
+            }
+            for (int lane = 0; lane < 32; ++lane) {
+                const int row = 8 * slab + (lane >> 2), q = lane & ~3;
+                if (holds_diag(lane) && row < f.rows)
+                    y[row] = mma ? diag_of(acc[lane], lane) : ess[q] + ess[q + 1] + ess[q + 2] + ess[q + 3];
+            }
+        }
+        return y;
+    }
 
     // long pieces, then the last "warp" of a row adds the piece sums
     std::vector<double> partial(static_cast<std::size_t>(f.piece_count()));
@@ -244,27 +285,36 @@ void check(const std::string& name, const sparse::csr& a, sparse::dasp_options o
     std::vector<double> x(static_cast<std::size_t>(a.cols));
     for (double& v : x) v = rng.nonzero();
     const std::vector<double> ref = sparse::spmv_reference(a, x);
-    const sparse::dasp_format f = sparse::build_dasp(a, o);
-    if (name == "fem3d" && (o.bundle == 0 || o.bundle == 2 || o.bundle == 3))
-        t.check(f.bundle_group_count() > 0 && (o.bundle != 0 || f.bundle == 3),
-                "fem3d: bundles formed (requested %d, got %d, %d groups)", o.bundle, f.bundle, f.bundle_group_count());
-    auto run = [&](const char* what, const std::vector<double>& y) {
-        int bad = 0;
-        for (int r = 0; r < a.rows; ++r) {
-            double mag = 0;
-            for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
-            const double tol = 8.0 * (a.row_length(r) + 8) * DBL_EPSILON * mag;
-            if (!(std::fabs(y[r] - ref[r]) <= tol) && ++bad <= 3)
-                t.check(false, "%s [%s, long_min %d, bundle %d]: row %d (len %d) got %.17g expected %.17g",
-                        name.c_str(), what, o.long_min, f.bundle, r, a.row_length(r), y[r], ref[r]);
-        }
-        t.check(bad == 0, "%s [%s, long_min %d, bundle %d]: %d rows wrong", name.c_str(), what, o.long_min, f.bundle,
-                bad);
-    };
-    run("m8n8k4", model<f64_m8n8k4>(f, x, true));
-    run("m16n8k8", model<f64_m16n8k8>(f, x, true));
-    run("m16n8k16", model<f64_m16n8k16>(f, x, true));
-    run("essential", model<f64_m8n8k4>(f, x, false));
+    for (const bool slabs : {true, false}) {  // a slab-eligible matrix: slabs, then the row classes
+        if (slabs && !(o.slabs && sparse::slab_width_for(a) > 0)) continue;
+        sparse::dasp_options po = o;
+        po.slabs = slabs;
+        const sparse::dasp_format f = sparse::build_dasp(a, po);
+        if (name == "fem3d" && (o.bundle == 0 || o.bundle == 2 || o.bundle == 3))
+            t.check(f.bundle_group_count() > 0 && (o.bundle != 0 || f.bundle == 3),
+                    "fem3d: bundles formed (requested %d, got %d, %d groups)", o.bundle, f.bundle,
+                    f.bundle_group_count());
+        if (name == "banded" || name.rfind("rows of", 0) == 0)
+            t.check((f.slab_width > 0) == slabs, "%s: slabs %s", name.c_str(), slabs ? "formed" : "off");
+        auto run = [&](const char* what, const std::vector<double>& y) {
+            int bad = 0;
+            for (int r = 0; r < a.rows; ++r) {
+                double mag = 0;
+                for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
+                const double tol = 8.0 * (a.row_length(r) + 8) * DBL_EPSILON * mag;
+                if (!(std::fabs(y[r] - ref[r]) <= tol) && ++bad <= 3)
+                    t.check(false, "%s [%s, long_min %d, bundle %d, slab width %d]: row %d (len %d) got %.17g "
+                                   "expected %.17g",
+                            name.c_str(), what, o.long_min, f.bundle, f.slab_width, r, a.row_length(r), y[r], ref[r]);
+            }
+            t.check(bad == 0, "%s [%s, long_min %d, bundle %d, slab width %d]: %d rows wrong", name.c_str(), what,
+                    o.long_min, f.bundle, f.slab_width, bad);
+        };
+        run("m8n8k4", model<f64_m8n8k4>(f, x, true));
+        run("m16n8k8", model<f64_m16n8k8>(f, x, true));
+        run("m16n8k16", model<f64_m16n8k16>(f, x, true));
+        run("essential", model<f64_m8n8k4>(f, x, false));
+    }
 }
 
 /// The fitted-steps rule (dasp_fitted_steps): at least 9 in 10 medium
@@ -329,6 +379,8 @@ int main()
     ms.push_back({"rectangular 9x1300", random_rows(9, 1300, 0, 1300, 5)});
     ms.push_back({"lengths 0-4 203x60", random_rows(203, 60, 0, 4, 6)});
     ms.push_back({"mixed 0-700 97x800", random_rows(97, 800, 0, 700, 7)});
+    for (const int w : {3, 7, 12})  // slabs of a partial block only, of full and partial, of full blocks only
+        ms.push_back({"rows of " + std::to_string(w) + " 1003x500", random_rows(1003, 500, w, w, 8 + w)});
     for (const named& m : ms) {
         check(m.name, m.a, {}, rng);
         check(m.name, m.a, {5, 128}, rng);
