@@ -18,9 +18,10 @@
 // usual: a value reaches only its own row's y).
 // Slab matrices (sparse::slab_width_for: the banded class, cryg2500,
 // jagmesh7 and rows of every width 1 to 12, 1001 rows) run the slab
-// kernel with 2, 4 and 16 slabs a warp and the automatic choice, and in
-// column panels (accumulating); every other packing below is of the row
-// classes (dasp_options::slabs off), so those matrices run both.
+// kernel with 2, 4 and 16 slabs a warp and the automatic choice, and
+// accumulating into a random y (their column panels do not qualify as
+// slabs); every other packing below is of the row classes
+// (dasp_options::slabs off), so those matrices run both.
 // Each packing is tried with the default options and with small long-row
 // thresholds (many long rows and pieces), with 1, 3 and an automatic
 // number of medium groups per warp, and with bundles of 2, 3, 4 and 8
@@ -233,6 +234,33 @@ void test_matrix(const named& m, tcore::test::rng& rng)
             run_checked(s, v, m.name + " [" + v.name + ", slabs of " + std::to_string(s.slab_width()) + ", " +
                                   std::to_string(s.slabs_per_warp()) + " a warp]");
             ++slab_runs;
+        }
+        // accumulate: y = y0 + A x over a random y0 (column panels of these
+        // matrices do not qualify as slabs, so this is the slab kernel's only
+        // accumulating run); bound 2 gamma_{len+1} (S_r + |y0_r|)
+        std::vector<double> y0(static_cast<std::size_t>(a.rows));
+        for (double& v : y0) v = rng.nonzero();
+        using acc_run = void (*)(const dasp_spmv&, const double*, double*);
+        const std::pair<const char*, acc_run> acc_runs[] = {
+            {"tc", [](const dasp_spmv& p, const double* x, double* y) { p.run<tensor_core>(x, y, nullptr, true); }},
+            {"cc", [](const dasp_spmv& p, const double* x, double* y) { p.run<cuda_core>(x, y, nullptr, true); }},
+            {"cce", [](const dasp_spmv& p, const double* x, double* y) { p.run_with<spmv_cce>(x, y, nullptr, true); }}};
+        for (const auto& [name, run] : acc_runs) {
+            dy.upload(y0);
+            run(s, dx.ptr, dy.ptr);
+            TCORE_CHECK(cudaDeviceSynchronize());
+            const std::vector<double> got = dy.download();
+            int bad = 0;
+            for (int r = 0; r < a.rows; ++r) {
+                double mag = std::fabs(y0[r]);
+                for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
+                const double tol = 2.0 * tcore::test::gamma(a.row_length(r) + 1, DBL_EPSILON / 2) * mag;
+                if (!tcore::test::close(got[r], y0[r] + ref[r], tol) && ++bad <= 3)
+                    t.check(false, "%s [%s, slabs, accumulate]: row %d got %.17g, expected %.17g", m.name.c_str(), name,
+                            r, got[r], y0[r] + ref[r]);
+            }
+            t.check(bad == 0, "%s [%s, slabs of %d, accumulate]: %d rows wrong", m.name.c_str(), name, s.slab_width(),
+                    bad);
         }
     }
     for (sparse::dasp_options o : opts)
