@@ -14,9 +14,11 @@
 // index per group and row, irregular remainders), a slab costs one
 // dependent round trip less per group and needs no sort; it pays padding.
 // build_dasp takes it where the padding (empty rows of the last slab
-// included) stays within a quarter of the slots: banded rows of 1 to 9
-// entries, mean 7.8, pad 13% (examples/spmv/README.md has the
-// measurements).
+// included) stays within a quarter of the slots. Measured: banded rows of
+// 1 to 9 entries, mean 7.8, pad 13%, and cryg2500 / jagmesh7 (pad 1% /
+// 7%), all faster as slabs (examples/spmv/README.md); the quarter is a
+// chosen bound, not a measured break-even (at 25% a slab moves about a
+// fifth more bytes than the general layout).
 #pragma once
 
 #include "../check.cuh"
