@@ -155,8 +155,10 @@ const variant variants[] = {
 };
 
 /// Compares y with the reference row by row; returns the number of bad rows.
+/// y0 (accumulating runs): the y the run added to; the reference is then
+/// y0 + ref and the bound 2 gamma_{len+1} (S_r + |y0_r|), one addition more.
 int compare(const sparse::csr& a, const std::vector<double>& x, const std::vector<double>& ref,
-            std::vector<double> got, const std::string& what)
+            std::vector<double> got, const std::string& what, const std::vector<double>* y0 = nullptr)
 {
     for (int r = 0; r < a.rows && !got.empty(); ++r)  // the first row of two or more entries
         if (a.row_length(r) >= 2) {
@@ -167,13 +169,14 @@ int compare(const sparse::csr& a, const std::vector<double>& x, const std::vecto
         }
     int bad = 0;
     for (int r = 0; r < a.rows; ++r) {
-        double mag = 0;
+        double mag = y0 ? std::fabs((*y0)[r]) : 0.0;
         for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
-        const double tol = 2.0 * tcore::test::gamma(a.row_length(r), DBL_EPSILON / 2) * mag;
-        if (!tcore::test::close(got[r], ref[r], tol)) {
+        const double tol = 2.0 * tcore::test::gamma(a.row_length(r) + (y0 ? 1 : 0), DBL_EPSILON / 2) * mag;
+        const double expected = y0 ? (*y0)[r] + ref[r] : ref[r];
+        if (!tcore::test::close(got[r], expected, tol)) {
             if (++bad <= 3)
                 t.check(false, "%s: row %d (len %d): got %.17g, expected %.17g (tol %.3g)", what.c_str(), r,
-                        a.row_length(r), got[r], ref[r], tol);
+                        a.row_length(r), got[r], expected, tol);
         }
     }
     return bad;
@@ -237,7 +240,7 @@ void test_matrix(const named& m, tcore::test::rng& rng)
         }
         // accumulate: y = y0 + A x over a random y0 (column panels of these
         // matrices do not qualify as slabs, so this is the slab kernel's only
-        // accumulating run); bound 2 gamma_{len+1} (S_r + |y0_r|)
+        // accumulating run)
         std::vector<double> y0(static_cast<std::size_t>(a.rows));
         for (double& v : y0) v = rng.nonzero();
         using acc_run = void (*)(const dasp_spmv&, const double*, double*);
@@ -249,18 +252,10 @@ void test_matrix(const named& m, tcore::test::rng& rng)
             dy.upload(y0);
             run(s, dx.ptr, dy.ptr);
             TCORE_CHECK(cudaDeviceSynchronize());
-            const std::vector<double> got = dy.download();
-            int bad = 0;
-            for (int r = 0; r < a.rows; ++r) {
-                double mag = std::fabs(y0[r]);
-                for (int p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p) mag += std::fabs(a.values[p] * x[a.col_idx[p]]);
-                const double tol = 2.0 * tcore::test::gamma(a.row_length(r) + 1, DBL_EPSILON / 2) * mag;
-                if (!tcore::test::close(got[r], y0[r] + ref[r], tol) && ++bad <= 3)
-                    t.check(false, "%s [%s, slabs, accumulate]: row %d got %.17g, expected %.17g", m.name.c_str(), name,
-                            r, got[r], y0[r] + ref[r]);
-            }
-            t.check(bad == 0, "%s [%s, slabs of %d, accumulate]: %d rows wrong", m.name.c_str(), name, s.slab_width(),
-                    bad);
+            const std::string what =
+                m.name + " [" + name + ", slabs of " + std::to_string(s.slab_width()) + ", accumulate]";
+            const int bad = compare(a, x, ref, dy.download(), what, &y0);
+            t.check(bad == 0, "%s: %d rows wrong", what.c_str(), bad);
         }
     }
     for (sparse::dasp_options o : opts)
@@ -412,6 +407,13 @@ void bad_arguments()
             break;
         }
     expect_error([&] { dasp_spmv bad(unsorted); }, "not sorted", "unsorted columns");
+    // a packed slab matrix whose arrays do not match its shape, or too wide
+    sparse::dasp_format slabs = sparse::build_dasp(sparse::gen::random_rows(40, 30, 6, 7, 2));
+    t.check(slabs.slab_width == 7, "bad-argument matrix packs as slabs (width %d)", slabs.slab_width);
+    slabs.slab_val.pop_back();
+    expect_error([&] { dasp_spmv bad(slabs); }, "slab arrays hold", "slab arrays shorter than the shape");
+    slabs.slab_width = sparse::slab_max_width + 1;
+    expect_error([&] { dasp_spmv bad(slabs); }, "unsupported slab width", "slab width 13");
     TCORE_CHECK(cudaDeviceSynchronize());
 }
 

@@ -312,7 +312,8 @@ struct row_heads {
 /// Whether every row of the graph has a degree row_info can hold.
 inline bool rows_fit_row_info(int n, const long long* row_ptr)
 {
-    require(n >= 0 && (n == 0 || row_ptr != nullptr), "rows_fit_row_info", "bad CSR");
+    require(n >= 0 && (n == 0 || row_ptr != nullptr), "rows_fit_row_info",
+            "bad CSR: n must be non-negative and row_ptr non-null (n = " + std::to_string(n) + ")");
     for (int v = 0; v < n; ++v)
         if (row_ptr[v + 1] - row_ptr[v] > row_info_max_degree) return false;
     return true;

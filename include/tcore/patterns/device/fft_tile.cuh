@@ -13,10 +13,10 @@
 // a stage, a barrier, all writes), with the swizzle of dft::swizzle; the
 // last stage writes straight to global memory after swapping one value
 // with the neighbouring lane (dft::exchanged_slot), so that each store
-// instruction writes whole 32-byte sectors, or back into the buffer. Each warp owns groups of 8
-// columns per stage (R/4 inputs a lane each); every lane keeps its 8 or 16
-// complex results in registers between the read and the write half of a
-// stage.
+// instruction writes whole 32-byte sectors, or back into the buffer. Each
+// warp owns groups of 8 columns per stage (R/4 inputs a lane each); every
+// lane keeps its 8 or 16 complex results in registers between the read
+// and the write half of a stage.
 //
 // Strided tiles (the column pass of a 2D transform: signals of ny with
 // stride nx) map the 8 MMA columns of their first and last stage to 8

@@ -406,8 +406,14 @@ private:
         v.birr_val = static_cast<const double*>(at(i_birr_val));
         v.birr_col = static_cast<const int*>(at(i_birr_col));
         require(f.slab_width >= 0 && f.slab_width <= sparse::slab_max_width, "tcore::dasp_spmv",
-                "unsupported slab width " + std::to_string(f.slab_width));
+                "unsupported slab width " + std::to_string(f.slab_width) + " (0 to " +
+                    std::to_string(sparse::slab_max_width) + ")");
         const sparse::slab_shape shape = sparse::make_slab_shape(f.slab_width);
+        const std::size_t slab_slots = static_cast<std::size_t>(f.slab_count()) * shape.slab_slots();
+        require(f.slab_val.size() == slab_slots && f.slab_col.size() == slab_slots, "tcore::dasp_spmv",
+                "slab arrays hold " + std::to_string(f.slab_val.size()) + " values and " +
+                    std::to_string(f.slab_col.size()) + " columns; " + std::to_string(f.slab_count()) +
+                    " slabs of width " + std::to_string(f.slab_width) + " need " + std::to_string(slab_slots));
         slab_.rows = f.rows;
         slab_.slabs = f.slab_count();
         slab_.width = shape.width;
