@@ -12,8 +12,9 @@
 // in == out (in place) is allowed, other overlaps are not.
 //
 // The kernels: one persistent kernel per pass (fft_pass.cuh), rows then
-// columns in 2D; for 256 x 256 one kernel in clusters where it pays
-// (fft_cluster.cuh). Both are built from the tile load and stages of
+// columns in 2D (the rows of nx = 2048 one tile a CTA where DRAM is fast:
+// fft_direct_kernel); for 256 x 256 one kernel in clusters where it pays
+// (fft_cluster.cuh). All are built from the tile load and stages of
 // fft_tile.cuh.
 #pragma once
 
@@ -66,6 +67,7 @@ public:
         if (ny > 1) tw_y_ = upload(static_cast<int>(ny));
         tc_one_pass_ = single_pass_available() && dram_limited();
         tc_line_tiles_ = ny > 1 && dft::line_tile_values(ly_) != dft::tile_values(ly_, true) && dram_limited();
+        tc_direct_rows_ = direct_rows_available() && !dram_limited();
     }
     ~fft_plan()
     {
@@ -148,6 +150,27 @@ public:
     /// Chooses the column tiles of ny = 512 (line_tiles) for both backends.
     void set_line_tiles(bool on) { tiles_ = on ? tile_choice::lines : tile_choice::narrow; }
 
+    /// Whether execute<Backend>'s row pass of nx = 2048 runs one tile a CTA,
+    /// loaded straight into registers (detail::fft_direct_kernel: four CTAs
+    /// of 128 threads an SM, one buffer each) rather than the persistent
+    /// pass kernel (cp.async into two tile buffers, three CTAs an SM). By
+    /// default tc does where the DRAM bandwidth per SM is 30 GB/s or more
+    /// (not dram_limited), cc never; set_direct_rows overrides both. (The
+    /// same kernel for nx = 512, 1024 and 4096 measured slower or level:
+    /// examples/fft/README.md.)
+    template <class Backend = default_backend>
+    bool direct_rows() const
+    {
+        if (!direct_rows_available()) return false;
+        return rows_ == row_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_rows_
+                                              : rows_ == row_choice::direct;
+    }
+    /// Whether the row pass has a direct kernel: nx = 2048.
+    bool direct_rows_available() const { return lx_ == 11; }
+    /// Chooses the row pass of nx = 2048 (direct_rows) for both backends;
+    /// other sizes have one row kernel.
+    void set_direct_rows(bool on) { rows_ = on ? row_choice::direct : row_choice::pass; }
+
     /// out = FFT(in) on `Backend` (tcore::tensor_core: tc, tcore::cuda_core: cc).
     template <class Backend = default_backend>
     void execute(const double2* in, double2* out, fft_direction dir, cudaStream_t stream = 0) const
@@ -169,8 +192,8 @@ public:
         }
         // rows: signal gs starts at gs * nx
         detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_, schedule_};
-        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, false, stream);
-        else launch<Backend, 1, false>(lx_, rows, false, stream);
+        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, direct_rows<Backend>(), stream);
+        else launch<Backend, 1, false>(lx_, rows, direct_rows<Backend>(), stream);
         if (ny_ > 1) {
             // columns: signal gs = (image b, column c), gs = b * nx + c
             detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_,
@@ -192,6 +215,9 @@ private:
     enum class tile_choice { automatic, lines, narrow };
     tile_choice tiles_ = tile_choice::automatic;  ///< set_line_tiles
     bool tc_line_tiles_ = false;                  ///< tc's automatic choice (line_tiles)
+    enum class row_choice { automatic, direct, pass };
+    row_choice rows_ = row_choice::automatic;  ///< set_direct_rows
+    bool tc_direct_rows_ = false;              ///< tc's automatic choice (direct_rows)
 
     void swap(fft_plan& o) noexcept
     {
@@ -199,6 +225,7 @@ private:
         std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
         std::swap(schedule_, o.schedule_), std::swap(choice_, o.choice_), std::swap(tc_one_pass_, o.tc_one_pass_);
         std::swap(tiles_, o.tiles_), std::swap(tc_line_tiles_, o.tc_line_tiles_);
+        std::swap(rows_, o.rows_), std::swap(tc_direct_rows_, o.tc_direct_rows_);
     }
 
     /// Whether the current device has under 30 GB/s of DRAM bandwidth an SM
@@ -228,15 +255,19 @@ private:
         return d;
     }
 
-    // One pass for N = 2^L (line_tiles: line_tiles() for the columns of N =
-    // 512). Defined below the class, not inline, so that a program can
-    // compile each pass kernel once (an explicit instantiation of launch_l)
-    // and declare it `extern template` elsewhere.
+    // One pass for N = 2^L; `other`: the pass's other kernel where it has
+    // one (line_tiles() for the columns of N = 512, direct_rows() for the
+    // rows of N = 2048). Defined below the class, not inline, so
+    // that a program can compile each pass kernel once (an explicit
+    // instantiation of launch_l) and declare it `extern template` elsewhere.
     template <int L, class Backend, int Sign, bool Strided>
-    static void launch_l(const pass_args& a, bool line_tiles, cudaStream_t stream);
+    static void launch_l(const pass_args& a, bool other, cudaStream_t stream);
     // The pass kernel of one tile size (launch_l chooses it).
     template <int L, class Backend, int Sign, bool Strided, int TileValues>
     static void launch_tile(const pass_args& a, cudaStream_t stream);
+    // The direct row kernel (direct_rows).
+    template <int L, class Backend, int Sign>
+    static void launch_direct(const pass_args& a, cudaStream_t stream);
 
     // The one-pass 2D kernel of 2^Ly x 2^Lx (likewise defined below the
     // class); false (nothing launched) where the device fits none of its
@@ -245,28 +276,48 @@ private:
     static bool launch_2d_l(const single_pass_args& a, cudaStream_t stream);
 
     template <class Backend, int Sign, bool Strided>
-    static void launch(int l, const detail::fft_pass_args& a, bool line_tiles, cudaStream_t stream)
+    static void launch(int l, const detail::fft_pass_args& a, bool other, cudaStream_t stream)
     {
         switch (l) {
-        case 6: return launch_l<6, Backend, Sign, Strided>(a, line_tiles, stream);
-        case 7: return launch_l<7, Backend, Sign, Strided>(a, line_tiles, stream);
-        case 8: return launch_l<8, Backend, Sign, Strided>(a, line_tiles, stream);
-        case 9: return launch_l<9, Backend, Sign, Strided>(a, line_tiles, stream);
-        case 10: return launch_l<10, Backend, Sign, Strided>(a, line_tiles, stream);
-        case 11: return launch_l<11, Backend, Sign, Strided>(a, line_tiles, stream);
-        case 12: return launch_l<12, Backend, Sign, Strided>(a, line_tiles, stream);
+        case 6: return launch_l<6, Backend, Sign, Strided>(a, other, stream);
+        case 7: return launch_l<7, Backend, Sign, Strided>(a, other, stream);
+        case 8: return launch_l<8, Backend, Sign, Strided>(a, other, stream);
+        case 9: return launch_l<9, Backend, Sign, Strided>(a, other, stream);
+        case 10: return launch_l<10, Backend, Sign, Strided>(a, other, stream);
+        case 11: return launch_l<11, Backend, Sign, Strided>(a, other, stream);
+        case 12: return launch_l<12, Backend, Sign, Strided>(a, other, stream);
         default: throw error("fft_plan: unsupported size 2^" + std::to_string(l));
         }
     }
 };
 
 template <int L, class Backend, int Sign, bool Strided>
-void fft_plan::launch_l(const pass_args& a, bool line_tiles, cudaStream_t stream)
+void fft_plan::launch_l(const pass_args& a, bool other, cudaStream_t stream)
 {
     constexpr int line = dft::line_tile_values(L);  // the columns of N = 512 have two tiles
     if constexpr (Strided && line != dft::tile_values(L, true))
-        if (line_tiles) return launch_tile<L, Backend, Sign, Strided, line>(a, stream);
+        if (other) return launch_tile<L, Backend, Sign, Strided, line>(a, stream);
+    if constexpr (!Strided && L == 11)  // the rows of N = 2048 have two kernels
+        if (other) return launch_direct<L, Backend, Sign>(a, stream);
     launch_tile<L, Backend, Sign, Strided, dft::tile_values(L, Strided)>(a, stream);
+}
+
+template <int L, class Backend, int Sign>
+void fft_plan::launch_direct(const pass_args& a, cudaStream_t stream)
+{
+    using C = detail::fft_config<L, false>;
+    constexpr std::size_t smem = sizeof(double2) * C::per_cta;  // one buffer: the exchange between the stages
+    require(a.sig_stride == C::n && a.n_stride == 1, "fft_plan",
+            "internal: pass arguments do not match the kernel's fixed strides");
+    auto kernel = detail::fft_direct_kernel<L, Backend, Sign>;
+    static int ready[64] = {};  // once per device: raise the dynamic shared-memory limit
+    cached_per_device(ready, [&](int) {
+        TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        return 1;
+    });
+    const unsigned tiles = grid_of(a.signals, C::signals, "fft_plan");
+    kernel<<<tiles, C::threads, smem, stream>>>(a);
+    TCORE_CHECK_LAUNCH();
 }
 
 template <int L, class Backend, int Sign, bool Strided, int TileValues>

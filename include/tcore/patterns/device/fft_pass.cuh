@@ -1,6 +1,7 @@
 // tcore/patterns/device/fft_pass.cuh - the persistent kernel of one FFT
 // pass (all rows, or all columns, of a batch): fft_pass_kernel, its
-// arguments (fft_pass_args) and its tile counter (fft_schedule). Launched by
+// arguments (fft_pass_args) and its tile counter (fft_schedule); and the
+// one-tile-a-CTA row kernel of N = 2048 (fft_direct_kernel). Launched by
 // fft_plan (fft.cuh).
 //
 // The grid fills the device once (the tc kernels of 256 threads are built
@@ -150,6 +151,32 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
             __threadfence();
         }
     }
+}
+
+/// The row pass of N = 2048 where DRAM is fast (fft_plan::direct_rows):
+/// one tile a CTA, no counter, no tile buffer to fill. The first stage
+/// loads its inputs from global memory straight into the MMA operands and
+/// writes its results into the CTA's one buffer (the exchange); after one
+/// barrier the last stage reads them and stores to global memory. Resident
+/// CTAs hide the latency instead of cp.async: four CTAs of 128 threads an
+/// SM (16 warps, at most 128 registers) against three in the pass kernel.
+template <class Backend, int L>
+__host__ __device__ constexpr int fft_direct_min_blocks()
+{
+    return std::is_same_v<Backend, tensor_core> ? 512 / fft_config<L, false>::threads : 1;
+}
+
+template <int L, class Backend, int Sign>
+__global__ void __launch_bounds__(fft_config<L, false>::threads, (fft_direct_min_blocks<Backend, L>()))
+    fft_direct_kernel(const fft_pass_args a)
+{
+    using C = fft_config<L, false>;
+    extern __shared__ __align__(128) double2 smem[];
+    const long long gs0 = static_cast<long long>(blockIdx.x) * C::signals, left = a.signals - gs0;
+    const dft::radix8_matrix<Sign> f8(static_cast<int>(threadIdx.x) & 31);
+    fft_tile_stages<L, Backend, Sign, false, false, C::per_cta, true>(
+        smem, f8, a, gs0 * C::n, left < C::signals ? static_cast<int>(left) : C::signals, 1,
+        static_cast<int>(threadIdx.x));
 }
 
 }  // namespace detail

@@ -101,16 +101,28 @@ __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, l
 /// layout instead, and a barrier follows. Until the first stage's barrier
 /// the buffer must hold the loaded tile; it may be refilled once the
 /// function has returned.
+///
+/// Direct: the tile is not in `buf`; the first stage reads its inputs from
+/// io.in (contiguous signals from `base0`, zeros past `valid`) straight
+/// into the MMA operands, and neither the first nor the last stage waits
+/// between its reads and its writes: for a CTA that runs one tile
+/// (fft_direct_kernel), whose buffer serves only the exchange between the
+/// stages.
 template <int L, class Backend, int Sign, bool Strided, bool ToShared = false,
-          int TileValues = dft::tile_values(L, Strided), class Io>
+          int TileValues = dft::tile_values(L, Strided), bool Direct = false, class Io>
 __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8, const Io& io,
                                                 long long base0, int valid, long long n_stride, int tid)
 {
+    static_assert(!Direct || (!Strided && !ToShared), "direct tiles are contiguous signals stored to global memory");
     using C = fft_config<L, Strided, TileValues>;
     using K16 = f64_m16n8<16>;
     constexpr int N = C::n, M = C::signals;
     constexpr int S = dft::stages(L);
     const int warp = tid >> 5, g = (tid >> 2) & 7, t = tid & 3;
+    const double2* const in = [&] {  // the input of a direct tile
+        if constexpr (Direct) return io.in;
+        else return static_cast<const double2*>(nullptr);
+    }();
     static_for<S>([&](auto st_) {
         constexpr int stage = decltype(st_)::value;
         constexpr int R = dft::radix(L, stage);
@@ -132,13 +144,28 @@ __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_
         const dft::column rd_col = dft::column_of(8 * warp + g, NR, M, mode_b);
         const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + dft::stage_input(t, 0, R) * NR);
         double2 vin[G][Q];
+        if constexpr (Direct && first) {
+            // element n of signal s at base0 + s N + n: lane part + fixed part (no common bit)
+            const double2* const rd_glob = in + base0 + static_cast<long long>(rd_col.s) * N + rd_col.i +
+                                           dft::stage_input(t, 0, R) * NR;
 #pragma unroll
-        for (int u = 0; u < G; ++u) {
-            const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+            for (int u = 0; u < G; ++u) {
+                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
 #pragma unroll
-            for (int qq = 0; qq < Q; ++qq)
-                vin[u][qq] = buf[dft::xor_fixed(
-                    rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + dft::stage_input(0, qq, R) * NR))];
+                for (int qq = 0; qq < Q; ++qq)
+                    vin[u][qq] = rd_col.s + fix.s < valid
+                                     ? rd_glob[fix.s * N + fix.i + dft::stage_input(0, qq, R) * NR]
+                                     : make_double2(0.0, 0.0);
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < G; ++u) {
+                const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
+#pragma unroll
+                for (int qq = 0; qq < Q; ++qq)
+                    vin[u][qq] = buf[dft::xor_fixed(
+                        rd_lane, dft::tile_slot(L, M, Strided, fix.s, fix.i + dft::stage_input(0, qq, R) * NR))];
+            }
         }
         double2 w_split[R / 8];
 #pragma unroll
@@ -169,7 +196,9 @@ __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_
 #pragma unroll
                 for (int i = 0; i < 4; ++i) res[u][4 * h + i] = y[h].x[i];
         }
-        __syncthreads();  // every read of this stage is done: write in place
+        // every read of this stage is done: write in place (a direct tile's
+        // first stage read global memory, its last writes there)
+        if constexpr (!(Direct && (first || last))) __syncthreads();
 
         // -- write half: lane (g, t) holds outputs g (and g + 8) of columns 2t, 2t+1.
         // Output r = g + 8h of column 8 (warp + warps u) + 2t + e: lane part
