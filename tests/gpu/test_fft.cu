@@ -12,8 +12,9 @@
 //     x 997 and x 203 in place, 2D 256x256 x 24, 512x512 x 3): the
 //     persistent CTAs loop and prefetch;
 //   * both column tiles of ny = 512 (8 or 4 image columns: set_line_tiles);
-//   * both row kernels of nx = 2048 (the persistent pass and one tile a
-//     CTA loaded straight into registers: set_direct_rows), 1D and 2D;
+//   * both row kernels of nx = 2048 and both column kernels of ny = 256
+//     (the persistent pass and one tile a CTA loaded straight into
+//     registers: set_direct_rows, set_direct_columns);
 //   * the one-pass 2D kernel (256x256 in thread-block clusters of 16 CTAs,
 //     where the device launches them, whatever the plan's default): 37
 //     images (clusters loop), 1, in place, and the two passes beside it; the
@@ -87,10 +88,10 @@ const char* backend_name()
 /// have it), 2 the two passes. line_tiles: 0 the plan's default column
 /// tiles, 1 line tiles, 2 not (fft_plan::set_line_tiles). rows: 0 the
 /// plan's default row kernel, 1 direct, 2 the pass kernel
-/// (fft_plan::set_direct_rows).
+/// (fft_plan::set_direct_rows); columns likewise (set_direct_columns).
 template <class Backend>
 void run_case(long long nx, long long ny, long long batch, fft_direction dir, bool in_place, std::uint64_t salt,
-              int passes = 0, int line_tiles = 0, int rows = 0)
+              int passes = 0, int line_tiles = 0, int rows = 0, int columns = 0)
 {
     const long long per = nx * ny, count = per * batch;
     test::rng r(test::seed() + salt);
@@ -102,6 +103,7 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
     if (passes != 0) plan.set_single_pass(passes == 1);
     if (line_tiles != 0) plan.set_line_tiles(line_tiles == 1);
     if (rows != 0) plan.set_direct_rows(rows == 1);
+    if (columns != 0) plan.set_direct_columns(columns == 1);
     device_buffer<double2> din(static_cast<std::size_t>(count)), dout(static_cast<std::size_t>(count));
     din.upload(xd);
     double2* out = in_place ? din.ptr : dout.ptr;
@@ -145,12 +147,15 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
     }
     const int stages = stages_of(nx) + (ny > 1 ? stages_of(ny) : 0);
     const double tol = 32.0 * stages * 0x1.0p-52 * scale;
-    char name[176];
-    std::snprintf(name, sizeof name, "%s %lldx%lld batch %lld %s%s%s%s%s", backend_name<Backend>(), ny, nx, batch,
+    char name[192];
+    std::snprintf(name, sizeof name, "%s %lldx%lld batch %lld %s%s%s%s%s%s", backend_name<Backend>(), ny, nx, batch,
                   dir == fft_direction::forward ? "forward" : "inverse", in_place ? " in place" : "",
                   ny > 1 ? (plan.passes<Backend>() == 1 ? " (one pass)" : " (two passes)") : "",
                   ny == 512 ? (plan.line_tiles<Backend>() ? " line tiles" : " M=4 tiles") : "",
-                  plan.direct_rows_available() ? (plan.direct_rows<Backend>() ? " direct rows" : " pass rows") : "");
+                  nx == 2048 ? (plan.direct_rows<Backend>() ? " direct rows" : " pass rows") : "",
+                  ny == 256 && plan.passes<Backend>() == 2
+                      ? (plan.direct_columns<Backend>() ? " direct columns" : " pass columns")
+                      : "");
     tally_.check(bad == 0 && worst <= tol, "%s: %zu NaN, max error %.3g > %.3g (scale %.3g)", name, bad, worst, tol, scale);
     // cuFFT within the same bound of the reference: the reference is the
     // transform cuFFT computes (sign, scaling, ordering), not only a model
@@ -324,6 +329,13 @@ void run_backend(std::uint64_t salt)
         run_case<Backend>(2048, 1, 1501, fft_direction::forward, false, salt++, 0, 0, rows);
         run_case<Backend>(2048, 1, 3, fft_direction::inverse, true, salt++, 0, 0, rows);
         run_case<Backend>(2048, 128, 2, fft_direction::inverse, false, salt++, 0, 0, rows);
+    }
+    // both column kernels of ny = 256 (two passes), whichever the plan's
+    // default: one image, more tiles than resident CTAs, in place, nx = 128
+    for (const int columns : {1, 2}) {
+        run_case<Backend>(256, 256, 1, fft_direction::forward, false, salt++, 2, 0, 0, columns);
+        run_case<Backend>(512, 256, quick ? 3 : 19, fft_direction::inverse, false, salt++, 2, 0, 0, columns);
+        run_case<Backend>(128, 256, 2, fft_direction::forward, true, salt++, 2, 0, 0, columns);
     }
     run_case<Backend>(1024, 1, 5, fft_direction::forward, true, salt++);
     run_case<Backend>(128, 64, 3, fft_direction::inverse, true, salt++);

@@ -12,8 +12,8 @@
 // in == out (in place) is allowed, other overlaps are not.
 //
 // The kernels: one persistent kernel per pass (fft_pass.cuh), rows then
-// columns in 2D (the rows of nx = 2048 one tile a CTA where DRAM is fast:
-// fft_direct_kernel); for 256 x 256 one kernel in clusters where it pays
+// columns in 2D (the rows of nx = 2048 and the columns of ny = 256 one tile
+// a CTA where DRAM is fast: fft_direct_kernel); for 256 x 256 one kernel in clusters where it pays
 // (fft_cluster.cuh). All are built from the tile load and stages of
 // fft_tile.cuh.
 #pragma once
@@ -67,7 +67,7 @@ public:
         if (ny > 1) tw_y_ = upload(static_cast<int>(ny));
         tc_one_pass_ = single_pass_available() && dram_limited();
         tc_line_tiles_ = ny > 1 && dft::line_tile_values(ly_) != dft::tile_values(ly_, true) && dram_limited();
-        tc_direct_rows_ = direct_rows_available() && !dram_limited();
+        tc_direct_ = !dram_limited();
     }
     ~fft_plan()
     {
@@ -161,15 +161,28 @@ public:
     template <class Backend = default_backend>
     bool direct_rows() const
     {
-        if (!direct_rows_available()) return false;
-        return rows_ == row_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_rows_
-                                              : rows_ == row_choice::direct;
+        return lx_ == 11 && (rows_ == tile_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_
+                                                             : rows_ == tile_choice::direct);
     }
-    /// Whether the row pass has a direct kernel: nx = 2048.
-    bool direct_rows_available() const { return lx_ == 11; }
-    /// Chooses the row pass of nx = 2048 (direct_rows) for both backends;
+    /// Chooses the row kernel of nx = 2048 (direct_rows) for both backends;
     /// other sizes have one row kernel.
-    void set_direct_rows(bool on) { rows_ = on ? row_choice::direct : row_choice::pass; }
+    void set_direct_rows(bool on) { rows_ = on ? tile_choice::direct : tile_choice::pass; }
+
+    /// Whether execute<Backend>'s column pass of ny = 256 runs one tile (8
+    /// image columns) a CTA, loaded straight into registers
+    /// (detail::fft_direct_kernel: three CTAs of 256 threads an SM) rather
+    /// than the persistent pass kernel (two CTAs of two tile buffers). The
+    /// same defaults as direct_rows; set_direct_columns overrides both. (The
+    /// column tiles of ny = 512 measured slower so: examples/fft/README.md.)
+    template <class Backend = default_backend>
+    bool direct_columns() const
+    {
+        return ly_ == 8 && (columns_ == tile_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_
+                                                                : columns_ == tile_choice::direct);
+    }
+    /// Chooses the column kernel of ny = 256 (direct_columns) for both
+    /// backends; other sizes keep theirs.
+    void set_direct_columns(bool on) { columns_ = on ? tile_choice::direct : tile_choice::pass; }
 
     /// out = FFT(in) on `Backend` (tcore::tensor_core: tc, tcore::cuda_core: cc).
     template <class Backend = default_backend>
@@ -198,8 +211,9 @@ public:
             // columns: signal gs = (image b, column c), gs = b * nx + c
             detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_,
                                           schedule_};
-            if (dir == fft_direction::forward) launch<Backend, -1, true>(ly_, cols, line_tiles<Backend>(), stream);
-            else launch<Backend, 1, true>(ly_, cols, line_tiles<Backend>(), stream);
+            const bool other = ly_ == 9 ? line_tiles<Backend>() : direct_columns<Backend>();  // by size
+            if (dir == fft_direction::forward) launch<Backend, -1, true>(ly_, cols, other, stream);
+            else launch<Backend, 1, true>(ly_, cols, other, stream);
         }
     }
 
@@ -212,12 +226,12 @@ private:
     enum class pass_choice { automatic, one, two };
     pass_choice choice_ = pass_choice::automatic;  ///< set_single_pass
     bool tc_one_pass_ = false;                     ///< tc's automatic choice (single_pass)
-    enum class tile_choice { automatic, lines, narrow };
-    tile_choice tiles_ = tile_choice::automatic;  ///< set_line_tiles
-    bool tc_line_tiles_ = false;                  ///< tc's automatic choice (line_tiles)
-    enum class row_choice { automatic, direct, pass };
-    row_choice rows_ = row_choice::automatic;  ///< set_direct_rows
-    bool tc_direct_rows_ = false;              ///< tc's automatic choice (direct_rows)
+    enum class tile_choice { automatic, lines, narrow, direct, pass };
+    tile_choice tiles_ = tile_choice::automatic;    ///< set_line_tiles
+    bool tc_line_tiles_ = false;                    ///< tc's automatic choice (line_tiles)
+    tile_choice rows_ = tile_choice::automatic;     ///< set_direct_rows
+    tile_choice columns_ = tile_choice::automatic;  ///< set_direct_columns
+    bool tc_direct_ = false;                        ///< tc's automatic choice (direct_rows, direct_columns)
 
     void swap(fft_plan& o) noexcept
     {
@@ -225,7 +239,7 @@ private:
         std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
         std::swap(schedule_, o.schedule_), std::swap(choice_, o.choice_), std::swap(tc_one_pass_, o.tc_one_pass_);
         std::swap(tiles_, o.tiles_), std::swap(tc_line_tiles_, o.tc_line_tiles_);
-        std::swap(rows_, o.rows_), std::swap(tc_direct_rows_, o.tc_direct_rows_);
+        std::swap(rows_, o.rows_), std::swap(columns_, o.columns_), std::swap(tc_direct_, o.tc_direct_);
     }
 
     /// Whether the current device has under 30 GB/s of DRAM bandwidth an SM
@@ -256,8 +270,8 @@ private:
     }
 
     // One pass for N = 2^L; `other`: the pass's other kernel where it has
-    // one (line_tiles() for the columns of N = 512, direct_rows() for the
-    // rows of N = 2048). Defined below the class, not inline, so
+    // one (line_tiles() for the columns of N = 512, direct_columns() for
+    // those of N = 256, direct_rows() for the rows of N = 2048). Defined below the class, not inline, so
     // that a program can compile each pass kernel once (an explicit
     // instantiation of launch_l) and declare it `extern template` elsewhere.
     template <int L, class Backend, int Sign, bool Strided>
@@ -265,8 +279,8 @@ private:
     // The pass kernel of one tile size (launch_l chooses it).
     template <int L, class Backend, int Sign, bool Strided, int TileValues>
     static void launch_tile(const pass_args& a, cudaStream_t stream);
-    // The direct row kernel (direct_rows).
-    template <int L, class Backend, int Sign>
+    // The one-tile-a-CTA kernel (direct_rows, direct_columns).
+    template <int L, class Backend, int Sign, bool Strided>
     static void launch_direct(const pass_args& a, cudaStream_t stream);
 
     // The one-pass 2D kernel of 2^Ly x 2^Lx (likewise defined below the
@@ -297,19 +311,19 @@ void fft_plan::launch_l(const pass_args& a, bool other, cudaStream_t stream)
     constexpr int line = dft::line_tile_values(L);  // the columns of N = 512 have two tiles
     if constexpr (Strided && line != dft::tile_values(L, true))
         if (other) return launch_tile<L, Backend, Sign, Strided, line>(a, stream);
-    if constexpr (!Strided && L == 11)  // the rows of N = 2048 have two kernels
-        if (other) return launch_direct<L, Backend, Sign>(a, stream);
+    if constexpr ((!Strided && L == 11) || (Strided && L == 8))  // the rows of 2048, the columns of 256
+        if (other) return launch_direct<L, Backend, Sign, Strided>(a, stream);
     launch_tile<L, Backend, Sign, Strided, dft::tile_values(L, Strided)>(a, stream);
 }
 
-template <int L, class Backend, int Sign>
+template <int L, class Backend, int Sign, bool Strided>
 void fft_plan::launch_direct(const pass_args& a, cudaStream_t stream)
 {
-    using C = detail::fft_config<L, false>;
+    using C = detail::fft_config<L, Strided>;
     constexpr std::size_t smem = sizeof(double2) * C::per_cta;  // one buffer: the exchange between the stages
-    require(a.sig_stride == C::n && a.n_stride == 1, "fft_plan",
-            "internal: pass arguments do not match the kernel's fixed strides");
-    auto kernel = detail::fft_direct_kernel<L, Backend, Sign>;
+    require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
+            "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
+    auto kernel = detail::fft_direct_kernel<L, Backend, Sign, Strided>;
     static int ready[64] = {};  // once per device: raise the dynamic shared-memory limit
     cached_per_device(ready, [&](int) {
         TCORE_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));

@@ -1,8 +1,8 @@
 // tcore/patterns/device/fft_pass.cuh - the persistent kernel of one FFT
 // pass (all rows, or all columns, of a batch): fft_pass_kernel, its
 // arguments (fft_pass_args) and its tile counter (fft_schedule); and the
-// one-tile-a-CTA row kernel of N = 2048 (fft_direct_kernel). Launched by
-// fft_plan (fft.cuh).
+// one-tile-a-CTA kernel of the rows of N = 2048 and the columns of N = 256
+// (fft_direct_kernel). Launched by fft_plan (fft.cuh).
 //
 // The grid fills the device once (the tc kernels of 256 threads are built
 // for 2 CTAs per SM); CTAs take tiles from a counter in device memory
@@ -153,30 +153,45 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
     }
 }
 
-/// The row pass of N = 2048 where DRAM is fast (fft_plan::direct_rows):
-/// one tile a CTA, no counter, no tile buffer to fill. The first stage
-/// loads its inputs from global memory straight into the MMA operands and
-/// writes its results into the CTA's one buffer (the exchange); after one
-/// barrier the last stage reads them and stores to global memory. Resident
-/// CTAs hide the latency instead of cp.async: four CTAs of 128 threads an
-/// SM (16 warps, at most 128 registers) against three in the pass kernel.
-template <class Backend, int L>
+/// The row pass of N = 2048 and the column pass of N = 256 where DRAM is
+/// fast (fft_plan::direct_rows, direct_columns): one tile a CTA, no
+/// counter, no tile buffer to fill. The first stage loads its inputs from
+/// global memory straight into the MMA operands and writes its results into
+/// the CTA's one buffer (the exchange); after one barrier the last stage
+/// reads them and stores to global memory. Resident CTAs hide the latency
+/// instead of cp.async: for the rows four CTAs of 128 threads an SM (16
+/// warps, at most 128 registers) against three, for the columns three of
+/// 256 threads (24 warps, at most 85 registers) against two.
+template <class Backend, int L, bool Strided>
 __host__ __device__ constexpr int fft_direct_min_blocks()
 {
-    return std::is_same_v<Backend, tensor_core> ? 512 / fft_config<L, false>::threads : 1;
+    if (!std::is_same_v<Backend, tensor_core>) return 1;
+    return Strided ? 3 : 512 / fft_config<L, false>::threads;
 }
 
-template <int L, class Backend, int Sign>
-__global__ void __launch_bounds__(fft_config<L, false>::threads, (fft_direct_min_blocks<Backend, L>()))
+template <int L, class Backend, int Sign, bool Strided>
+__global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_direct_min_blocks<Backend, L, Strided>()))
     fft_direct_kernel(const fft_pass_args a)
 {
-    using C = fft_config<L, false>;
+    using C = fft_config<L, Strided>;
     extern __shared__ __align__(128) double2 smem[];
     const long long gs0 = static_cast<long long>(blockIdx.x) * C::signals, left = a.signals - gs0;
-    const dft::radix8_matrix<Sign> f8(static_cast<int>(threadIdx.x) & 31);
-    fft_tile_stages<L, Backend, Sign, false, false, C::per_cta, true>(
-        smem, f8, a, gs0 * C::n, left < C::signals ? static_cast<int>(left) : C::signals, 1,
-        static_cast<int>(threadIdx.x));
+    if constexpr (Strided) {
+        // a tile's M columns lie in one image row (the launcher checks that M
+        // divides `row`). The tile's start comes before the DFT operand, so
+        // that ptxas issues the tile's loads first (computed after it, they
+        // came some 290 instructions later)
+        const long long base = (gs0 / a.row) * a.batch_stride + gs0 % a.row;
+        const dft::radix8_matrix<Sign> f8(static_cast<int>(threadIdx.x) & 31);
+        fft_tile_stages<L, Backend, Sign, true, false, C::per_cta, true>(
+            smem, f8, a, base, left < C::signals ? static_cast<int>(left) : C::signals, a.n_stride,
+            static_cast<int>(threadIdx.x));
+    } else {
+        const dft::radix8_matrix<Sign> f8(static_cast<int>(threadIdx.x) & 31);
+        fft_tile_stages<L, Backend, Sign, false, false, C::per_cta, true>(
+            smem, f8, a, gs0 * C::n, left < C::signals ? static_cast<int>(left) : C::signals, 1,
+            static_cast<int>(threadIdx.x));
+    }
 }
 
 }  // namespace detail

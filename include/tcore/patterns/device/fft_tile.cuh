@@ -103,7 +103,7 @@ __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, l
 /// function has returned.
 ///
 /// Direct: the tile is not in `buf`; the first stage reads its inputs from
-/// io.in (contiguous signals from `base0`, zeros past `valid`) straight
+/// io.in (the pass's layout from `base0`, zeros past `valid`) straight
 /// into the MMA operands, and neither the first nor the last stage waits
 /// between its reads and its writes: for a CTA that runs one tile
 /// (fft_direct_kernel), whose buffer serves only the exchange between the
@@ -113,7 +113,7 @@ template <int L, class Backend, int Sign, bool Strided, bool ToShared = false,
 __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_matrix<Sign>& f8, const Io& io,
                                                 long long base0, int valid, long long n_stride, int tid)
 {
-    static_assert(!Direct || (!Strided && !ToShared), "direct tiles are contiguous signals stored to global memory");
+    static_assert(!Direct || !ToShared, "direct tiles are stored to global memory");
     using C = fft_config<L, Strided, TileValues>;
     using K16 = f64_m16n8<16>;
     constexpr int N = C::n, M = C::signals;
@@ -145,17 +145,23 @@ __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_
         const int rd_lane = dft::tile_slot(L, M, Strided, rd_col.s, rd_col.i + dft::stage_input(t, 0, R) * NR);
         double2 vin[G][Q];
         if constexpr (Direct && first) {
-            // element n of signal s at base0 + s N + n: lane part + fixed part (no common bit)
-            const double2* const rd_glob = in + base0 + static_cast<long long>(rd_col.s) * N + rd_col.i +
-                                           dft::stage_input(t, 0, R) * NR;
+            // element n of signal s at base0 + s N + n (strided: s + n n_stride):
+            // lane part + fixed part (no common bit)
+            const double2* rd_glob =
+                in + base0 + static_cast<long long>(rd_col.s) * N + rd_col.i + dft::stage_input(t, 0, R) * NR;
+            if constexpr (Strided)
+                rd_glob = in + base0 + rd_col.s + (rd_col.i + dft::stage_input(t, 0, R) * NR) * n_stride;
 #pragma unroll
             for (int u = 0; u < G; ++u) {
                 const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
 #pragma unroll
                 for (int qq = 0; qq < Q; ++qq)
+                {
+                    const int n_fix = fix.i + dft::stage_input(0, qq, R) * NR;
                     vin[u][qq] = rd_col.s + fix.s < valid
-                                     ? rd_glob[fix.s * N + fix.i + dft::stage_input(0, qq, R) * NR]
+                                     ? rd_glob[Strided ? fix.s + n_fix * n_stride : fix.s * N + n_fix]
                                      : make_double2(0.0, 0.0);
+                }
             }
         } else {
 #pragma unroll
