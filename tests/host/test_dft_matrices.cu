@@ -45,6 +45,12 @@
 //     tiles whose last stage writes back into the tile, pushed into the
 //     column tiles by the kernel's formula (each slot once), for 256x256,
 //     against the long double 2D reference;
+//   * the direct row kernel's first-stage loads (fft_direct_kernel,
+//     fft_tile_stages<..., Direct>: global memory straight into the MMA
+//     operands): each lane's element as the kernel splits it (lane part +
+//     fixed part) is the stage's input, every element of the tile is read
+//     once, and every 8 lanes of a load instruction read one whole 128-byte
+//     line (a warp four);
 //   * the long double reference itself against a direct O(N^2) DFT.
 #include "common/test_util.hpp"
 
@@ -891,6 +897,42 @@ void check_model()
                 Sign < 0 ? "forward" : "inverse", Strided ? "strided" : "contiguous", M, worst, scale, banks.c_str());
 }
 
+/// The first-stage global loads of a direct tile of contiguous signals
+/// (fft_tile_stages<..., Direct>), instruction by instruction.
+template <int L>
+void check_direct_loads()
+{
+    constexpr int N = 1 << L, per_cta = dft::tile_values(L, false), M = per_cta / N;
+    constexpr int warps = dft::tile_threads(L, false) / 32;
+    constexpr int R = dft::radix(L, 0), NR = N / R, G = (per_cta / R / 8) / warps, Q = R / 4;
+    std::vector<int> reads(per_cta, 0);
+    bool split = true, lines = true;
+    for (int w = 0; w < warps; ++w)
+        for (int u = 0; u < G; ++u)
+            for (int qq = 0; qq < Q; ++qq) {
+                std::vector<int> line_reads(per_cta / 8, 0);
+                for (int lane = 0; lane < 32; ++lane) {
+                    const int g = lane >> 2, t = lane & 3;
+                    // the kernel's parts: rd_glob (lane) and its index (fixed)
+                    const dft::column rd_col = dft::column_of(8 * w + g, NR, M, false);
+                    const dft::column fix = dft::column_of(8 * warps * u, NR, M, false);
+                    const int lane_part = rd_col.s * N + rd_col.i + dft::stage_input(t, 0, R) * NR;
+                    const int fixed_part = fix.s * N + fix.i + dft::stage_input(0, qq, R) * NR;
+                    // the stage's input q of column 8 (w + warps u) + g
+                    const dft::column col = dft::column_of(8 * (w + warps * u) + g, NR, M, false);
+                    const int e = col.s * N + col.i + dft::stage_input(t, qq, R) * NR;
+                    split = split && lane_part + fixed_part == e;
+                    ++reads[e];
+                    ++line_reads[e / 8];
+                }
+                for (const int r : line_reads) lines = lines && (r == 0 || r == 8);
+            }
+    bool once = true;
+    for (const int r : reads) once = once && r == 1;
+    T.check(split && once && lines, "direct loads N=%d: split %s, each element once %s, whole lines %s", N,
+            split ? "ok" : "WRONG", once ? "ok" : "WRONG", lines ? "ok" : "WRONG");
+}
+
 template <int L>
 void check_models()
 {
@@ -932,5 +974,9 @@ int main()
     check_models<12>();
     check_one_pass<8, 8, -1>();
     check_one_pass<8, 8, 1>();
+    check_direct_loads<11>();  // the row kernel fft_plan::direct_rows takes
+    check_direct_loads<9>();   // and the same code for other tiles
+    check_direct_loads<10>();
+    check_direct_loads<12>();
     return T.finish();
 }
