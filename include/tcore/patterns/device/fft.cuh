@@ -13,9 +13,9 @@
 //
 // The kernels: one persistent kernel per pass (fft_pass.cuh), rows then
 // columns in 2D (the rows of nx = 2048 and the columns of ny = 256 one tile
-// a CTA where DRAM is fast: fft_direct_kernel); for 256 x 256 one kernel in clusters where it pays
-// (fft_cluster.cuh). All are built from the tile load and stages of
-// fft_tile.cuh.
+// a CTA where DRAM is fast: fft_direct_kernel); for 256 x 256 one kernel
+// in clusters where it pays (fft_cluster.cuh). All are built from the tile
+// load and stages of fft_tile.cuh.
 #pragma once
 
 #include "fft_cluster.cuh"
@@ -271,9 +271,10 @@ private:
 
     // One pass for N = 2^L; `other`: the pass's other kernel where it has
     // one (line_tiles() for the columns of N = 512, direct_columns() for
-    // those of N = 256, direct_rows() for the rows of N = 2048). Defined below the class, not inline, so
-    // that a program can compile each pass kernel once (an explicit
-    // instantiation of launch_l) and declare it `extern template` elsewhere.
+    // those of N = 256, direct_rows() for the rows of N = 2048). Defined
+    // below the class, not inline, so that a program can compile each pass
+    // kernel once (an explicit instantiation of launch_l) and declare it
+    // `extern template` elsewhere.
     template <int L, class Backend, int Sign, bool Strided>
     static void launch_l(const pass_args& a, bool other, cudaStream_t stream);
     // The pass kernel of one tile size (launch_l chooses it).

@@ -181,7 +181,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided>::threads, (fft_direct_m
         // divides `row`). The tile's start comes before the DFT operand, so
         // that ptxas issues the tile's loads first (computed after it, they
         // came some 290 instructions later)
-        const int valid = left < C::signals ? static_cast<int>(left) : C::signals, tid = static_cast<int>(threadIdx.x);
+        const int valid = left < C::signals ? static_cast<int>(left) : C::signals;
+        const int tid = static_cast<int>(threadIdx.x);
         const long long base = (gs0 / a.row) * a.batch_stride + gs0 % a.row;
         const dft::radix8_matrix<Sign> f8(tid & 31);
         fft_tile_stages<L, Backend, Sign, true, false, C::per_cta, true>(smem, f8, a, base, valid, a.n_stride, tid);

@@ -155,8 +155,7 @@ __device__ __forceinline__ void fft_tile_stages(double2* buf, const dft::radix8_
             for (int u = 0; u < G; ++u) {
                 const dft::column fix = dft::column_of(8 * C::warps * u, NR, M, mode_b);
 #pragma unroll
-                for (int qq = 0; qq < Q; ++qq)
-                {
+                for (int qq = 0; qq < Q; ++qq) {
                     const int n_fix = fix.i + dft::stage_input(0, qq, R) * NR;
                     vin[u][qq] = rd_col.s + fix.s < valid
                                      ? rd_glob[Strided ? fix.s + n_fix * n_stride : fix.s * N + n_fix]
