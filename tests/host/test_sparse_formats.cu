@@ -371,6 +371,14 @@ void dasp_format()
     no_slabs.slabs = false;
     t.check(sparse::build_dasp(rows_of(std::vector<int>(16, 9)), no_slabs).slab_width == 0,
             "slabs: dasp_options::slabs = false packs the classes");
+    std::vector<double> sv;
+    std::vector<int> sc;
+    expect_error([&] { sparse::pack_slabs(rows_of(std::vector<int>(16, 9)), 8, sv, sc); }, "longest row",
+                 "slabs: pack_slabs narrower than the longest row");
+    expect_error([&] { sparse::pack_slabs(rows_of(std::vector<int>(16, 4)), 13, sv, sc); }, "must be 1 to 12",
+                 "slabs: pack_slabs wider than slab_max_width");
+    expect_error([&] { sparse::pack_slabs(rows_of(std::vector<int>(16, 4)), 0, sv, sc); }, "must be 1 to 12",
+                 "slabs: pack_slabs of width 0");
     for (const int w : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}) {  // every full / partial split, 1001 rows
         std::vector<int> lens(1001);
         for (int r = 0; r < 1001; ++r) lens[r] = r % 7 == 3 ? std::max(0, w - 1 - r % 2) : w;

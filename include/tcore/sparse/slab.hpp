@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace tcore::sparse {
@@ -64,9 +65,15 @@ inline int slab_width_for(const csr& a)
 }
 
 /// Packs every row of `a` into slabs of `width` slots a row (>= the
-/// longest row): values and columns, padding 0 and -1.
+/// longest row, <= slab_max_width): values and columns, padding 0 and -1.
+/// Throws tcore::error for another width.
 inline void pack_slabs(const csr& a, int width, std::vector<double>& val, std::vector<int>& col)
 {
+    int longest = 0;
+    for (int r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
+    require(width >= 1 && width <= slab_max_width && width >= longest, "tcore::sparse::pack_slabs",
+            "width " + std::to_string(width) + " must be 1 to " + std::to_string(slab_max_width) +
+                " and at least the longest row (" + std::to_string(longest) + " entries)");
     const slab_shape s = make_slab_shape(width);
     const std::size_t slots = static_cast<std::size_t>((a.rows + 7) / 8) * static_cast<std::size_t>(s.slab_slots());
     val.assign(slots, 0.0);
