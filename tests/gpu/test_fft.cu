@@ -14,7 +14,8 @@
 //   * both column tiles of ny = 512 (8 or 4 image columns: set_line_tiles);
 //   * both row kernels of nx = 2048 and both column kernels of ny = 256
 //     (the persistent pass and one tile a CTA loaded straight into
-//     registers: set_direct_rows, set_direct_columns);
+//     registers: set_direct_rows, set_direct_columns), both of nx = 4096
+//     (tile numbers taken one ahead or not: set_take_ahead);
 //   * the one-pass 2D kernel (256x256 in thread-block clusters of 16 CTAs,
 //     where the device launches them, whatever the plan's default): 37
 //     images (clusters loop), 1, in place, and the two passes beside it; the
@@ -89,9 +90,11 @@ const char* backend_name()
 /// tiles, 1 line tiles, 2 not (fft_plan::set_line_tiles). rows: 0 the
 /// plan's default row kernel, 1 direct, 2 the pass kernel
 /// (fft_plan::set_direct_rows); columns likewise (set_direct_columns).
+/// ahead: 0 the plan's default row kernel of nx = 4096, 1 tile numbers
+/// taken ahead, 2 not (fft_plan::set_take_ahead).
 template <class Backend>
 void run_case(long long nx, long long ny, long long batch, fft_direction dir, bool in_place, std::uint64_t salt,
-              int passes = 0, int line_tiles = 0, int rows = 0, int columns = 0)
+              int passes = 0, int line_tiles = 0, int rows = 0, int columns = 0, int ahead = 0)
 {
     const long long per = nx * ny, count = per * batch;
     test::rng r(test::seed() + salt);
@@ -104,6 +107,7 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
     if (line_tiles != 0) plan.set_line_tiles(line_tiles == 1);
     if (rows != 0) plan.set_direct_rows(rows == 1);
     if (columns != 0) plan.set_direct_columns(columns == 1);
+    if (ahead != 0) plan.set_take_ahead(ahead == 1);
     device_buffer<double2> din(static_cast<std::size_t>(count)), dout(static_cast<std::size_t>(count));
     din.upload(xd);
     double2* out = in_place ? din.ptr : dout.ptr;
@@ -152,7 +156,9 @@ void run_case(long long nx, long long ny, long long batch, fft_direction dir, bo
                   dir == fft_direction::forward ? "forward" : "inverse", in_place ? " in place" : "",
                   ny > 1 ? (plan.passes<Backend>() == 1 ? " (one pass)" : " (two passes)") : "",
                   ny == 512 ? (plan.line_tiles<Backend>() ? " line tiles" : " M=4 tiles") : "",
-                  nx == 2048 ? (plan.direct_rows<Backend>() ? " direct rows" : " pass rows") : "",
+                  nx == 2048 ? (plan.direct_rows<Backend>() ? " direct rows" : " pass rows")
+                  : nx == 4096 ? (plan.take_ahead<Backend>() ? " rows taken ahead" : " pass rows")
+                               : "",
                   ny == 256 && plan.passes<Backend>() == 2
                       ? (plan.direct_columns<Backend>() ? " direct columns" : " pass columns")
                       : "");
@@ -311,9 +317,15 @@ void run_backend(std::uint64_t salt)
     // more tiles than resident CTAs: every CTA loops over several tiles (and
     // prefetches), the last tile partly empty
     run_case<Backend>(256, 1, 3001, fft_direction::forward, false, salt++);
-    // N = 4096 (one signal a tile): more rows than resident CTAs, and in place
-    run_case<Backend>(4096, 1, quick ? 401 : 997, fft_direction::forward, false, salt++);
-    run_case<Backend>(4096, 1, 203, fft_direction::inverse, true, salt++);
+    // both row kernels of N = 4096 (one signal a tile; tile numbers taken one
+    // ahead or not), whichever the plan's default: more rows than resident
+    // CTAs, in place, one row, 2D rows
+    for (const int ahead : {1, 2}) {
+        run_case<Backend>(4096, 1, quick ? 401 : 997, fft_direction::forward, false, salt++, 0, 0, 0, 0, ahead);
+        run_case<Backend>(4096, 1, 203, fft_direction::inverse, true, salt++, 0, 0, 0, 0, ahead);
+        run_case<Backend>(4096, 1, 1, fft_direction::inverse, false, salt++, 0, 0, 0, 0, ahead);
+        run_case<Backend>(4096, 8, 2, fft_direction::forward, false, salt++, 0, 0, 0, 0, ahead);
+    }
     run_case<Backend>(256, 256, 24, fft_direction::inverse, false, salt++);
     if (!quick) run_case<Backend>(512, 512, 3, fft_direction::forward, false, salt++);
     // both column tiles of ny = 512 (8 or 4 image columns a tile), whichever

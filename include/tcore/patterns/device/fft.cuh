@@ -13,7 +13,8 @@
 //
 // The kernels: one persistent kernel per pass (fft_pass.cuh), rows then
 // columns in 2D (the rows of nx = 2048 and the columns of ny = 256 one tile
-// a CTA where DRAM is fast: fft_direct_kernel); for 256 x 256 one kernel
+// a CTA where DRAM is fast: fft_direct_kernel; the rows of nx = 4096 there
+// take their tile numbers one ahead); for 256 x 256 one kernel
 // in clusters where it pays (fft_cluster.cuh). All are built from the tile
 // load and stages of fft_tile.cuh.
 #pragma once
@@ -165,8 +166,23 @@ public:
                                                              : rows_ == tile_choice::direct);
     }
     /// Chooses the row kernel of nx = 2048 (direct_rows) for both backends;
-    /// other sizes have one row kernel.
+    /// nx = 4096 has take_ahead, other sizes one row kernel.
     void set_direct_rows(bool on) { rows_ = on ? tile_choice::direct : tile_choice::pass; }
+
+    /// Whether execute<Backend>'s row pass of nx = 4096 (one CTA an SM)
+    /// takes each tile number one tile ahead (detail::fft_pass_kernel's
+    /// TakeAhead), so that no barrier waits for the counter's atomic. By
+    /// default tc does where DRAM is fast (as direct_rows), cc never;
+    /// set_take_ahead overrides both. (In kernels of several CTAs an SM it
+    /// measured slower: examples/fft/README.md.)
+    template <class Backend = default_backend>
+    bool take_ahead() const
+    {
+        return lx_ == 12 && (ahead_ == tile_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_
+                                                              : ahead_ == tile_choice::ahead);
+    }
+    /// Chooses the row kernel of nx = 4096 (take_ahead) for both backends.
+    void set_take_ahead(bool on) { ahead_ = on ? tile_choice::ahead : tile_choice::pass; }
 
     /// Whether execute<Backend>'s column pass of ny = 256 runs one tile (8
     /// image columns) a CTA, loaded straight into registers
@@ -205,8 +221,9 @@ public:
         }
         // rows: signal gs starts at gs * nx
         detail::fft_pass_args rows{in, out, batch_ * ny_, 1, nx_, nx_, 1, tw_x_, schedule_};
-        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, direct_rows<Backend>(), stream);
-        else launch<Backend, 1, false>(lx_, rows, direct_rows<Backend>(), stream);
+        const bool other_rows = lx_ == 12 ? take_ahead<Backend>() : direct_rows<Backend>();  // by size
+        if (dir == fft_direction::forward) launch<Backend, -1, false>(lx_, rows, other_rows, stream);
+        else launch<Backend, 1, false>(lx_, rows, other_rows, stream);
         if (ny_ > 1) {
             // columns: signal gs = (image b, column c), gs = b * nx + c
             detail::fft_pass_args cols{out, out, batch_ * nx_, nx_, nx_ * ny_, 1, nx_, tw_y_,
@@ -226,12 +243,13 @@ private:
     enum class pass_choice { automatic, one, two };
     pass_choice choice_ = pass_choice::automatic;  ///< set_single_pass
     bool tc_one_pass_ = false;                     ///< tc's automatic choice (single_pass)
-    enum class tile_choice { automatic, lines, narrow, direct, pass };
+    enum class tile_choice { automatic, lines, narrow, direct, ahead, pass };
     tile_choice tiles_ = tile_choice::automatic;    ///< set_line_tiles
     bool tc_line_tiles_ = false;                    ///< tc's automatic choice (line_tiles)
     tile_choice rows_ = tile_choice::automatic;     ///< set_direct_rows
     tile_choice columns_ = tile_choice::automatic;  ///< set_direct_columns
-    bool tc_direct_ = false;                        ///< tc's automatic choice (direct_rows, direct_columns)
+    tile_choice ahead_ = tile_choice::automatic;    ///< set_take_ahead
+    bool tc_direct_ = false;  ///< tc's automatic choice (direct_rows, direct_columns, take_ahead)
 
     void swap(fft_plan& o) noexcept
     {
@@ -239,7 +257,8 @@ private:
         std::swap(lx_, o.lx_), std::swap(ly_, o.ly_), std::swap(tw_x_, o.tw_x_), std::swap(tw_y_, o.tw_y_);
         std::swap(schedule_, o.schedule_), std::swap(choice_, o.choice_), std::swap(tc_one_pass_, o.tc_one_pass_);
         std::swap(tiles_, o.tiles_), std::swap(tc_line_tiles_, o.tc_line_tiles_);
-        std::swap(rows_, o.rows_), std::swap(columns_, o.columns_), std::swap(tc_direct_, o.tc_direct_);
+        std::swap(rows_, o.rows_), std::swap(columns_, o.columns_), std::swap(ahead_, o.ahead_);
+        std::swap(tc_direct_, o.tc_direct_);
     }
 
     /// Whether the current device has under 30 GB/s of DRAM bandwidth an SM
@@ -271,14 +290,16 @@ private:
 
     // One pass for N = 2^L; `other`: the pass's other kernel where it has
     // one (line_tiles() for the columns of N = 512, direct_columns() for
-    // those of N = 256, direct_rows() for the rows of N = 2048). Defined
+    // those of N = 256, direct_rows() for the rows of N = 2048, take_ahead()
+    // for those of N = 4096). Defined
     // below the class, not inline, so that a program can compile each pass
     // kernel once (an explicit instantiation of launch_l) and declare it
     // `extern template` elsewhere.
     template <int L, class Backend, int Sign, bool Strided>
     static void launch_l(const pass_args& a, bool other, cudaStream_t stream);
-    // The pass kernel of one tile size (launch_l chooses it).
-    template <int L, class Backend, int Sign, bool Strided, int TileValues>
+    // The pass kernel of one tile size (launch_l chooses it; TakeAhead: the
+    // kernel's).
+    template <int L, class Backend, int Sign, bool Strided, int TileValues, bool TakeAhead = false>
     static void launch_tile(const pass_args& a, cudaStream_t stream);
     // The one-tile-a-CTA kernel (direct_rows, direct_columns).
     template <int L, class Backend, int Sign, bool Strided>
@@ -314,6 +335,8 @@ void fft_plan::launch_l(const pass_args& a, bool other, cudaStream_t stream)
         if (other) return launch_tile<L, Backend, Sign, Strided, line>(a, stream);
     if constexpr ((!Strided && L == 11) || (Strided && L == 8))  // the rows of 2048, the columns of 256
         if (other) return launch_direct<L, Backend, Sign, Strided>(a, stream);
+    if constexpr (!Strided && L == 12)  // the rows of 4096: tile numbers taken one ahead
+        if (other) return launch_tile<L, Backend, Sign, Strided, dft::tile_values(L, Strided), true>(a, stream);
     launch_tile<L, Backend, Sign, Strided, dft::tile_values(L, Strided)>(a, stream);
 }
 
@@ -335,7 +358,7 @@ void fft_plan::launch_direct(const pass_args& a, cudaStream_t stream)
     TCORE_CHECK_LAUNCH();
 }
 
-template <int L, class Backend, int Sign, bool Strided, int TileValues>
+template <int L, class Backend, int Sign, bool Strided, int TileValues, bool TakeAhead>
 void fft_plan::launch_tile(const pass_args& a, cudaStream_t stream)
 {
     using C = detail::fft_config<L, Strided, TileValues>;
@@ -343,7 +366,7 @@ void fft_plan::launch_tile(const pass_args& a, cudaStream_t stream)
     require(Strided ? a.sig_stride == 1 && a.row % C::signals == 0 : a.sig_stride == C::n && a.n_stride == 1,
             "fft_plan", "internal: pass arguments do not match the kernel's fixed strides");
     const long long tiles = tcore::ceil_div(a.signals, C::signals);
-    auto kernel = detail::fft_pass_kernel<L, Backend, Sign, Strided, TileValues>;
+    auto kernel = detail::fft_pass_kernel<L, Backend, Sign, Strided, TileValues, TakeAhead>;
     // once per device: raise the dynamic shared-memory limit, count the resident CTAs
     static int resident[64] = {};
     const int full = cached_per_device(resident, [&](int) {

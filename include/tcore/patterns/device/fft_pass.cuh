@@ -62,8 +62,13 @@ struct fft_pass_args {
 /// Persistent pass kernel: each CTA takes tiles from the pass's counter;
 /// while the stages of one tile run, cp.async brings the next buffers - 1
 /// tiles into the other shared-memory buffers (swizzled as the stages read
-/// them). TileValues: fft_config's.
-template <int L, class Backend, int Sign, bool Strided, int TileValues = dft::tile_values(L, Strided)>
+/// them). TileValues: fft_config's. TakeAhead (fft_plan::take_ahead):
+/// thread 0 takes each tile number one take early, so that the counter's
+/// atomic overlaps a tile's stages instead of delaying the barrier before
+/// them; a CTA exits holding one number it never uses, past the last tile
+/// (numbers only grow).
+template <int L, class Backend, int Sign, bool Strided, int TileValues = dft::tile_values(L, Strided),
+          bool TakeAhead = false>
 __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
                                   (fft_min_blocks<Backend, L, Strided, TileValues>()))
     fft_pass_kernel(const fft_pass_args a)
@@ -88,8 +93,18 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
     // thread 0 takes the next tile for buffer `slot`. A tile is M consecutive
     // signals (a row of the image never splits: the launcher checks that M
     // divides `row` for strided passes).
+    // TakeAhead: thread 0 holds the number the next take hands out
+    [[maybe_unused]] unsigned long long ahead = 0;
+    if constexpr (TakeAhead)
+        if (threadIdx.x == 0) ahead = atomicAdd(&a.schedule->next, 1ull);
     auto take = [&](int slot) {
-        const long long tile = static_cast<long long>(atomicAdd(&a.schedule->next, 1ull));
+        long long tile;
+        if constexpr (TakeAhead) {
+            tile = static_cast<long long>(ahead);
+            ahead = atomicAdd(&a.schedule->next, 1ull);
+        } else {
+            tile = static_cast<long long>(atomicAdd(&a.schedule->next, 1ull));
+        }
         held[slot] = tile;
         if (tile >= tiles) return;
         const long long gs0 = tile * M, left = a.signals - gs0;
