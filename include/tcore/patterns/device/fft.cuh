@@ -170,7 +170,7 @@ public:
     void set_direct_rows(bool on) { rows_ = on ? tile_choice::direct : tile_choice::pass; }
 
     /// Whether execute<Backend>'s row pass of nx = 4096 (one CTA an SM)
-    /// takes each tile number one tile ahead (detail::fft_pass_kernel's
+    /// takes each tile number one take ahead (detail::fft_pass_kernel's
     /// TakeAhead), so that no barrier waits for the counter's atomic. By
     /// default tc does where DRAM is fast (as direct_rows), cc never;
     /// set_take_ahead overrides both. (In kernels of several CTAs an SM it

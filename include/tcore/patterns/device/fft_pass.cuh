@@ -63,7 +63,7 @@ struct fft_pass_args {
 /// while the stages of one tile run, cp.async brings the next buffers - 1
 /// tiles into the other shared-memory buffers (swizzled as the stages read
 /// them). TileValues: fft_config's. TakeAhead (fft_plan::take_ahead):
-/// thread 0 takes each tile number one take early, so that the counter's
+/// thread 0 takes each tile number one take ahead, so that the counter's
 /// atomic overlaps a tile's stages instead of delaying the barrier before
 /// them; a CTA exits holding one number it never uses, past the last tile
 /// (numbers only grow).
