@@ -89,6 +89,9 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
     const int lane = threadIdx.x & 31;
     const long long tiles = (a.signals + M - 1) / M;
     const long long n_stride = Strided ? a.n_stride : 1;
+    // a tile of one signal always holds it: no bounds test in its load
+    // (taken with TakeAhead, the form it was measured in)
+    constexpr bool whole = TakeAhead && M == 1;
 
     // thread 0 takes the next tile for buffer `slot`. A tile is M consecutive
     // signals (a row of the image never splits: the launcher checks that M
@@ -129,8 +132,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
 #pragma unroll
     for (int d = 0; d < D; ++d) {
         if (held[d] < tiles)
-            fft_load_tile<L, Strided, TileValues>(smem + d * C::per_cta, a.in, held_base[d], held_valid[d], n_stride,
-                                                  static_cast<int>(threadIdx.x));
+            fft_load_tile<L, Strided, TileValues, whole>(smem + d * C::per_cta, a.in, held_base[d], held_valid[d],
+                                                         n_stride, static_cast<int>(threadIdx.x));
         cp_async_commit();
     }
 #pragma unroll 1
@@ -150,8 +153,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
         asm volatile("" : "+r"(tid));
         const int next = (k + D) % C::buffers;
         if (held[next] < tiles)
-            fft_load_tile<L, Strided, TileValues>(smem + next * C::per_cta, a.in, held_base[next], held_valid[next],
-                                                  n_stride, tid);
+            fft_load_tile<L, Strided, TileValues, whole>(smem + next * C::per_cta, a.in, held_base[next],
+                                                         held_valid[next], n_stride, tid);
         cp_async_commit();
         double2* const buf = smem + (k % C::buffers) * C::per_cta;
         fft_tile_stages<L, Backend, Sign, Strided, false, TileValues>(buf, f8, a, held_base[k % C::buffers],

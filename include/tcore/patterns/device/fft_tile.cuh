@@ -72,8 +72,9 @@ struct fft_tile_io {
 /// swizzled as the stages read it; thread `tid` of the CTA. Chunk
 /// j = tid + threads u of the tile: lane part (tid) and fixed part (u) of
 /// its slot and source offset (s N + n = j for contiguous signals, s + n nx
-/// for strided ones), see dft::tile_slot and dft::tile_chunk.
-template <int L, bool Strided, int TileValues = dft::tile_values(L, Strided)>
+/// for strided ones), see dft::tile_slot and dft::tile_chunk. Whole: the
+/// caller loads only tiles of M signals (valid == M), no chunk is tested.
+template <int L, bool Strided, int TileValues = dft::tile_values(L, Strided), bool Whole = false>
 __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, long long base, int valid,
                                               long long n_stride, int tid)
 {
@@ -85,7 +86,7 @@ __device__ __forceinline__ void fft_load_tile(double2* dst, const double2* in, l
 #pragma unroll
     for (int u = 0; u < C::per_cta / C::threads; ++u) {
         const dft::chunk fix = dft::tile_chunk(C::threads * u, N, M, Strided);
-        const bool ok = lane_c.s + fix.s < valid;  // signals past the end are zero-filled
+        const bool ok = Whole || lane_c.s + fix.s < valid;  // signals past the end are zero-filled
         const long long src_fix = Strided ? fix.s + static_cast<long long>(fix.n) * n_stride : C::threads * u;
         const double2* src = ok ? in + src_lane + src_fix : in;
         cp_async<16>(dst + dft::xor_fixed(dst_lane, dft::tile_slot(L, M, Strided, fix.s, fix.n)), src, ok ? 16 : 0);
