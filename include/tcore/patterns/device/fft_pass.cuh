@@ -89,8 +89,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
     const int lane = threadIdx.x & 31;
     const long long tiles = (a.signals + M - 1) / M;
     const long long n_stride = Strided ? a.n_stride : 1;
-    // a tile of one signal always holds it: no bounds test in its load
-    // (taken with TakeAhead, the form it was measured in)
+    // a tile of one signal always holds it: no bounds test in its load or
+    // its stores (taken with TakeAhead, the form it was measured in)
     constexpr bool whole = TakeAhead && M == 1;
 
     // thread 0 takes the next tile for buffer `slot`. A tile is M consecutive
@@ -157,8 +157,8 @@ __global__ void __launch_bounds__(fft_config<L, Strided, TileValues>::threads,
                                                          held_valid[next], n_stride, tid);
         cp_async_commit();
         double2* const buf = smem + (k % C::buffers) * C::per_cta;
-        fft_tile_stages<L, Backend, Sign, Strided, false, TileValues>(buf, f8, a, held_base[k % C::buffers],
-                                                                      held_valid[k % C::buffers], n_stride, tid);
+        fft_tile_stages<L, Backend, Sign, Strided, false, TileValues>(
+            buf, f8, a, held_base[k % C::buffers], whole ? M : held_valid[k % C::buffers], n_stride, tid);
     }
     // the last CTA out resets the counter for the next launch
     if (threadIdx.x == 0) {
