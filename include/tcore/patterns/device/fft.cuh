@@ -162,8 +162,7 @@ public:
     template <class Backend = default_backend>
     bool direct_rows() const
     {
-        return lx_ == 11 && (rows_ == tile_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_
-                                                             : rows_ == tile_choice::direct);
+        return lx_ == 11 && fast_dram_choice<Backend>(rows_, tile_choice::direct);
     }
     /// Chooses the row kernel of nx = 2048 (direct_rows) for both backends;
     /// nx = 4096 has take_ahead, other sizes one row kernel.
@@ -178,8 +177,7 @@ public:
     template <class Backend = default_backend>
     bool take_ahead() const
     {
-        return lx_ == 12 && (ahead_ == tile_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_
-                                                              : ahead_ == tile_choice::ahead);
+        return lx_ == 12 && fast_dram_choice<Backend>(ahead_, tile_choice::ahead);
     }
     /// Chooses the row kernel of nx = 4096 (take_ahead) for both backends.
     void set_take_ahead(bool on) { ahead_ = on ? tile_choice::ahead : tile_choice::pass; }
@@ -193,8 +191,7 @@ public:
     template <class Backend = default_backend>
     bool direct_columns() const
     {
-        return ly_ == 8 && (columns_ == tile_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_
-                                                                : columns_ == tile_choice::direct);
+        return ly_ == 8 && fast_dram_choice<Backend>(columns_, tile_choice::direct);
     }
     /// Chooses the column kernel of ny = 256 (direct_columns) for both
     /// backends; other sizes keep theirs.
@@ -250,6 +247,14 @@ private:
     tile_choice columns_ = tile_choice::automatic;  ///< set_direct_columns
     tile_choice ahead_ = tile_choice::automatic;    ///< set_take_ahead
     bool tc_direct_ = false;  ///< tc's automatic choice (direct_rows, direct_columns, take_ahead)
+
+    /// The kernel of choice `c` (direct_rows, direct_columns, take_ahead):
+    /// `on` where set so, by default tc's where DRAM is fast, cc never.
+    template <class Backend>
+    bool fast_dram_choice(tile_choice c, tile_choice on) const
+    {
+        return c == tile_choice::automatic ? std::is_same_v<Backend, tensor_core> && tc_direct_ : c == on;
+    }
 
     void swap(fft_plan& o) noexcept
     {
