@@ -24,7 +24,6 @@
 #include "../check.cuh"
 #include "csr.hpp"
 
-#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -57,8 +56,7 @@ inline slab_shape make_slab_shape(int width) { return {width, width / 4, width %
 /// entries).
 inline int slab_width_for(const csr& a)
 {
-    int longest = 0;
-    for (int r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
+    const int longest = row_statistics(a).max_len;
     if (longest == 0 || longest > slab_max_width) return 0;
     const long long slots = (static_cast<long long>(a.rows) + 7) / 8 * 8 * longest;
     return 4 * a.nnz() >= 3 * slots ? longest : 0;
@@ -69,8 +67,7 @@ inline int slab_width_for(const csr& a)
 /// Throws tcore::error for another width.
 inline void pack_slabs(const csr& a, int width, std::vector<double>& val, std::vector<int>& col)
 {
-    int longest = 0;
-    for (int r = 0; r < a.rows; ++r) longest = std::max(longest, a.row_length(r));
+    const int longest = row_statistics(a).max_len;
     require(width >= 1 && width <= slab_max_width && width >= longest, "tcore::sparse::pack_slabs",
             "width " + std::to_string(width) + " must be 1 to " + std::to_string(slab_max_width) +
                 " and at least the longest row (" + std::to_string(longest) + " entries)");
